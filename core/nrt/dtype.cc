@@ -63,8 +63,7 @@ DtypeNumbering DtypeNumberingForVersion(uint64_t major, uint64_t minor) {
 }
 
 std::string_view DtypeNumberingName(DtypeNumbering numbering) {
-  return numbering == DtypeNumbering::kSequential ? "sequential (runtime <= 2.29)"
-                                                  : "runtime 2.30";
+  return numbering == DtypeNumbering::kSequential ? "sequential (runtime <= 2.29)" : "runtime 2.30";
 }
 
 std::optional<nrt_dtype_t> ToNrtDtype(DataType type, DtypeNumbering numbering) {

@@ -1,0 +1,82 @@
+// NrtLibrary: the Neuron runtime shared library, opened with dlopen, with every function the
+// daemon calls resolved up front into a table of typed pointers.
+//
+// Resolving everything at start turns "the runtime is too old / not the runtime at all" into one
+// clear startup error naming the library and the missing symbol, instead of a failure on the
+// first request. The same binary runs on hardware (libnrt.so.1) and on the simulator
+// (libnrtsim.so); nothing here knows which one it got.
+#ifndef NEURON_SERVE_CORE_NRT_NRT_LIBRARY_H_
+#define NEURON_SERVE_CORE_NRT_NRT_LIBRARY_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/nrt/nrt_abi.h"
+
+namespace neuronserve {
+
+// The runtime's functions. Pointer types come from the prototypes in nrt_abi.h, so the table and
+// the simulator's definitions cannot drift from the declared ABI.
+struct NrtApi {
+  decltype(&::nrt_init) init = nullptr;
+  decltype(&::nrt_close) close = nullptr;
+  decltype(&::nrt_get_version) get_version = nullptr;
+  decltype(&::nrt_get_instance_info) get_instance_info = nullptr;
+  // Resolved from nrt_get_total_nc_count, or from its newer name nrt_get_total_vnc_count.
+  decltype(&::nrt_get_total_nc_count) get_total_nc_count = nullptr;
+  // Resolved from nrt_get_visible_nc_count, or from nrt_get_visible_vnc_count.
+  decltype(&::nrt_get_visible_nc_count) get_visible_nc_count = nullptr;
+  decltype(&::nrt_load) load = nullptr;
+  decltype(&::nrt_unload) unload = nullptr;
+  decltype(&::nrt_get_model_nc_count) get_model_nc_count = nullptr;
+  decltype(&::nrt_get_model_tensor_info) get_model_tensor_info = nullptr;
+  decltype(&::nrt_free_model_tensor_info) free_model_tensor_info = nullptr;
+  decltype(&::nrt_tensor_allocate) tensor_allocate = nullptr;
+  decltype(&::nrt_tensor_free) tensor_free = nullptr;
+  decltype(&::nrt_tensor_read) tensor_read = nullptr;
+  decltype(&::nrt_tensor_write) tensor_write = nullptr;
+  decltype(&::nrt_tensor_memset) tensor_memset = nullptr;
+  decltype(&::nrt_tensor_get_size) tensor_get_size = nullptr;
+  decltype(&::nrt_allocate_tensor_set) allocate_tensor_set = nullptr;
+  decltype(&::nrt_destroy_tensor_set) destroy_tensor_set = nullptr;
+  decltype(&::nrt_add_tensor_to_tensor_set) add_tensor_to_tensor_set = nullptr;
+  decltype(&::nrt_get_tensor_from_tensor_set) get_tensor_from_tensor_set = nullptr;
+  decltype(&::nrt_execute) execute = nullptr;
+
+  // Optional: only newer runtimes export these; nullptr when absent.
+  decltype(&::nrt_get_vnc_memory_stats) get_vnc_memory_stats = nullptr;
+  decltype(&::nrt_get_status_as_str) get_status_as_str = nullptr;
+};
+
+class NrtLibrary {
+ public:
+  // The names tried, in order, when no path is given.
+  static constexpr absl::string_view kDefaultNames[] = {"libnrt.so.1", "libnrt.so"};
+
+  // Opens `path` (or, when empty, the first of kDefaultNames that dlopen finds) and resolves
+  // every required symbol. NOT_FOUND when the library cannot be opened, FAILED_PRECONDITION when
+  // it lacks a required symbol; both messages name the library and what is missing.
+  static absl::StatusOr<std::unique_ptr<NrtLibrary>> Open(absl::string_view path);
+
+  NrtLibrary(const NrtLibrary&) = delete;
+  NrtLibrary& operator=(const NrtLibrary&) = delete;
+  ~NrtLibrary();  // dlclose
+
+  const NrtApi& api() const { return api_; }
+  // The path or name that was opened, as given to dlopen.
+  const std::string& path() const { return path_; }
+
+ private:
+  NrtLibrary(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
+  absl::Status ResolveSymbols();
+
+  void* handle_;
+  std::string path_;
+  NrtApi api_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_NRT_NRT_LIBRARY_H_

@@ -1,0 +1,111 @@
+#include "core/nrt/nrt_status.h"
+
+#include <array>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace neuronserve {
+namespace {
+
+using Code = absl::StatusCode;
+
+struct StatusRow {
+  NRT_STATUS status;
+  absl::string_view name;
+  Code code;
+};
+
+// Why each code: the caller should be able to act on it.
+//  - INVALID_ARGUMENT: the model or the request is wrong; retrying the same call will fail again.
+//  - RESOURCE_EXHAUSTED: memory, cores or queue slots ran out; may succeed once something frees.
+//  - UNAVAILABLE: the device or its core is not usable right now (hardware faults, busy core,
+//    runtime closed); another core or a later retry may work.
+//  - INTERNAL: the execution ran but the result is not trustworthy, or the runtime reports a
+//    state that points at a bug in the caller or the runtime.
+constexpr std::array<StatusRow, 28> kRows = {{
+    {NRT_SUCCESS, "NRT_SUCCESS", Code::kOk},
+    {NRT_FAILURE, "NRT_FAILURE", Code::kInternal},
+    {NRT_INVALID, "NRT_INVALID", Code::kInvalidArgument},
+    {NRT_INVALID_HANDLE, "NRT_INVALID_HANDLE", Code::kInternal},
+    {NRT_RESOURCE, "NRT_RESOURCE", Code::kResourceExhausted},
+    {NRT_TIMEOUT, "NRT_TIMEOUT", Code::kDeadlineExceeded},
+    {NRT_HW_ERROR, "NRT_HW_ERROR", Code::kUnavailable},
+    {NRT_QUEUE_FULL, "NRT_QUEUE_FULL", Code::kResourceExhausted},
+    {NRT_LOAD_NOT_ENOUGH_NC, "NRT_LOAD_NOT_ENOUGH_NC", Code::kResourceExhausted},
+    {NRT_UNSUPPORTED_NEFF_VERSION, "NRT_UNSUPPORTED_NEFF_VERSION", Code::kInvalidArgument},
+    {NRT_FAIL_HOST_MEM_ALLOC, "NRT_FAIL_HOST_MEM_ALLOC", Code::kResourceExhausted},
+    {NRT_UNINITIALIZED, "NRT_UNINITIALIZED", Code::kFailedPrecondition},
+    {NRT_CLOSED, "NRT_CLOSED", Code::kUnavailable},
+    {NRT_QUEUE_EMPTY, "NRT_QUEUE_EMPTY", Code::kInternal},
+    {NRT_EXEC_UNIT_UNRECOVERABLE, "NRT_EXEC_UNIT_UNRECOVERABLE", Code::kUnavailable},
+    {NRT_EXEC_BAD_INPUT, "NRT_EXEC_BAD_INPUT", Code::kInvalidArgument},
+    {NRT_EXEC_COMPLETED_WITH_NUM_ERR, "NRT_EXEC_COMPLETED_WITH_NUM_ERR", Code::kInternal},
+    {NRT_EXEC_COMPLETED_WITH_ERR, "NRT_EXEC_COMPLETED_WITH_ERR", Code::kInternal},
+    {NRT_EXEC_NC_BUSY, "NRT_EXEC_NC_BUSY", Code::kUnavailable},
+    {NRT_EXEC_OOB, "NRT_EXEC_OOB", Code::kInternal},
+    {NRT_COLL_PENDING, "NRT_COLL_PENDING", Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_COLLECTIVES, "NRT_EXEC_HW_ERR_COLLECTIVES", Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_HBM_UE, "NRT_EXEC_HW_ERR_HBM_UE", Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_NC_UE, "NRT_EXEC_HW_ERR_NC_UE", Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_DMA_ABORT, "NRT_EXEC_HW_ERR_DMA_ABORT", Code::kUnavailable},
+    {NRT_EXEC_SW_NQ_OVERFLOW, "NRT_EXEC_SW_NQ_OVERFLOW", Code::kResourceExhausted},
+    {NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE, "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE", Code::kUnavailable},
+    {NRT_NETWORK_PROXY_FAILURE, "NRT_NETWORK_PROXY_FAILURE", Code::kUnavailable},
+}};
+
+const StatusRow* FindRow(NRT_STATUS status) {
+  for (const StatusRow& row : kRows) {
+    if (row.status == status) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::string_view NrtStatusName(NRT_STATUS status) {
+  const StatusRow* row = FindRow(status);
+  return row == nullptr ? absl::string_view() : row->name;
+}
+
+std::string NrtStatusToString(NRT_STATUS status) {
+  const int number = static_cast<int>(status);
+  absl::string_view name = NrtStatusName(status);
+  if (name.empty()) return absl::StrCat("unknown NRT_STATUS (", number, ")");
+  return absl::StrCat(name, " (", number, ")");
+}
+
+absl::StatusCode NrtStatusCode(NRT_STATUS status) {
+  const StatusRow* row = FindRow(status);
+  // A status this build does not know is still an error; UNKNOWN says exactly that.
+  return row == nullptr ? Code::kUnknown : row->code;
+}
+
+absl::Status NrtError(absl::string_view operation, NRT_STATUS status, absl::string_view detail) {
+  if (status == NRT_SUCCESS) return absl::OkStatus();
+  std::string message = absl::StrCat(operation, ": ", NrtStatusToString(status));
+  if (!detail.empty()) absl::StrAppend(&message, ": ", detail);
+  absl::Status error(NrtStatusCode(status), message);
+  error.SetPayload(kNrtStatusPayloadUrl, absl::Cord(absl::StrCat(static_cast<int>(status))));
+  return error;
+}
+
+std::optional<NRT_STATUS> NrtStatusOf(const absl::Status& status) {
+  auto payload = status.GetPayload(kNrtStatusPayloadUrl);
+  if (!payload.has_value()) return std::nullopt;
+  int number = 0;
+  if (!absl::SimpleAtoi(std::string(*payload), &number)) return std::nullopt;
+  return static_cast<NRT_STATUS>(number);
+}
+
+const std::vector<NRT_STATUS>& AllKnownNrtStatuses() {
+  static const std::vector<NRT_STATUS>* const all = [] {
+    auto* statuses = new std::vector<NRT_STATUS>();
+    for (const StatusRow& row : kRows) statuses->push_back(row.status);
+    return statuses;
+  }();
+  return *all;
+}
+
+}  // namespace neuronserve

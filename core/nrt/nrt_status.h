@@ -1,0 +1,45 @@
+// NRT_STATUS values as errors: every status has a name and a canonical error code, and a failed
+// runtime call becomes an absl::Status that names the operation and the status (name and number).
+//
+// The canonical codes are absl::StatusCode values, which are numerically the gRPC codes; server/
+// turns them into grpc::Status without a second table. The number travels as a payload so a
+// caller can still tell, say, NRT_HW_ERROR from NRT_EXEC_NC_BUSY (both UNAVAILABLE).
+#ifndef NEURON_SERVE_CORE_NRT_NRT_STATUS_H_
+#define NEURON_SERVE_CORE_NRT_NRT_STATUS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "core/nrt/nrt_abi.h"
+
+namespace neuronserve {
+
+// The payload key under which NrtError stores the decimal NRT_STATUS number.
+inline constexpr absl::string_view kNrtStatusPayloadUrl = "neuronserve.dev/nrt-status";
+
+// "NRT_INVALID" for a known value; empty for a value this build does not know.
+absl::string_view NrtStatusName(NRT_STATUS status);
+
+// "NRT_INVALID (2)", or "unknown NRT_STATUS (4711)".
+std::string NrtStatusToString(NRT_STATUS status);
+
+// The error code a caller (and, through server/, a gRPC client) sees for the status.
+absl::StatusCode NrtStatusCode(NRT_STATUS status);
+
+// OkStatus() for NRT_SUCCESS; otherwise "<operation>: NRT_INVALID (2)[: <detail>]" with the code
+// from NrtStatusCode and the number attached under kNrtStatusPayloadUrl.
+absl::Status NrtError(absl::string_view operation, NRT_STATUS status,
+                      absl::string_view detail = {});
+
+// The NRT_STATUS an error produced by NrtError carries; nullopt for any other status.
+std::optional<NRT_STATUS> NrtStatusOf(const absl::Status& status);
+
+// Every status value the runtime headers define, in header order (for tests and docs).
+const std::vector<NRT_STATUS>& AllKnownNrtStatuses();
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_NRT_NRT_STATUS_H_
