@@ -1,0 +1,66 @@
+#include "server/flags.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/str_cat.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:8001",
+          "Address the gRPC server listens on, HOST:PORT (port 0 picks a free port; "
+          "0.0.0.0:PORT or [::]:PORT for every interface).");
+ABSL_FLAG(std::string, nrt_library, "",
+          "Path of the Neuron runtime shared library to dlopen. Empty: libnrt.so.1, then "
+          "libnrt.so. Point it at libnrtsim.so to run on the simulated runtime.");
+ABSL_FLAG(std::string, log_level, "info",
+          "Log level: trace, debug, info, warn, error, critical or off.");
+ABSL_FLAG(int, shutdown_timeout_seconds, 10,
+          "On SIGTERM/SIGINT, how long open calls may take to finish before they are cancelled.");
+
+namespace neuronserve {
+
+std::string EnvironmentVariableForFlag(const std::string& flag_name) {
+  std::string variable = "NEURON_SERVE_";
+  for (char c : flag_name) {
+    variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return variable;
+}
+
+absl::Status ApplyFlagsFromEnvironment() {
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    const std::string variable = EnvironmentVariableForFlag(std::string(name));
+    const char* value = std::getenv(variable.c_str());
+    if (value == nullptr) continue;
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("environment variable ", variable, "='", value, "': ", error));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> NormalizeFlagSpelling(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool flags_ended = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i > 0 && !flags_ended) {
+      if (arg == "--") {
+        flags_ended = true;
+      } else if (arg.size() > 2 && arg[0] == '-') {
+        const size_t name_start = arg[1] == '-' ? 2 : 1;
+        const size_t name_end = std::min(arg.find('='), arg.size());
+        for (size_t j = name_start; j < name_end; ++j) {
+          if (arg[j] == '-') arg[j] = '_';
+        }
+      }
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+}  // namespace neuronserve

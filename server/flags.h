@@ -1,0 +1,35 @@
+// The daemon's command-line flags (Abseil flags), and how they are read.
+//
+// Every flag can also be set by an environment variable NEURON_SERVE_<FLAG> (upper case,
+// underscores): containers and systemd units configure by environment. The command line wins
+// over the environment. Flags may be spelled with dashes (--nrt-library) or underscores.
+#ifndef NEURON_SERVE_SERVER_FLAGS_H_
+#define NEURON_SERVE_SERVER_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/status.h"
+
+ABSL_DECLARE_FLAG(std::string, listen);
+ABSL_DECLARE_FLAG(std::string, nrt_library);
+ABSL_DECLARE_FLAG(std::string, log_level);
+ABSL_DECLARE_FLAG(int, shutdown_timeout_seconds);
+
+namespace neuronserve {
+
+// The environment variable that sets `flag_name`: "nrt_library" -> "NEURON_SERVE_NRT_LIBRARY".
+std::string EnvironmentVariableForFlag(const std::string& flag_name);
+
+// Sets every registered flag that has a NEURON_SERVE_<FLAG> variable in the environment.
+// INVALID_ARGUMENT naming the variable when its value does not parse.
+absl::Status ApplyFlagsFromEnvironment();
+
+// Rewrites "--nrt-library=x" to "--nrt_library=x" (dashes in the name only, never in the value),
+// because Abseil flag names are identifiers. Arguments after a bare "--" are left alone.
+std::vector<std::string> NormalizeFlagSpelling(int argc, char** argv);
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_FLAGS_H_

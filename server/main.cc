@@ -1,0 +1,80 @@
+// neuron-serve: serves compiled Neuron models on the NeuronCores of this machine over gRPC.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/time/time.h"
+#include "core/util/fmt_absl.h"
+#include "server/daemon.h"
+#include "server/flags.h"
+#include "server/logging.h"
+#include "server/shutdown_signal.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+
+constexpr int kExitStartupFailure = 1;
+constexpr int kExitUsage = 2;
+
+const char* SignalName(int signal_number) {
+  return signal_number == SIGTERM ? "SIGTERM" : signal_number == SIGINT ? "SIGINT" : "signal";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before anything can start a thread: every thread inherits the blocked mask.
+  neuronserve::BlockShutdownSignals();
+
+  absl::SetProgramUsageMessage(
+      "Serves compiled Neuron models (NEFF) on NeuronCores over gRPC.\n"
+      "Every flag can also be set as NEURON_SERVE_<FLAG> in the environment "
+      "(e.g. NEURON_SERVE_NRT_LIBRARY); the command line wins.\n"
+      "Flags may be written with dashes or underscores (--nrt-library or --nrt_library).\n"
+      "Exit codes: 0 clean shutdown, 1 startup failure, 2 bad flags.\n"
+      "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--log-level=LEVEL]");
+  if (absl::Status status = neuronserve::ApplyFlagsFromEnvironment(); !status.ok()) {
+    fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
+    return kExitUsage;
+  }
+  std::vector<std::string> args = neuronserve::NormalizeFlagSpelling(argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& arg : args) arg_pointers.push_back(arg.data());
+  std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+  if (positional.size() > 1) {
+    fprintf(stderr, "neuron-serve: unexpected argument '%s' (see --help)\n", positional[1]);
+    return kExitUsage;
+  }
+  if (absl::Status status = neuronserve::ConfigureLogging(absl::GetFlag(FLAGS_log_level));
+      !status.ok()) {
+    fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
+    return kExitUsage;
+  }
+
+  neuronserve::DaemonOptions options;
+  options.listen_address = absl::GetFlag(FLAGS_listen);
+  options.nrt_library = absl::GetFlag(FLAGS_nrt_library);
+  absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
+  if (!daemon.ok()) {
+    spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());
+    return kExitStartupFailure;
+  }
+  const neuronserve::DeviceInventory& inventory = (*daemon)->inventory();
+  spdlog::info("neuron-serve listening on {} | runtime {} version {} ({}) | {}",
+               (*daemon)->listening_address(), inventory.runtime_library,
+               inventory.runtime_version.ToString(), inventory.runtime_version.detail,
+               inventory.Summary());
+
+  const int signal_number = neuronserve::WaitForShutdownSignal();
+  spdlog::info("received {}, shutting down", SignalName(signal_number));
+  (*daemon)->Shutdown(absl::Seconds(absl::GetFlag(FLAGS_shutdown_timeout_seconds)));
+  daemon->reset();  // unloads, then nrt_close
+  spdlog::info("neuron-serve stopped");
+  return EXIT_SUCCESS;
+}
