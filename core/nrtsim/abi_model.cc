@@ -1,0 +1,173 @@
+// extern "C" entry points: loading, describing, executing and unloading models.
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "core/nrt/nrt_abi.h"
+#include "core/nrtsim/abi_guard.h"
+#include "core/nrtsim/compiled_graph.h"
+#include "core/nrtsim/loaded_model.h"
+#include "core/nrtsim/log.h"
+#include "core/nrtsim/model_parser.h"
+#include "core/nrtsim/runtime_state.h"
+
+namespace nrtsim = neuronserve::nrtsim;
+
+namespace {
+
+NRT_STATUS RejectLoad(NRT_STATUS status, const std::string& why) {
+  nrtsim::LogLine("nrt_load: " + why);
+  return status;
+}
+
+// A version that predates a dtype has no number for it (FP8 before 2.30), so such a model
+// cannot be described by nrt_get_model_tensor_info: refuse it, as the older runtime would.
+void CheckDtypesHaveNumbers(const nrtsim::ModelSpec& spec, neuronserve::DtypeNumbering numbering) {
+  for (const auto* decls : {&spec.inputs, &spec.outputs}) {
+    for (const nrtsim::TensorDecl& decl : *decls) {
+      if (!neuronserve::ToNrtDtype(decl.dtype, numbering)) {
+        throw nrtsim::ModelFormatError(
+            "tensor '" + decl.name + "': dtype " +
+            std::string(neuronserve::DataTypeName(decl.dtype)) +
+            " does not exist in the dtype numbering of the reported runtime version (" +
+            std::string(neuronserve::DtypeNumberingName(numbering)) + ")");
+      }
+    }
+  }
+}
+
+NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+                nrt_model_t** model) {
+  if (neff_bytes == nullptr || model == nullptr) {
+    return RejectLoad(NRT_INVALID, "null model bytes or result pointer");
+  }
+  std::shared_ptr<const nrtsim::Session> session;
+  if (NRT_STATUS s = nrtsim::CurrentSession(&session); s != NRT_SUCCESS) return s;
+
+  nrtsim::ModelSpec spec;
+  nrtsim::CompiledGraph graph;
+  try {
+    spec = nrtsim::ParseModelFile(neff_bytes, size);
+    CheckDtypesHaveNumbers(spec, session->config.dtype_numbering);
+    graph = nrtsim::CompileGraph(spec);
+  } catch (const nrtsim::ModelFormatError& e) {
+    return RejectLoad(NRT_INVALID, e.what());
+  }
+
+  int64_t visible = static_cast<int64_t>(session->cores.size());
+  int64_t start = vnc == -1 ? 0 : vnc;
+  if (start < 0 || start >= visible) {
+    return RejectLoad(NRT_INVALID, "start core " + std::to_string(vnc) + " is not visible (" +
+                                       std::to_string(visible) + " visible cores)");
+  }
+  if (vnc_count == 0 || vnc_count < -1) {
+    return RejectLoad(NRT_INVALID, "vnc_count " + std::to_string(vnc_count) + " is invalid");
+  }
+  if (vnc_count != -1 && static_cast<uint32_t>(vnc_count) < spec.nc_count) {
+    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(spec.nc_count) +
+                                                  " cores but vnc_count " + "grants " +
+                                                  std::to_string(vnc_count));
+  }
+  if (start + spec.nc_count > visible) {
+    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(spec.nc_count) +
+                                                  " cores from core " + std::to_string(start) +
+                                                  ", but only " + std::to_string(visible) +
+                                                  " are visible");
+  }
+  std::optional<nrtsim::HbmReservation> constants =
+      nrtsim::HbmReservation::TryReserve(session->cores[start], graph.constant_bytes);
+  if (!constants) {
+    return RejectLoad(NRT_RESOURCE, "the constants need " + std::to_string(graph.constant_bytes) +
+                                        " bytes of HBM, more than core " + std::to_string(start) +
+                                        " has free");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(spec.load_latency_ms));
+  *model = new nrt_model(std::move(spec), std::move(graph),
+                         nrtsim::ModelPlacement{session, static_cast<uint32_t>(start)},
+                         std::move(*constants));
+  return NRT_SUCCESS;
+}
+
+NRT_STATUS CheckModel(const nrt_model_t* model) {
+  if (model == nullptr) return NRT_INVALID;
+  if (!model->valid_handle()) return NRT_INVALID_HANDLE;
+  return NRT_SUCCESS;
+}
+
+NRT_STATUS Execute(nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                   nrt_tensor_set_t* output_set) {
+  if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
+  std::shared_ptr<const nrtsim::Session> session;
+  if (NRT_STATUS s = nrtsim::CurrentSession(&session); s != NRT_SUCCESS) return s;
+  if (model->session_id() != session->id) {
+    nrtsim::LogLine("nrt_execute: the model was loaded before the last nrt_close");
+    return NRT_INVALID;
+  }
+  auto* inputs = static_cast<const nrtsim::TensorSet*>(input_set);
+  auto* outputs = static_cast<nrtsim::TensorSet*>(output_set);
+  if (inputs == nullptr || outputs == nullptr) {
+    nrtsim::LogLine("nrt_execute: null input or output tensor set");
+    return NRT_INVALID;
+  }
+  if (!inputs->valid_handle() || !outputs->valid_handle()) return NRT_INVALID_HANDLE;
+  return model->Execute(*inputs, *outputs);
+}
+
+}  // namespace
+
+extern "C" {
+
+NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+                    nrt_model_t** model) {
+  try {
+    return Load(neff_bytes, size, vnc, vnc_count, model);
+  } catch (...) {
+    return nrtsim::StatusForCurrentException("nrt_load");
+  }
+}
+
+NRT_STATUS nrt_unload(nrt_model_t* model) {
+  try {
+    if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
+    // Works after nrt_close too: the model's HBM goes back to the core it came from.
+    delete model;
+    return NRT_SUCCESS;
+  } catch (...) {
+    return nrtsim::StatusForCurrentException("nrt_unload");
+  }
+}
+
+NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count) {
+  if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
+  if (vnc_count == nullptr) return NRT_INVALID;
+  *vnc_count = model->nc_count();
+  return NRT_SUCCESS;
+}
+
+NRT_STATUS nrt_get_model_tensor_info(nrt_model_t* model, nrt_tensor_info_array_t** tensor_info) {
+  try {
+    if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
+    if (tensor_info == nullptr) return NRT_INVALID;
+    *tensor_info = model->NewTensorInfo();
+    return *tensor_info != nullptr ? NRT_SUCCESS : NRT_FAIL_HOST_MEM_ALLOC;
+  } catch (...) {
+    return nrtsim::StatusForCurrentException("nrt_get_model_tensor_info");
+  }
+}
+
+NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t* tensor_info) {
+  std::free(tensor_info);  // one block, see LoadedModel::NewTensorInfo
+  return NRT_SUCCESS;
+}
+
+NRT_STATUS nrt_execute(nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                       nrt_tensor_set_t* output_set) {
+  try {
+    return Execute(model, input_set, output_set);
+  } catch (...) {
+    return nrtsim::StatusForCurrentException("nrt_execute");
+  }
+}
+
+}  // extern "C"

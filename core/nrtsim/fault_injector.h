@@ -1,0 +1,40 @@
+// The faults of one loaded model: counts its executions and decides, before each runs, whether
+// it fails and with which status.
+#ifndef NEURON_SERVE_CORE_NRTSIM_FAULT_INJECTOR_H_
+#define NEURON_SERVE_CORE_NRTSIM_FAULT_INJECTOR_H_
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "core/nrtsim/model_spec.h"
+
+namespace neuronserve::nrtsim {
+
+class FaultInjector {
+ public:
+  explicit FaultInjector(std::vector<FaultRule> rules);
+
+  // Counts one execution; returns the status of the first rule that fires for it, if any.
+  // Every probability rule draws from its own generator on every execution, whether or not an
+  // earlier rule fired, so each rule's sequence depends only on its seed.
+  std::optional<NRT_STATUS> NextExecution();
+
+ private:
+  struct RuleState {
+    FaultRule rule;
+    uint64_t generator_state = 0;  // splitmix64
+  };
+
+  // A uniform double in [0, 1) from the rule's generator.
+  static double Draw(RuleState& state);
+
+  std::mutex mutex_;
+  std::vector<RuleState> rules_;  // guarded by mutex_
+  uint64_t executions_ = 0;       // guarded by mutex_
+};
+
+}  // namespace neuronserve::nrtsim
+
+#endif  // NEURON_SERVE_CORE_NRTSIM_FAULT_INJECTOR_H_

@@ -1,0 +1,31 @@
+// Facts about the instance families the simulator can pretend to be: the value of
+// nrt_instance_info_t.family, the architecture name, the sizes and their core counts, and the
+// HBM of one NeuronCore.
+#ifndef NEURON_SERVE_CORE_NRTSIM_INSTANCE_TABLE_H_
+#define NEURON_SERVE_CORE_NRTSIM_INSTANCE_TABLE_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace neuronserve::nrtsim {
+
+struct InstanceFamily {
+  std::string_view name;       // as NRTSIM_INSTANCE spells it: "inf2"
+  uint32_t family;             // NRT_INSTANCE_*
+  std::string_view arch_name;  // "inferentia2"
+  uint64_t hbm_bytes_per_core;
+};
+
+// nullptr for a name that is not inf1, inf2, trn1 or trn2.
+const InstanceFamily* FindInstanceFamily(std::string_view name);
+
+// The smallest real size of the family with at least core_count (logical) NeuronCores, as an
+// NRT_INSTANCE_SIZE_* value; NRT_INSTANCE_SIZE_UNKNOWN if even the largest has fewer.
+uint32_t InstanceSizeForCores(const InstanceFamily& family, uint32_t core_count);
+
+// "xlarge", "48xlarge", ... for log lines; "unknown" for NRT_INSTANCE_SIZE_UNKNOWN.
+std::string_view InstanceSizeName(uint32_t size);
+
+}  // namespace neuronserve::nrtsim
+
+#endif  // NEURON_SERVE_CORE_NRTSIM_INSTANCE_TABLE_H_

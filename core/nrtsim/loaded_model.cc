@@ -1,0 +1,144 @@
+#include "core/nrtsim/loaded_model.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "core/nrtsim/graph_executor.h"
+#include "core/nrtsim/log.h"
+#include "core/nrtsim/sim_counters.h"
+#include "core/nrtsim/status_names.h"
+
+namespace neuronserve::nrtsim {
+
+LoadedModel::LoadedModel(ModelSpec spec, CompiledGraph graph, ModelPlacement placement,
+                         HbmReservation constants)
+    : spec_(std::move(spec)),
+      graph_(std::move(graph)),
+      placement_(std::move(placement)),
+      constants_(std::move(constants)),
+      faults_(spec_.faults) {
+  Counters().live_models.fetch_add(1);
+}
+
+LoadedModel::~LoadedModel() { Counters().live_models.fetch_sub(1); }
+
+std::span<const std::shared_ptr<DeviceCore>> LoadedModel::cores() const {
+  return std::span(placement_.session->cores).subspan(placement_.start_core, spec_.nc_count);
+}
+
+NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
+  // Faults come first, before any check of the sets, so that a test can make the Nth execution
+  // fail whatever it passes.
+  if (std::optional<NRT_STATUS> fault = faults_.NextExecution()) {
+    Counters().faults_injected.fetch_add(1);
+    const char* name = StatusName(*fault);
+    LogLine("nrt_execute: injected fault " +
+            (name ? std::string(name) : std::to_string(static_cast<int32_t>(*fault))));
+    return *fault;
+  }
+  std::optional<std::vector<nrt_tensor*>> in =
+      BindTensors(spec_.inputs, graph_.input_values, inputs, "input");
+  if (!in) return NRT_INVALID;
+  std::optional<std::vector<nrt_tensor*>> out =
+      BindTensors(spec_.outputs, graph_.output_values, outputs, "output");
+  if (!out) return NRT_INVALID;
+  RunOnDevice(*in, *out);
+  return NRT_SUCCESS;
+}
+
+std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
+    const std::vector<TensorDecl>& decls, const std::vector<size_t>& values, const TensorSet& set,
+    const char* usage) const {
+  std::vector<nrt_tensor*> bound;
+  for (size_t i = 0; i < decls.size(); ++i) {
+    const std::string& name = decls[i].name;
+    uint64_t expected_size = graph_.values[values[i]].byte_size;
+    auto reject = [&](const std::string& problem) {
+      LogLine("nrt_execute: " + std::string(usage) + " tensor '" + name + "' " + problem);
+      return std::nullopt;
+    };
+    nrt_tensor* tensor = set.Find(name);
+    if (tensor == nullptr) return reject("is not in the " + std::string(usage) + " set");
+    if (!tensor->valid_handle()) return reject("is not a valid tensor handle");
+    if (tensor->placement() == NRT_TENSOR_PLACEMENT_VIRTUAL) {
+      return reject("is a VIRTUAL tensor (it has no memory)");
+    }
+    if (tensor->size() != expected_size) {
+      return reject("has " + std::to_string(tensor->size()) + " bytes; the model needs " +
+                    std::to_string(expected_size));
+    }
+    if (tensor->placement() == NRT_TENSOR_PLACEMENT_DEVICE) {
+      bool on_model_core = false;
+      for (const std::shared_ptr<DeviceCore>& core : cores()) {
+        on_model_core = on_model_core || core.get() == tensor->core();
+      }
+      if (!on_model_core) {
+        return reject("is on a core outside the model's cores " +
+                      std::to_string(placement_.start_core) + ".." +
+                      std::to_string(placement_.start_core + spec_.nc_count - 1) +
+                      " (or from before the last nrt_close)");
+      }
+    }
+    bound.push_back(tensor);
+  }
+  return bound;
+}
+
+void LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
+                              const std::vector<nrt_tensor*>& outputs) {
+  // Like the hardware, a core runs one execution at a time. Cores are locked in ascending order
+  // (cores() is ascending) so that two multi-core models that overlap cannot deadlock.
+  std::vector<std::unique_lock<std::mutex>> held;
+  for (const std::shared_ptr<DeviceCore>& core : cores())
+    held.emplace_back(core->execution_mutex());
+  DeviceSectionScope in_device;
+  auto start = std::chrono::steady_clock::now();
+
+  std::vector<std::span<const std::byte>> input_bytes;
+  for (const nrt_tensor* tensor : inputs) input_bytes.emplace_back(tensor->data(), tensor->size());
+  std::vector<std::span<std::byte>> output_bytes;
+  for (nrt_tensor* tensor : outputs) output_bytes.emplace_back(tensor->data(), tensor->size());
+  RunGraph(graph_, input_bytes, output_bytes);
+
+  // Sleep, not spin: on hardware the host CPU is idle while the core computes.
+  std::this_thread::sleep_until(start + std::chrono::microseconds(spec_.latency_us));
+  Counters().executions.fetch_add(1);
+}
+
+nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
+  size_t count = spec_.inputs.size() + spec_.outputs.size();
+  size_t dims = 0;
+  for (const TensorDecl& d : spec_.inputs) dims += d.shape.size();
+  for (const TensorDecl& d : spec_.outputs) dims += d.shape.size();
+  // One block: the header, the entries, then every shape array, so a single free() releases it.
+  size_t header_bytes = sizeof(nrt_tensor_info_array_t) + count * sizeof(nrt_tensor_info_t);
+  void* block = std::calloc(1, header_bytes + dims * sizeof(uint32_t));
+  if (block == nullptr) return nullptr;
+  auto* array = static_cast<nrt_tensor_info_array_t*>(block);
+  auto* next_shape = reinterpret_cast<uint32_t*>(static_cast<char*>(block) + header_bytes);
+  array->tensor_count = count;
+  size_t index = 0;
+  auto fill = [&](const TensorDecl& decl, size_t value, nrt_tensor_usage_t usage) {
+    nrt_tensor_info_t& info = array->tensor_array[index++];
+    std::memcpy(info.name, decl.name.data(), decl.name.size());  // name < NRT_TENSOR_NAME_MAX
+    info.usage = usage;
+    info.size = graph_.values[value].byte_size;
+    // nrt_load refused a dtype the reported version has no number for.
+    info.dtype = ToNrtDtype(decl.dtype, placement_.session->config.dtype_numbering).value_or(0);
+    info.shape = next_shape;
+    info.ndim = static_cast<uint32_t>(decl.shape.size());
+    for (uint32_t dim : decl.shape) *next_shape++ = dim;
+  };
+  for (size_t i = 0; i < spec_.inputs.size(); ++i) {
+    fill(spec_.inputs[i], graph_.input_values[i], NRT_TENSOR_USAGE_INPUT);
+  }
+  for (size_t i = 0; i < spec_.outputs.size(); ++i) {
+    fill(spec_.outputs[i], graph_.output_values[i], NRT_TENSOR_USAGE_OUTPUT);
+  }
+  return array;
+}
+
+}  // namespace neuronserve::nrtsim

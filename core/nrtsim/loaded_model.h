@@ -1,0 +1,75 @@
+// A model loaded by nrt_load: its checked graph, the cores it occupies, the HBM its constants
+// take, its faults, and the execution protocol (fault check, tensor checks, device section).
+#ifndef NEURON_SERVE_CORE_NRTSIM_LOADED_MODEL_H_
+#define NEURON_SERVE_CORE_NRTSIM_LOADED_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/nrt/nrt_abi.h"
+#include "core/nrtsim/compiled_graph.h"
+#include "core/nrtsim/device_core.h"
+#include "core/nrtsim/fault_injector.h"
+#include "core/nrtsim/handle_tag.h"
+#include "core/nrtsim/runtime_state.h"
+#include "core/nrtsim/tensor_set.h"
+
+namespace neuronserve::nrtsim {
+
+struct ModelPlacement {
+  std::shared_ptr<const Session> session;
+  uint32_t start_core = 0;  // visible numbering
+};
+
+class LoadedModel {
+ public:
+  // `spec` has passed CompileGraph into `graph`; `constants` is the HBM the constants took on
+  // the start core.
+  LoadedModel(ModelSpec spec, CompiledGraph graph, ModelPlacement placement,
+              HbmReservation constants);
+  ~LoadedModel();
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+
+  bool valid_handle() const { return tag_.valid(); }
+  uint32_t nc_count() const { return spec_.nc_count; }
+  uint64_t session_id() const { return placement_.session->id; }
+
+  // nrt_execute after the runtime checks: NRT_SUCCESS, a fault's status, or NRT_INVALID (with
+  // a log line naming the tensor) when the sets do not match the model.
+  NRT_STATUS Execute(const TensorSet& inputs, TensorSet& outputs);
+
+  // nrt_get_model_tensor_info: inputs, then outputs, in one calloc'd block (freed with free()).
+  nrt_tensor_info_array_t* NewTensorInfo() const;
+
+ private:
+  // The model's cores, in ascending order.
+  std::span<const std::shared_ptr<DeviceCore>> cores() const;
+  // Looks up every declared tensor of `decls` in `set` and checks it; nullopt (after logging)
+  // on the first mismatch.
+  std::optional<std::vector<nrt_tensor*>> BindTensors(const std::vector<TensorDecl>& decls,
+                                                      const std::vector<size_t>& values,
+                                                      const TensorSet& set,
+                                                      const char* usage) const;
+  void RunOnDevice(const std::vector<nrt_tensor*>& inputs, const std::vector<nrt_tensor*>& outputs);
+
+  HandleTag<0x6e727473696d4d03> tag_;
+  const ModelSpec spec_;
+  const CompiledGraph graph_;
+  const ModelPlacement placement_;
+  HbmReservation constants_;
+  FaultInjector faults_;
+};
+
+}  // namespace neuronserve::nrtsim
+
+// The opaque handle of the C ABI is the model itself.
+struct nrt_model final : neuronserve::nrtsim::LoadedModel {
+  using LoadedModel::LoadedModel;
+};
+
+#endif  // NEURON_SERVE_CORE_NRTSIM_LOADED_MODEL_H_
