@@ -1,0 +1,92 @@
+#include "core/device/device_inventory.h"
+
+#include <cstdlib>
+
+#include "gtest/gtest.h"
+#include "tests/core/sim_fixture.h"
+
+namespace neuronserve {
+namespace {
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+DeviceInventory EnumerateSim() {
+  auto runtime = testing::StartSimRuntime();
+  EXPECT_NE(runtime, nullptr);
+  if (runtime == nullptr) return {};
+  auto inventory = EnumerateDevices(*runtime);
+  EXPECT_TRUE(inventory.ok()) << inventory.status();
+  return inventory.ok() ? *std::move(inventory) : DeviceInventory{};
+}
+
+TEST(DeviceInventoryTest, DefaultSimulatorIsAnInf2WithTwoCores) {
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.instance.family, "inf2");
+  EXPECT_EQ(inventory.instance.TypeName(), "inf2.xlarge");
+  EXPECT_EQ(inventory.total_cores, 2u);
+  EXPECT_EQ(inventory.visible_cores, 2u);
+  ASSERT_EQ(inventory.cores.size(), 2u);
+  for (uint32_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(inventory.cores[i].index, i);
+    EXPECT_EQ(inventory.cores[i].architecture, "NeuronCore-v2");
+    EXPECT_EQ(inventory.cores[i].memory_bytes, 16 * kGiB);
+    EXPECT_TRUE(HasCapability(inventory.cores[i].capabilities, Capability::kFp8E4M3));
+  }
+  EXPECT_EQ(inventory.runtime_version.ToString(), "2.30.0.0");
+  EXPECT_EQ(inventory.Summary(), "2 of 2 NeuronCores (NeuronCore-v2, 16 GiB each) on inf2.xlarge");
+}
+
+TEST(DeviceInventoryTest, VisibleCoresAreRenumberedFromZero) {
+  setenv("NRTSIM_CORES", "8", 1);
+  setenv("NEURON_RT_VISIBLE_CORES", "2-5", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.total_cores, 8u);
+  EXPECT_EQ(inventory.visible_cores, 4u);
+  ASSERT_EQ(inventory.cores.size(), 4u);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(inventory.cores[i].index, i);
+}
+
+TEST(DeviceInventoryTest, Inf1) {
+  setenv("NRTSIM_INSTANCE", "inf1", 1);
+  setenv("NRTSIM_CORES", "4", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.instance.family, "inf1");
+  ASSERT_EQ(inventory.cores.size(), 4u);
+  EXPECT_EQ(inventory.cores[0].architecture, "NeuronCore-v1");
+  EXPECT_EQ(inventory.cores[0].memory_bytes, 2 * kGiB);
+  EXPECT_FALSE(HasCapability(inventory.cores[0].capabilities, Capability::kHbm));
+}
+
+TEST(DeviceInventoryTest, Trn1) {
+  setenv("NRTSIM_INSTANCE", "trn1", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.instance.family, "trn1");
+  EXPECT_EQ(inventory.instance.size, "2xlarge");
+  EXPECT_EQ(inventory.cores[0].architecture, "NeuronCore-v2");
+}
+
+TEST(DeviceInventoryTest, Trn2) {
+  setenv("NRTSIM_INSTANCE", "trn2", 1);
+  setenv("NRTSIM_CORES", "64", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.instance.TypeName(), "trn2.48xlarge");
+  ASSERT_EQ(inventory.cores.size(), 64u);
+  EXPECT_EQ(inventory.cores[63].architecture, "NeuronCore-v3");
+  EXPECT_EQ(inventory.cores[63].memory_bytes, 24 * kGiB);
+}
+
+TEST(DeviceInventoryTest, RuntimeMemoryLimitWinsOverTheTable) {
+  setenv("NRTSIM_HBM_BYTES", "4GiB", 1);
+  DeviceInventory inventory = EnumerateSim();
+  ASSERT_FALSE(inventory.cores.empty());
+  EXPECT_EQ(inventory.cores[0].memory_bytes, 4 * kGiB);
+}
+
+TEST(FormatBytesTest, BinaryUnits) {
+  EXPECT_EQ(FormatBytes(16 * kGiB), "16 GiB");
+  EXPECT_EQ(FormatBytes(1536), "1.5 KiB");
+  EXPECT_EQ(FormatBytes(1000), "1000 B");
+}
+
+}  // namespace
+}  // namespace neuronserve

@@ -1,0 +1,43 @@
+#include "tests/core/sim_fixture.h"
+
+#include <dlfcn.h>
+
+#include "gtest/gtest.h"
+
+namespace neuronserve::testing {
+
+std::unique_ptr<NrtRuntime> StartSimRuntime() {
+  absl::StatusOr<std::unique_ptr<NrtLibrary>> library = NrtLibrary::Open(SimLibraryPath());
+  EXPECT_TRUE(library.ok()) << library.status();
+  if (!library.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<NrtRuntime>> runtime = NrtRuntime::Start(*std::move(library));
+  EXPECT_TRUE(runtime.ok()) << runtime.status();
+  return runtime.ok() ? *std::move(runtime) : nullptr;
+}
+
+SimLibraryPin::SimLibraryPin() : handle_(dlopen(SimLibraryPath(), RTLD_NOW)) {
+  EXPECT_NE(handle_, nullptr) << dlerror();
+}
+
+SimLibraryPin::~SimLibraryPin() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+nrtsim_stats_t SimStats() {
+  // RTLD_NOLOAD: the library must already be loaded by the binding; this only finds it.
+  void* handle = dlopen(SimLibraryPath(), RTLD_NOW | RTLD_NOLOAD);
+  nrtsim_stats_t stats{};
+  if (handle == nullptr) {
+    ADD_FAILURE() << "libnrtsim.so is not loaded";
+    return stats;
+  }
+  auto get_stats = reinterpret_cast<decltype(&nrtsim_get_stats)>(dlsym(handle, "nrtsim_get_stats"));
+  EXPECT_NE(get_stats, nullptr);
+  if (get_stats != nullptr) EXPECT_EQ(get_stats(&stats, sizeof(stats)), NRT_SUCCESS);
+  dlclose(handle);
+  return stats;
+}
+
+std::string SimNeff(const std::string& json) { return "NRTSIM1\n" + json; }
+
+}  // namespace neuronserve::testing

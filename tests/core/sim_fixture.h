@@ -1,0 +1,39 @@
+// Helpers for core tests that run against the simulated runtime through the real binding.
+#ifndef NEURON_SERVE_TESTS_CORE_SIM_FIXTURE_H_
+#define NEURON_SERVE_TESTS_CORE_SIM_FIXTURE_H_
+
+#include <memory>
+#include <string>
+
+#include "core/nrt/nrt_runtime.h"
+#include "core/nrtsim/nrtsim_stats.h"
+
+namespace neuronserve::testing {
+
+// The built libnrtsim.so.
+inline const char* SimLibraryPath() { return NRTSIM_LIBRARY_PATH; }
+
+// Opens the simulator with the binding and starts the runtime; fails the test on error.
+std::unique_ptr<NrtRuntime> StartSimRuntime();
+
+// Keeps libnrtsim.so mapped while alive, so its counters survive the binding's dlclose.
+class SimLibraryPin {
+ public:
+  SimLibraryPin();
+  ~SimLibraryPin();
+  SimLibraryPin(const SimLibraryPin&) = delete;
+  SimLibraryPin& operator=(const SimLibraryPin&) = delete;
+
+ private:
+  void* handle_;
+};
+
+// The simulator's own counters (a sim-only export, looked up with dlsym as a test would).
+nrtsim_stats_t SimStats();
+
+// "NRTSIM1\n" + json.
+std::string SimNeff(const std::string& json);
+
+}  // namespace neuronserve::testing
+
+#endif  // NEURON_SERVE_TESTS_CORE_SIM_FIXTURE_H_
