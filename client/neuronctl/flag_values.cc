@@ -1,0 +1,70 @@
+#include "client/neuronctl/flag_values.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "client/neuronctl/usage_error.h"
+
+namespace neuronserve::neuronctl {
+namespace {
+
+// absl::SimpleAtoi accepts "+5" and surrounding spaces; a flag value should be plain digits so
+// that what the user typed is what the help says.
+bool IsPlainDigits(absl::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<uint64_t> GetUnsigned(const ParsedArgs& args, absl::string_view name,
+                                     uint64_t minimum) {
+  absl::StatusOr<std::string> value = GetRequiredFlag(args, name);
+  if (!value.ok()) return value.status();
+  uint64_t number = 0;
+  if (!IsPlainDigits(*value) || !absl::SimpleAtoi(*value, &number) || number < minimum) {
+    return UsageError(absl::StrCat("--", name, ": '", *value, "' is not ",
+                                   minimum == 0 ? "a non-negative" : "a positive", " integer"));
+  }
+  return number;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> GetRequiredFlag(const ParsedArgs& args, absl::string_view name) {
+  std::optional<std::string> value = args.Get(name);
+  if (!value.has_value()) return UsageError(absl::StrCat("--", name, " is required"));
+  if (value->empty()) return UsageError(absl::StrCat("--", name, " needs a non-empty value"));
+  return *std::move(value);
+}
+
+absl::StatusOr<uint64_t> GetUnsignedFlag(const ParsedArgs& args, absl::string_view name) {
+  return GetUnsigned(args, name, 0);
+}
+
+absl::StatusOr<uint64_t> GetPositiveFlag(const ParsedArgs& args, absl::string_view name) {
+  return GetUnsigned(args, name, 1);
+}
+
+absl::StatusOr<std::vector<int64_t>> ParsePositiveList(absl::string_view name,
+                                                       absl::string_view value, int64_t max_value) {
+  std::vector<int64_t> numbers;
+  for (absl::string_view item : absl::StrSplit(value, ',')) {
+    int64_t number = 0;
+    if (!IsPlainDigits(item) || !absl::SimpleAtoi(item, &number) || number == 0) {
+      return UsageError(absl::StrCat("--", name, ": '", value,
+                                     "' is not a comma-separated list of positive integers ('",
+                                     item, "' is not)"));
+    }
+    if (number > max_value) {
+      return UsageError(absl::StrCat("--", name, ": ", number, " in '", value,
+                                     "' is above the limit of ", max_value));
+    }
+    numbers.push_back(number);
+  }
+  return numbers;
+}
+
+}  // namespace neuronserve::neuronctl

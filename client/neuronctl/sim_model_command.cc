@@ -1,0 +1,234 @@
+#include "client/neuronctl/sim_model_command.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/common/atomic_file.h"
+#include "client/neuronctl/flag_values.h"
+#include "client/neuronctl/output_format.h"
+#include "client/neuronctl/usage_error.h"
+#include "client/simmodel/fault_spec.h"
+#include "client/simmodel/identity_model.h"
+#include "client/simmodel/mlp_model.h"
+#include "client/simmodel/sim_neff_writer.h"
+#include "nlohmann/json.hpp"
+
+namespace neuronserve::neuronctl {
+namespace {
+
+using simmodel::SimModel;
+
+// More NeuronCores than any instance has (trn2.48xlarge: 128 physical); a larger value is a typo.
+constexpr uint64_t kMaxCores = 1024;
+// Identity shapes are only metadata in the file, but the simulator allocates them.
+constexpr int64_t kMaxDimension = int64_t{1} << 31;
+
+constexpr auto kFlags = std::to_array<FlagSpec>({
+    {"mlp", FlagType::kValue, "SIZES", "",
+     "layer sizes of a dense relu network, e.g. 16,32,8 (input 16, output 8)"},
+    {"identity", FlagType::kValue, "SHAPE", "", "output = input, of this shape, e.g. 1,1024"},
+    {"softmax", FlagType::kBoolean, "", "", "end the MLP with a softmax over the last dimension"},
+    {"seed", FlagType::kValue, "N", "0", "seed of the MLP's random weights"},
+    {"batch", FlagType::kValue, "N", "1", "leading dimension of the MLP's input and output"},
+    {"input-name", FlagType::kValue, "NAME", "input", "name of the input tensor"},
+    {"output-name", FlagType::kValue, "NAME", "output", "name of the output tensor"},
+    {"latency-us", FlagType::kValue, "N", "0", "simulated device time per execution"},
+    {"load-latency-ms", FlagType::kValue, "N", "0", "simulated time to load the model"},
+    {"cores", FlagType::kValue, "N", "1", "NeuronCores the model occupies (nc_count)"},
+    {"fault", FlagType::kRepeated, "SPEC", "",
+     "make executions fail: on_execution=N:S, every=N:S, probability=P:SEED:S"},
+    {"out", FlagType::kValue, "FILE", "", "the model file to write (required)"},
+    kOutputFormatFlag,
+});
+
+constexpr absl::string_view kDescription =
+    "Writes a model file for the simulated Neuron runtime (libnrtsim.so): a random MLP with\n"
+    "weights fixed by --seed, or an identity model. Give exactly one of --mlp and --identity.\n"
+    "The file is written atomically (a temporary file in the same directory, then renamed).\n"
+    "STATUS in --fault is an NRT_STATUS name (NRT_HW_ERROR, NRT_TIMEOUT, ...) or a number.\n"
+    "\n"
+    "Example:\n"
+    "  neuronctl sim-model --mlp 16,32,8 --softmax --seed 1 --out model.neff";
+
+// What was built, for the report line.
+struct BuiltModel {
+  SimModel model;
+  std::string kind;         // "mlp" or "identity"
+  nlohmann::json details;   // kind-specific facts for --output=json
+  std::string description;  // kind-specific facts for the text line
+};
+
+absl::StatusOr<BuiltModel> BuildMlp(const ParsedArgs& args, std::string input_name,
+                                    std::string output_name) {
+  absl::StatusOr<std::vector<int64_t>> sizes =
+      ParsePositiveList("mlp", *args.Get("mlp"), simmodel::kMaxMlpParameters);
+  if (!sizes.ok()) return sizes.status();
+  if (sizes->size() < 2) {
+    return UsageError(absl::StrCat("--mlp: '", *args.Get("mlp"),
+                                   "' needs at least two sizes (input and output), e.g. 16,8"));
+  }
+  absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
+  if (!seed.ok()) return seed.status();
+  absl::StatusOr<uint64_t> batch = GetPositiveFlag(args, "batch");
+  if (!batch.ok()) return batch.status();
+  if (*batch > static_cast<uint64_t>(kMaxDimension)) {
+    return UsageError(absl::StrCat("--batch: ", *batch, " is above the limit of ", kMaxDimension));
+  }
+
+  simmodel::MlpOptions options;
+  options.layer_sizes = *sizes;
+  options.softmax = args.GetBool("softmax");
+  options.seed = *seed;
+  options.batch = static_cast<int64_t>(*batch);
+  options.input_name = std::move(input_name);
+  options.output_name = std::move(output_name);
+  absl::StatusOr<SimModel> model = simmodel::BuildMlpModel(options);
+  if (!model.ok()) return AsUsageError(model.status());
+
+  BuiltModel built{*std::move(model), "mlp", nlohmann::json::object(), ""};
+  int64_t parameters = 0;
+  for (const auto& [name, constant] : built.model.constants) {
+    parameters += static_cast<int64_t>(constant.data.size());
+  }
+  built.details = {{"layer_sizes", *sizes},
+                   {"softmax", options.softmax},
+                   {"seed", options.seed},
+                   {"parameters", parameters}};
+  built.description = absl::StrCat(absl::StrJoin(*sizes, "-"), options.softmax ? " softmax" : "",
+                                   ", seed ", options.seed, ", ", parameters, " parameters");
+  return built;
+}
+
+absl::StatusOr<BuiltModel> BuildIdentity(const ParsedArgs& args, std::string input_name,
+                                         std::string output_name) {
+  // The shape is given whole, so flags that only shape an MLP would be silently ignored here.
+  for (absl::string_view mlp_only : {"batch", "softmax", "seed"}) {
+    if (args.Has(mlp_only)) {
+      return UsageError(absl::StrCat("--", mlp_only,
+                                     " applies to --mlp only (an --identity shape includes its "
+                                     "batch dimension)"));
+    }
+  }
+  absl::StatusOr<std::vector<int64_t>> shape =
+      ParsePositiveList("identity", *args.Get("identity"), kMaxDimension);
+  if (!shape.ok()) return shape.status();
+
+  simmodel::IdentityOptions options;
+  options.shape = *shape;
+  options.input_name = std::move(input_name);
+  options.output_name = std::move(output_name);
+  absl::StatusOr<SimModel> model = simmodel::BuildIdentityModel(options);
+  if (!model.ok()) return AsUsageError(model.status());
+  return BuiltModel{*std::move(model), "identity", nlohmann::json::object(), ""};
+}
+
+// The runtime knobs shared by every kind of model.
+absl::Status ApplyRuntimeFlags(const ParsedArgs& args, SimModel& model) {
+  absl::StatusOr<uint64_t> cores = GetPositiveFlag(args, "cores");
+  if (!cores.ok()) return cores.status();
+  if (*cores > kMaxCores) {
+    return UsageError(absl::StrCat("--cores: ", *cores, " is above the limit of ", kMaxCores));
+  }
+  absl::StatusOr<uint64_t> latency_us = GetUnsignedFlag(args, "latency-us");
+  if (!latency_us.ok()) return latency_us.status();
+  absl::StatusOr<uint64_t> load_latency_ms = GetUnsignedFlag(args, "load-latency-ms");
+  if (!load_latency_ms.ok()) return load_latency_ms.status();
+
+  model.nc_count = static_cast<uint32_t>(*cores);
+  model.latency_us = *latency_us;
+  model.load_latency_ms = *load_latency_ms;
+  for (const std::string& spec : args.GetAll("fault")) {
+    absl::StatusOr<simmodel::Fault> fault = simmodel::ParseFaultSpec(spec);
+    if (!fault.ok()) return UsageError(absl::StrCat("--fault: ", fault.status().message()));
+    model.faults.push_back(*std::move(fault));
+  }
+  return absl::OkStatus();
+}
+
+std::string TensorText(const simmodel::TensorSpec& tensor) {
+  return absl::StrCat("'", tensor.name, "' ", std::string(DataTypeName(tensor.dtype)), " ",
+                      simmodel::FormatShape(tensor.shape));
+}
+
+nlohmann::json TensorListJson(const std::vector<simmodel::TensorSpec>& tensors) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const simmodel::TensorSpec& tensor : tensors) {
+    list.push_back({{"name", tensor.name},
+                    {"dtype", std::string(DataTypeName(tensor.dtype))},
+                    {"shape", tensor.shape}});
+  }
+  return list;
+}
+
+void Report(const BuiltModel& built, const std::string& path, size_t bytes, OutputFormat format,
+            std::ostream& out) {
+  const SimModel& model = built.model;
+  if (format == OutputFormat::kJson) {
+    nlohmann::json report = {{"path", path},
+                             {"bytes", bytes},
+                             {"kind", built.kind},
+                             {"inputs", TensorListJson(model.inputs)},
+                             {"outputs", TensorListJson(model.outputs)},
+                             {"nc_count", model.nc_count},
+                             {"latency_us", model.latency_us},
+                             {"load_latency_ms", model.load_latency_ms},
+                             {"faults", model.faults.size()}};
+    report.update(built.details);
+    out << report.dump() << "\n";
+    return;
+  }
+  std::vector<std::string> inputs, outputs;
+  for (const auto& tensor : model.inputs) inputs.push_back(TensorText(tensor));
+  for (const auto& tensor : model.outputs) outputs.push_back(TensorText(tensor));
+  out << "wrote " << built.kind << " model"
+      << (built.description.empty() ? "" : absl::StrCat(" (", built.description, ")")) << ": input "
+      << absl::StrJoin(inputs, ", ") << " -> output " << absl::StrJoin(outputs, ", ")
+      << (model.faults.empty() ? "" : absl::StrCat(", ", model.faults.size(), " fault(s)")) << "; "
+      << bytes << " bytes to " << path << "\n";
+}
+
+absl::Status RunSimModel(const ParsedArgs& args, std::ostream& out) {
+  if (!args.positional().empty()) {
+    return UsageError(absl::StrCat("unexpected argument '", args.positional().front(),
+                                   "' (all inputs are --flags)"));
+  }
+  const bool mlp = args.Has("mlp");
+  if (mlp == args.Has("identity")) {
+    return UsageError("give exactly one of --mlp=SIZES and --identity=SHAPE");
+  }
+  absl::StatusOr<OutputFormat> format = GetOutputFormat(args);
+  if (!format.ok()) return format.status();
+  absl::StatusOr<std::string> path = GetRequiredFlag(args, "out");
+  if (!path.ok()) return path.status();
+  absl::StatusOr<std::string> input_name = GetRequiredFlag(args, "input-name");
+  if (!input_name.ok()) return input_name.status();
+  absl::StatusOr<std::string> output_name = GetRequiredFlag(args, "output-name");
+  if (!output_name.ok()) return output_name.status();
+
+  absl::StatusOr<BuiltModel> built =
+      mlp ? BuildMlp(args, *std::move(input_name), *std::move(output_name))
+          : BuildIdentity(args, *std::move(input_name), *std::move(output_name));
+  if (!built.ok()) return built.status();
+  if (absl::Status status = ApplyRuntimeFlags(args, built->model); !status.ok()) return status;
+
+  absl::StatusOr<std::string> bytes = simmodel::EncodeSimNeff(built->model);
+  if (!bytes.ok()) return AsUsageError(bytes.status());
+  if (absl::Status status = WriteFileAtomically(*path, *bytes); !status.ok()) return status;
+  Report(*built, *path, bytes->size(), *format, out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Subcommand& SimModelCommand() {
+  static const Subcommand command = {
+      "sim-model", "write a model file (sim NEFF) for the simulated Neuron runtime", kDescription,
+      kFlags, &RunSimModel};
+  return command;
+}
+
+}  // namespace neuronserve::neuronctl
