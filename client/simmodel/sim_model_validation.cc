@@ -97,6 +97,26 @@ absl::Status Define(absl::string_view what, const std::string& name, const Shape
   return CheckShape(absl::StrCat(what, " '", name, "'"), shape);
 }
 
+absl::Status CheckFault(size_t index, const Fault& fault) {
+  const std::string where = absl::StrCat("fault ", index);
+  if (const auto* on = std::get_if<FaultOnExecution>(&fault.trigger); on && on->execution == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": on_execution counts from 1"));
+  }
+  if (const auto* every = std::get_if<FaultEvery>(&fault.trigger); every && every->period == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": every must be at least 1"));
+  }
+  if (const auto* p = std::get_if<FaultWithProbability>(&fault.trigger);
+      p && !(p->probability > 0 && p->probability <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": probability must be in (0, 1]"));
+  }
+  const bool is_success = std::holds_alternative<int32_t>(fault.status)
+                              ? std::get<int32_t>(fault.status) == NRT_SUCCESS
+                              : std::get<std::string>(fault.status) == "NRT_SUCCESS";
+  if (is_success)
+    return absl::InvalidArgumentError(absl::StrCat(where, ": NRT_SUCCESS is no fault"));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateSimModel(const SimModel& model) {
@@ -144,6 +164,10 @@ absl::Status ValidateSimModel(const SimModel& model) {
     if (absl::Status s = Define(what, op.output, *shape, defined_by); !s.ok()) return s;
     float_tensors[op.output] = *shape;
     produced_by_ops[op.output] = *std::move(shape);
+  }
+
+  for (size_t i = 0; i < model.faults.size(); ++i) {
+    if (absl::Status s = CheckFault(i, model.faults[i]); !s.ok()) return s;
   }
 
   absl::flat_hash_map<std::string, bool> seen_outputs;

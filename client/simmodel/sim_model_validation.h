@@ -4,7 +4,8 @@
 //   - every dimension is positive and fits the runtime's uint32 shape entries;
 //   - a constant's data has exactly as many values as its shape has elements;
 //   - ops read only names defined before them, with operand shapes the op accepts;
-//   - every declared output is produced by an op with exactly its declared shape, as float32.
+//   - every declared output is produced by an op with exactly its declared shape, as float32;
+//   - fault triggers are in range and no fault "fails" with NRT_SUCCESS.
 #ifndef NEURON_SERVE_CLIENT_SIMMODEL_SIM_MODEL_VALIDATION_H_
 #define NEURON_SERVE_CLIENT_SIMMODEL_SIM_MODEL_VALIDATION_H_
 

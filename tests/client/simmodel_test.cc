@@ -158,6 +158,16 @@ TEST(ValidationTest, RejectsConstantWithWrongValueCount) {
   EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("4 elements) but 3 values"));
 }
 
+TEST(ValidationTest, RejectsOutOfRangeFaults) {
+  SimModel model = TwoInputModel({2}, {2}, OpKind::kAdd, {2});
+  model.faults = {Fault{FaultEvery{0}, FaultStatus(std::string("NRT_HW_ERROR"))}};
+  EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("every must be at least 1"));
+  model.faults = {Fault{FaultWithProbability{0, 1}, FaultStatus(6)}};
+  EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("probability"));
+  model.faults = {Fault{FaultOnExecution{1}, FaultStatus(0)}};
+  EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("no fault"));
+}
+
 TEST(FaultSpecTest, ParsesEachForm) {
   absl::StatusOr<Fault> on = ParseFaultSpec("on_execution=3:NRT_HW_ERROR");
   ASSERT_TRUE(on.ok()) << on.status();
