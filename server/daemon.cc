@@ -38,6 +38,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, which would let a second daemon silently share this
+  // port (and the traffic) with the first; a port in use must be a startup error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   int selected_port = 0;
   builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
                            &selected_port);
