@@ -33,7 +33,9 @@ nrtsim_stats_t SimStats() {
   }
   auto get_stats = reinterpret_cast<decltype(&nrtsim_get_stats)>(dlsym(handle, "nrtsim_get_stats"));
   EXPECT_NE(get_stats, nullptr);
-  if (get_stats != nullptr) EXPECT_EQ(get_stats(&stats, sizeof(stats)), NRT_SUCCESS);
+  if (get_stats != nullptr) {
+    EXPECT_EQ(get_stats(&stats, sizeof(stats)), NRT_SUCCESS);
+  }
   dlclose(handle);
   return stats;
 }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the build dependencies, builds neuron-serve and starts it on the simulated Neuron
+# runtime (core/nrtsim/libnrtsim.so), in the foreground. Ctrl-C stops it cleanly.
+#   LISTEN=0.0.0.0:8001 NRTSIM_CORES=4 bash deploy/quickstart.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash .ci/install-deps
+cmake -S . -B build -G Ninja
+cmake --build build --target neuron-serve nrtsim neuronctl
+echo
+echo "Example model (a simulated NEFF, an MLP 16 -> 32 -> 8 with softmax): deploy/models/mlp/model.neff"
+echo "Starting neuron-serve on the simulated runtime; the line 'listening on' says where."
+exec ./build/server/neuron-serve \
+  --listen="${LISTEN:-127.0.0.1:8001}" \
+  --nrt-library="$PWD/build/core/nrtsim/libnrtsim.so"
