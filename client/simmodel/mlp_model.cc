@@ -103,9 +103,8 @@ absl::StatusOr<SimModel> BuildMlpModel(const MlpOptions& options) {
   }
   absl::flat_hash_set<std::string> internal;
   for (const auto& [name, constant] : model.constants) internal.insert(name);
-  for (const Op& op : model.ops) {
-    if (op.output != options.output_name) internal.insert(op.output);
-  }
+  // Every op output but the last, which is the model's output.
+  for (size_t i = 0; i + 1 < model.ops.size(); ++i) internal.insert(model.ops[i].output);
   for (const std::string* name : {&options.input_name, &options.output_name}) {
     if (internal.contains(*name)) {
       return absl::InvalidArgumentError(

@@ -105,6 +105,10 @@ TEST(MlpModelTest, RejectsNamesThatCollide) {
   MlpOptions weight = Mlp({2, 2});
   weight.input_name = "w0";
   EXPECT_THAT(BuildMlpModel(weight).status().message(), HasSubstr("'w0'"));
+  MlpOptions intermediate = Mlp({2, 2, 2});
+  intermediate.output_name = "dense0.matmul";
+  EXPECT_THAT(BuildMlpModel(intermediate).status().message(),
+              HasSubstr("'dense0.matmul' is used by a tensor inside the MLP"));
 }
 
 TEST(IdentityModelTest, OutputIsInput) {
