@@ -89,7 +89,7 @@ NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc, size_t
 }
 
 void nrt_tensor_free(nrt_tensor_t** tensor) {
-  if (tensor == nullptr || *tensor == nullptr) return;
+  if (tensor == nullptr || *tensor == nullptr || !(*tensor)->valid_handle()) return;
   // Works after nrt_close too: a DEVICE tensor's HBM goes back to its core.
   delete *tensor;
   *tensor = nullptr;
