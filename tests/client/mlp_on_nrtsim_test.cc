@@ -1,7 +1,7 @@
 // The end-to-end check of `neuronctl sim-model`: an MLP the tool writes is loaded into the
-// simulated runtime (libnrtsim.so, through its C ABI) and executed on random inputs, and the
-// outputs are compared with a forward pass this test computes itself, in double precision, from
-// the weights in the file. Agreement means the tool, the file format and the simulator tell
+// simulated runtime (libnrtsim.so, through core's libnrt binding) and executed on random inputs,
+// and the outputs are compared with a forward pass this test computes itself, in double precision,
+// from the weights in the file. Agreement means the tool, the file format and the simulator tell
 // the same story about what the model computes.
 #include <algorithm>
 #include <cmath>
@@ -13,18 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "core/nrt/nrt_library.h"
+#include "core/nrt/nrt_runtime.h"
+#include "core/nrt/nrt_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/client/nrt_api.h"
 #include "tests/client/subprocess.h"
 
 namespace neuronserve {
 namespace {
 
 namespace fs = std::filesystem;
-using ::neuronserve::testing::NrtApi;
-using ::neuronserve::testing::NrtLibrary;
 using Matrix = std::vector<std::vector<double>>;  // [rows][columns]
 
 // ---- The reference: an independent forward pass over the file's JSON. ----
@@ -77,64 +77,21 @@ Matrix ForwardPass(const std::vector<Layer>& layers, bool softmax, Matrix activa
   return activation;
 }
 
-// ---- RAII over the runtime's handles. ----
+// ---- The fixture: the simulated runtime through core's binding, as the daemon loads it. ----
 
-class Tensor {
- public:
-  Tensor(const NrtApi& api, size_t bytes, const std::string& name) : api_(api) {
-    status_ = api_.tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, bytes, name.c_str(), &tensor_);
-  }
-  Tensor(const Tensor&) = delete;
-  Tensor& operator=(const Tensor&) = delete;
-  ~Tensor() {
-    if (tensor_ != nullptr) api_.tensor_free(&tensor_);
-  }
-  NRT_STATUS status() const { return status_; }
-  nrt_tensor_t* get() const { return tensor_; }
+absl::Span<const uint8_t> AsBytes(const std::string& text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
 
- private:
-  const NrtApi& api_;
-  nrt_tensor_t* tensor_ = nullptr;
-  NRT_STATUS status_;
+// A model bound to one device tensor per input and output, on core 0.
+struct BoundModel {
+  NrtModel model;
+  std::vector<TensorSpec> specs;
+  NrtTensor input;
+  NrtTensor output;
+  NrtTensorSet inputs;
+  NrtTensorSet outputs;
 };
-
-class TensorSet {
- public:
-  explicit TensorSet(const NrtApi& api) : api_(api) { status_ = api_.allocate_tensor_set(&set_); }
-  TensorSet(const TensorSet&) = delete;
-  TensorSet& operator=(const TensorSet&) = delete;
-  ~TensorSet() {
-    if (set_ != nullptr) api_.destroy_tensor_set(&set_);
-  }
-  NRT_STATUS status() const { return status_; }
-  nrt_tensor_set_t* get() const { return set_; }
-
- private:
-  const NrtApi& api_;
-  nrt_tensor_set_t* set_ = nullptr;
-  NRT_STATUS status_;
-};
-
-class Model {
- public:
-  Model(const NrtApi& api, const std::string& bytes) : api_(api) {
-    status_ = api_.load(bytes.data(), bytes.size(), 0, -1, &model_);
-  }
-  Model(const Model&) = delete;
-  Model& operator=(const Model&) = delete;
-  ~Model() {
-    if (model_ != nullptr) api_.unload(model_);
-  }
-  NRT_STATUS status() const { return status_; }
-  nrt_model_t* get() const { return model_; }
-
- private:
-  const NrtApi& api_;
-  nrt_model_t* model_ = nullptr;
-  NRT_STATUS status_;
-};
-
-// ---- The fixture: the runtime, initialised once for the process. ----
 
 class MlpOnNrtsimTest : public ::testing::Test {
  protected:
@@ -143,28 +100,25 @@ class MlpOnNrtsimTest : public ::testing::Test {
     ::unsetenv("NEURON_RT_VISIBLE_CORES");
     ::unsetenv("NEURON_RT_NUM_CORES");
     ::setenv("NRTSIM_CORES", "2", /*overwrite=*/1);
-    std::string error;
-    library_ = NrtLibrary::Open(NRTSIM_PATH, &error).release();
-    ASSERT_NE(library_, nullptr) << "cannot open " << NRTSIM_PATH << ": " << error;
-    ASSERT_EQ(library_->api().init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""), NRT_SUCCESS);
+    absl::StatusOr<std::unique_ptr<NrtLibrary>> library = NrtLibrary::Open(NRTSIM_PATH);
+    ASSERT_TRUE(library.ok()) << library.status();
+    absl::StatusOr<std::unique_ptr<NrtRuntime>> runtime = NrtRuntime::Start(*std::move(library));
+    ASSERT_TRUE(runtime.ok()) << runtime.status();
+    runtime_ = runtime->release();
   }
   static void TearDownTestSuite() {
-    if (library_ == nullptr) return;
-    library_->api().close();
-    delete library_;
-    library_ = nullptr;
+    delete runtime_;  // nrt_close
+    runtime_ = nullptr;
   }
 
   void SetUp() override {
-    ASSERT_NE(library_, nullptr);
+    ASSERT_NE(runtime_, nullptr);
     dir_ = fs::temp_directory_path() /
            (std::string("mlp_on_nrtsim_") + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
-
-  const NrtApi& api() const { return library_->api(); }
 
   // Runs `neuronctl sim-model ARGS --out=FILE` and returns the file's bytes.
   std::string WriteModel(std::vector<std::string> args) {
@@ -179,24 +133,55 @@ class MlpOnNrtsimTest : public ::testing::Test {
     return bytes.str();
   }
 
-  // Executes `model` on `input` (row-major float32) and returns the output.
-  NRT_STATUS Execute(const Model& model, const Tensor& input, const Tensor& output,
-                     const TensorSet& inputs, const TensorSet& outputs,
-                     const std::vector<float>& input_values, std::vector<float>& output_values) {
-    NRT_STATUS status = api().tensor_write(input.get(), input_values.data(), 0,
-                                           input_values.size() * sizeof(float));
-    if (status != NRT_SUCCESS) return status;
-    status = api().execute(model.get(), inputs.get(), outputs.get());
-    if (status != NRT_SUCCESS) return status;
-    return api().tensor_read(output.get(), output_values.data(), 0,
-                             output_values.size() * sizeof(float));
+  // Loads a one-input, one-output model and binds a device tensor to each.
+  absl::StatusOr<BoundModel> LoadAndBind(const std::string& bytes) {
+    BoundModel bound;
+    absl::StatusOr<NrtModel> model = runtime_->LoadModel(AsBytes(bytes), 0);
+    if (!model.ok()) return model.status();
+    bound.model = *std::move(model);
+    absl::StatusOr<std::vector<TensorSpec>> specs = bound.model.Tensors();
+    if (!specs.ok()) return specs.status();
+    bound.specs = *std::move(specs);
+    if (bound.specs.size() != 2) return absl::InternalError("expected one input, one output");
+    for (const TensorSpec& spec : bound.specs) {
+      absl::StatusOr<NrtTensor> tensor =
+          runtime_->AllocateTensor(NRT_TENSOR_PLACEMENT_DEVICE, 0, spec.byte_size, spec.name);
+      if (!tensor.ok()) return tensor.status();
+      (spec.usage == TensorUsage::kInput ? bound.input : bound.output) = *std::move(tensor);
+    }
+    absl::StatusOr<NrtTensorSet> inputs = runtime_->AllocateTensorSet();
+    absl::StatusOr<NrtTensorSet> outputs = runtime_->AllocateTensorSet();
+    if (!inputs.ok()) return inputs.status();
+    if (!outputs.ok()) return outputs.status();
+    bound.inputs = *std::move(inputs);
+    bound.outputs = *std::move(outputs);
+    if (absl::Status status = bound.inputs.Add(bound.specs[0].name, bound.input); !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = bound.outputs.Add(bound.specs[1].name, bound.output); !status.ok()) {
+      return status;
+    }
+    return bound;
   }
 
-  static NrtLibrary* library_;
+  // Writes `input_values`, executes and reads the output into `output_values`.
+  static absl::Status Execute(BoundModel& bound, const std::vector<float>& input_values,
+                              std::vector<float>& output_values) {
+    absl::Status status = bound.input.Write(
+        {reinterpret_cast<const uint8_t*>(input_values.data()), input_values.size() * 4});
+    if (status.ok()) status = bound.model.Execute(bound.inputs, bound.outputs);
+    if (status.ok()) {
+      status = bound.output.Read(
+          {reinterpret_cast<uint8_t*>(output_values.data()), output_values.size() * 4});
+    }
+    return status;
+  }
+
+  static NrtRuntime* runtime_;
   fs::path dir_;
 };
 
-NrtLibrary* MlpOnNrtsimTest::library_ = nullptr;
+NrtRuntime* MlpOnNrtsimTest::runtime_ = nullptr;
 
 struct MlpCase {
   std::string name;
@@ -222,32 +207,19 @@ TEST_P(MlpForwardPassTest, SimulatorMatchesAnIndependentForwardPass) {
   const std::string input_name = description["inputs"][0]["name"];
   const std::string output_name = description["outputs"][0]["name"];
 
-  Model model(api(), bytes);
-  ASSERT_EQ(model.status(), NRT_SUCCESS);
+  absl::StatusOr<BoundModel> bound = LoadAndBind(bytes);
+  ASSERT_TRUE(bound.ok()) << bound.status();
 
   // The runtime reports the tensors the tool declared.
-  nrt_tensor_info_array_t* info = nullptr;
-  ASSERT_EQ(api().get_model_tensor_info(model.get(), &info), NRT_SUCCESS);
-  ASSERT_EQ(info->tensor_count, 2u);
-  for (uint64_t i = 0; i < info->tensor_count; ++i) {
-    const nrt_tensor_info_t& tensor = info->tensor_array[i];
-    const bool is_input = tensor.usage == NRT_TENSOR_USAGE_INPUT;
-    EXPECT_EQ(std::string(tensor.name), is_input ? input_name : output_name);
-    EXPECT_EQ(tensor.size, param.batch * (is_input ? in_features : out_features) * sizeof(float));
-  }
-  api().free_model_tensor_info(info);
-
-  Tensor input(api(), param.batch * in_features * sizeof(float), input_name);
-  Tensor output(api(), param.batch * out_features * sizeof(float), output_name);
-  ASSERT_EQ(input.status(), NRT_SUCCESS);
-  ASSERT_EQ(output.status(), NRT_SUCCESS);
-  TensorSet inputs(api()), outputs(api());
-  ASSERT_EQ(inputs.status(), NRT_SUCCESS);
-  ASSERT_EQ(outputs.status(), NRT_SUCCESS);
-  ASSERT_EQ(api().add_tensor_to_tensor_set(inputs.get(), input_name.c_str(), input.get()),
-            NRT_SUCCESS);
-  ASSERT_EQ(api().add_tensor_to_tensor_set(outputs.get(), output_name.c_str(), output.get()),
-            NRT_SUCCESS);
+  const TensorSpec& input_spec = bound->specs[0];
+  const TensorSpec& output_spec = bound->specs[1];
+  EXPECT_EQ(input_spec.usage, TensorUsage::kInput);
+  EXPECT_EQ(input_spec.name, input_name);
+  EXPECT_EQ(input_spec.dtype, DataType::kFloat32);
+  EXPECT_EQ(input_spec.byte_size, param.batch * in_features * sizeof(float));
+  EXPECT_EQ(output_spec.usage, TensorUsage::kOutput);
+  EXPECT_EQ(output_spec.name, output_name);
+  EXPECT_EQ(output_spec.byte_size, param.batch * out_features * sizeof(float));
 
   std::mt19937_64 rng(20240601);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
@@ -256,9 +228,8 @@ TEST_P(MlpForwardPassTest, SimulatorMatchesAnIndependentForwardPass) {
   constexpr int kExecutions = 300;
   for (int execution = 0; execution < kExecutions; ++execution) {
     for (float& value : input_values) value = uniform(rng);
-    ASSERT_EQ(Execute(model, input, output, inputs, outputs, input_values, output_values),
-              NRT_SUCCESS)
-        << "execution " << execution;
+    absl::Status status = Execute(*bound, input_values, output_values);
+    ASSERT_TRUE(status.ok()) << "execution " << execution << ": " << status;
 
     Matrix reference_input(param.batch, std::vector<double>(in_features));
     for (size_t row = 0; row < param.batch; ++row) {
@@ -295,20 +266,17 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(MlpOnNrtsimTest, FaultWrittenByTheToolFailsTheChosenExecution) {
   const std::string bytes =
       WriteModel({"--identity=1,4", "--fault=on_execution=2:NRT_EXEC_HW_ERR_NC_UE"});
-  Model model(api(), bytes);
-  ASSERT_EQ(model.status(), NRT_SUCCESS);
-  Tensor input(api(), 4 * sizeof(float), "input");
-  Tensor output(api(), 4 * sizeof(float), "output");
-  TensorSet inputs(api()), outputs(api());
-  ASSERT_EQ(api().add_tensor_to_tensor_set(inputs.get(), "input", input.get()), NRT_SUCCESS);
-  ASSERT_EQ(api().add_tensor_to_tensor_set(outputs.get(), "output", output.get()), NRT_SUCCESS);
+  absl::StatusOr<BoundModel> bound = LoadAndBind(bytes);
+  ASSERT_TRUE(bound.ok()) << bound.status();
 
   const std::vector<float> values = {1.5f, -2.0f, 0.0f, 3.25f};
   std::vector<float> result(4);
-  EXPECT_EQ(Execute(model, input, output, inputs, outputs, values, result), NRT_SUCCESS);
+  EXPECT_TRUE(Execute(*bound, values, result).ok());
   EXPECT_EQ(result, values);
-  EXPECT_EQ(Execute(model, input, output, inputs, outputs, values, result), NRT_EXEC_HW_ERR_NC_UE);
-  EXPECT_EQ(Execute(model, input, output, inputs, outputs, values, result), NRT_SUCCESS);
+  absl::Status fault = Execute(*bound, values, result);
+  EXPECT_EQ(NrtStatusOf(fault), NRT_EXEC_HW_ERR_NC_UE) << fault;
+  EXPECT_EQ(fault.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(Execute(*bound, values, result).ok());
 }
 
 }  // namespace
