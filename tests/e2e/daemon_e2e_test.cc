@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
@@ -119,6 +120,56 @@ TEST(DaemonE2ETest, HealthIsServingOnceTheRuntimeIsUp) {
   EXPECT_EQ(CheckHealth(*address, ""), grpc::health::v1::HealthCheckResponse::SERVING);
   EXPECT_EQ(CheckHealth(*address, "neuronserve.v1.NeuronServing"),
             grpc::health::v1::HealthCheckResponse::SERVING);
+}
+
+// Server reflection, asked the way grpcurl does, with the request encoded by hand (Debian ships
+// no reflection .proto): ServerReflectionRequest{list_services (field 7) = ""}.
+TEST(DaemonE2ETest, ReflectionListsTheServices) {
+  DaemonProcess daemon(SimDaemon());
+  auto address = daemon.WaitUntilListening();
+  ASSERT_TRUE(address.has_value()) << daemon.Stderr();
+
+  grpc::CompletionQueue queue;
+  grpc::GenericStub stub(Connect(*address));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto call = stub.PrepareCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &queue);
+  void* tag = nullptr;
+  bool ok = false;
+  // Waits for the operation tagged `expected_tag`; false if the queue gave anything else.
+  auto step = [&](intptr_t expected_tag) {
+    return queue.Next(&tag, &ok) && reinterpret_cast<intptr_t>(tag) == expected_tag;
+  };
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(step(1));
+  ASSERT_TRUE(ok);
+  const char request_bytes[] = {0x3a, 0x00};
+  grpc::Slice slice(request_bytes, sizeof(request_bytes));
+  call->Write(grpc::ByteBuffer(&slice, 1), reinterpret_cast<void*>(2));
+  ASSERT_TRUE(step(2));
+  ASSERT_TRUE(ok);
+  grpc::ByteBuffer reply;
+  call->Read(&reply, reinterpret_cast<void*>(3));
+  ASSERT_TRUE(step(3));
+  ASSERT_TRUE(ok);
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(reply.Dump(&slices).ok());
+  std::string reply_bytes;
+  for (const grpc::Slice& part : slices) {
+    reply_bytes.append(reinterpret_cast<const char*>(part.begin()), part.size());
+  }
+  EXPECT_THAT(reply_bytes, HasSubstr("neuronserve.v1.NeuronServing"));
+  EXPECT_THAT(reply_bytes, HasSubstr("grpc.health.v1.Health"));
+  call->WritesDone(reinterpret_cast<void*>(4));
+  ASSERT_TRUE(step(4));
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  ASSERT_TRUE(step(5));
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
 }
 
 TEST(DaemonE2ETest, StartupLineNamesAddressRuntimeVersionAndCores) {
