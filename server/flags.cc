@@ -18,6 +18,20 @@ ABSL_FLAG(std::string, log_level, "info",
 ABSL_FLAG(int, shutdown_timeout_seconds, 10,
           "On SIGTERM/SIGINT, how long open calls may take to finish before they are cancelled.");
 
+ABSL_FLAG(std::string, model_repository, "",
+          "Model repository: one folder per model with its NEFF and a config.pbtxt (a "
+          "ModelConfig in protobuf text format). LoadModel may name paths inside it.");
+ABSL_FLAG(std::string, load_models, "",
+          "Repository models to load at startup: 'all', or a comma-separated list of folder "
+          "names. A model that fails to load is FAILED; the others still load.");
+ABSL_FLAG(std::string, state_dir, "",
+          "Directory where models loaded through the API are recorded, so that they load again "
+          "after a restart. Empty: not recorded.");
+ABSL_FLAG(uint64_t, max_model_bytes, uint64_t{2} << 30,
+          "Largest NEFF LoadModel accepts, in bytes (RESOURCE_EXHAUSTED past it).");
+ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
+          "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
+
 namespace neuronserve {
 
 std::string EnvironmentVariableForFlag(const std::string& flag_name) {

@@ -11,11 +11,17 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 
 ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, nrt_library);
 ABSL_DECLARE_FLAG(std::string, log_level);
 ABSL_DECLARE_FLAG(int, shutdown_timeout_seconds);
+ABSL_DECLARE_FLAG(std::string, model_repository);
+ABSL_DECLARE_FLAG(std::string, load_models);
+ABSL_DECLARE_FLAG(std::string, state_dir);
+ABSL_DECLARE_FLAG(uint64_t, max_model_bytes);
+ABSL_DECLARE_FLAG(absl::Duration, unload_timeout);
 
 namespace neuronserve {
 

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
       "(e.g. NEURON_SERVE_NRT_LIBRARY); the command line wins.\n"
       "Flags may be written with dashes or underscores (--nrt-library or --nrt_library).\n"
       "Exit codes: 0 clean shutdown, 1 startup failure, 2 bad flags.\n"
-      "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--log-level=LEVEL]");
+      "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--model-repository=DIR "
+      "--load-models=all|NAME,...] [--state-dir=DIR] [--log-level=LEVEL]");
   if (absl::Status status = neuronserve::ApplyFlagsFromEnvironment(); !status.ok()) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;
@@ -60,6 +61,11 @@ int main(int argc, char** argv) {
   neuronserve::DaemonOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.nrt_library = absl::GetFlag(FLAGS_nrt_library);
+  options.model_repository = absl::GetFlag(FLAGS_model_repository);
+  options.load_models = absl::GetFlag(FLAGS_load_models);
+  options.state_dir = absl::GetFlag(FLAGS_state_dir);
+  options.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
+  options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());

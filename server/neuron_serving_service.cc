@@ -1,18 +1,65 @@
 #include "server/neuron_serving_service.h"
 
 #include "server/enumerate_response.h"
+#include "server/grpc_status.h"
+#include "server/model_status.h"
 
 namespace neuronserve {
 
 NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
-                                           const DeviceInventory& inventory)
-    : runtime_(runtime), inventory_response_(BuildEnumerateResponse(inventory)) {}
+                                           const DeviceInventory& inventory,
+                                           const ModelLoadingContext& loading)
+    : runtime_(runtime),
+      loading_(loading),
+      inventory_response_(BuildEnumerateResponse(inventory)) {}
 
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
                                                           const v1::EnumerateRequest* /*request*/,
                                                           v1::EnumerateResponse* response) {
   *response = inventory_response_;
   FillMemoryUse(runtime_, *response);
+  const std::vector<std::vector<std::string>> residents = loading_.registry->ResidentsByCore();
+  for (v1::NeuronCore& core : *response->mutable_cores()) {
+    if (core.index() >= residents.size()) continue;
+    for (const std::string& name : residents[core.index()]) core.add_resident_models(name);
+  }
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerReadReactor<v1::LoadModelRequest>* NeuronServingService::LoadModel(
+    grpc::CallbackServerContext* /*context*/, v1::LoadModelResponse* response) {
+  return new LoadModelReactor(loading_, response);
+}
+
+grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServerContext* context,
+                                                            const v1::UnloadModelRequest* request,
+                                                            v1::UnloadModelResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  loading_.registry->Unload(request->name(), [reactor, response](absl::StatusOr<ModelInfo> result) {
+    if (result.ok()) *response->mutable_model() = ToModelStatus(*result);
+    reactor->Finish(ToGrpcStatus(result.status()));
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
+                                                         const v1::GetModelRequest* request,
+                                                         v1::ModelStatus* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::StatusOr<ModelInfo> info = loading_.registry->Get(request->name());
+  if (info.ok()) *response = ToModelStatus(*info);
+  reactor->Finish(ToGrpcStatus(info.status()));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerContext* context,
+                                                           const v1::ListModelsRequest* /*request*/,
+                                                           v1::ListModelsResponse* response) {
+  for (const ModelInfo& info : loading_.registry->List()) {
+    *response->add_models() = ToModelStatus(info);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

@@ -4,46 +4,15 @@
 #include <atomic>
 #include <utility>
 
-#include "absl/base/config.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-
-#ifdef ABSL_HAVE_THREAD_SANITIZER
-#include <sanitizer/tsan_interface.h>
-#endif
 
 namespace neuronserve {
 namespace {
 
 // Process-wide, so an id outlives any one allocator and is never handed out twice.
 std::atomic<uint64_t> next_placement_id{1};
-
-// absl::MutexLock that ThreadSanitizer can see. Debian's libabsl_synchronization is not built
-// with -fsanitize=thread, so its lock and unlock carry no TSAN annotations and every access the
-// mutex protects is reported as a race. Under TSAN this adds the happens-before edges by hand
-// (release before unlocking, acquire after locking), so the TSAN build still catches accesses
-// made without the lock. Elsewhere it is exactly absl::MutexLock.
-class ABSL_SCOPED_LOCKABLE Lock {
- public:
-  explicit Lock(absl::Mutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
-    mu_->Lock();
-#ifdef ABSL_HAVE_THREAD_SANITIZER
-    __tsan_acquire(mu_);
-#endif
-  }
-  Lock(const Lock&) = delete;
-  Lock& operator=(const Lock&) = delete;
-  ~Lock() ABSL_UNLOCK_FUNCTION() {
-#ifdef ABSL_HAVE_THREAD_SANITIZER
-    __tsan_release(mu_);
-#endif
-    mu_->Unlock();
-  }
-
- private:
-  absl::Mutex* const mu_;
-};
 
 uint64_t End(CoreRange range) { return uint64_t{range.start} + range.count; }
 
@@ -234,7 +203,7 @@ absl::StatusOr<Placement> CoreAllocator::Allocate(const PlacementRequest& reques
         absl::StrCat("model '", request.owner, "': replicas must be at least 1"));
   }
 
-  Lock lock(&mu_);
+  MutexLock lock(&mu_);
   absl::StatusOr<std::vector<CoreRange>> ranges =
       request.start_cores.empty() ? PlaceByCount(request) : PlaceExplicitly(request);
   if (!ranges.ok()) return ranges.status();
@@ -252,7 +221,7 @@ absl::StatusOr<Placement> CoreAllocator::Allocate(const PlacementRequest& reques
 }
 
 void CoreAllocator::Release(uint64_t placement_id) {
-  Lock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = placements_.find(placement_id);
   if (it == placements_.end()) return;
   for (const CoreRange& range : it->second) {
@@ -269,12 +238,12 @@ void CoreAllocator::Release(uint64_t placement_id) {
 }
 
 std::vector<std::vector<CoreHolder>> CoreAllocator::Holders() const {
-  Lock lock(&mu_);
+  MutexLock lock(&mu_);
   return holders_;
 }
 
 std::vector<uint32_t> CoreAllocator::FreeCores() const {
-  Lock lock(&mu_);
+  MutexLock lock(&mu_);
   std::vector<uint32_t> free;
   for (uint32_t core = 0; core < core_count_; ++core) {
     if (holders_[core].empty()) free.push_back(core);

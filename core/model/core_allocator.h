@@ -46,8 +46,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "core/util/mutex.h"
 
 namespace neuronserve {
 
@@ -114,7 +114,7 @@ class CoreAllocator {
   std::string DescribeOccupancy() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const uint32_t core_count_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::vector<std::vector<CoreHolder>> holders_ ABSL_GUARDED_BY(mu_);  // one entry per core
   std::map<uint64_t, std::vector<CoreRange>> placements_ ABSL_GUARDED_BY(mu_);  // by id
 };

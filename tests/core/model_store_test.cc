@@ -454,27 +454,6 @@ TEST_F(ModelStoreTest, DirectoryUnderARegularFileGivesAClearError) {
   EXPECT_EQ(ModelStore::Open("").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST_F(ModelStoreTest, UnwritableDirectoryGivesAClearError) {
-  if (geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
-  fs::create_directories(root_ / "readonly");
-  fs::permissions(root_ / "readonly", fs::perms::owner_read | fs::perms::owner_exec);
-  absl::StatusOr<std::unique_ptr<ModelStore>> store =
-      ModelStore::Open((root_ / "readonly" / "state").string());
-  EXPECT_EQ(store.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(store.status().message(), HasSubstr("cannot create directory"));
-  EXPECT_THAT(store.status().message(), HasSubstr("Permission denied"));
-
-  // A store whose model directory turns read-only: Save fails, naming the path.
-  OpenStore();
-  Save("mlp", "1", "old");
-  fs::permissions(ModelDir("mlp"), fs::perms::owner_read | fs::perms::owner_exec);
-  absl::Status saved = store_->Save("mlp", "2", Bytes("new"), "");
-  EXPECT_EQ(saved.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(saved.message(), HasSubstr(ModelDir("mlp").string()));
-  fs::permissions(ModelDir("mlp"), fs::perms::owner_all);
-  EXPECT_EQ(List().at(0).version, "1");
-}
-
 TEST_F(ModelStoreTest, FiveMebibyteNeff) {
   std::mt19937_64 random(42);
   std::string neff(5 << 20, '\0');

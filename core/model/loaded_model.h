@@ -1,0 +1,90 @@
+// LoadedModel: one READY version of a model — its replicas (each an nrt_load on its own core
+// range), its tensors as the runtime describes them, and its request counters.
+//
+// Requests hold a Lease while they use the model; the registry unloads a version only after its
+// last lease is gone (or a timeout), so no execution ever runs on an unloaded model.
+#ifndef NEURON_SERVE_CORE_MODEL_LOADED_MODEL_H_
+#define NEURON_SERVE_CORE_MODEL_LOADED_MODEL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "core/model/core_allocator.h"
+#include "core/nrt/nrt_handles.h"
+#include "core/util/mutex.h"
+
+namespace neuronserve {
+
+struct ModelReplica {
+  NrtModel model;
+  CoreRange cores;
+  std::atomic<bool> healthy{true};
+};
+
+struct ModelIdentity {
+  std::string name;
+  std::string version;
+  std::string source;  // "upload", "repository" or "state"
+};
+
+class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
+ public:
+  // Keeps the model loaded while alive. Move-only; an empty lease holds nothing.
+  class Lease {
+   public:
+    Lease() = default;
+    explicit Lease(std::shared_ptr<LoadedModel> model);
+    Lease(Lease&& other) noexcept = default;
+    Lease& operator=(Lease&& other) noexcept;
+    ~Lease();
+    LoadedModel* operator->() const { return model_.get(); }
+    LoadedModel& operator*() const { return *model_; }
+    explicit operator bool() const { return model_ != nullptr; }
+
+   private:
+    void Release();
+    std::shared_ptr<LoadedModel> model_;
+  };
+
+  LoadedModel(ModelIdentity identity, std::vector<std::unique_ptr<ModelReplica>> replicas,
+              std::vector<TensorSpec> tensors, uint64_t placement_id, absl::Time ready_at,
+              absl::Duration load_duration);
+
+  const ModelIdentity& identity() const { return identity_; }
+  const std::vector<std::unique_ptr<ModelReplica>>& replicas() const { return replicas_; }
+  const std::vector<TensorSpec>& tensors() const { return tensors_; }
+  uint64_t placement_id() const { return placement_id_; }
+  absl::Time ready_at() const { return ready_at_; }
+  absl::Duration load_duration() const { return load_duration_; }
+
+  std::atomic<uint64_t>& requests_succeeded() { return requests_succeeded_; }
+  std::atomic<uint64_t>& requests_failed() { return requests_failed_; }
+  uint64_t requests_succeeded() const { return requests_succeeded_.load(); }
+  uint64_t requests_failed() const { return requests_failed_.load(); }
+
+  // Waits until no lease is held, at most `timeout`; true if none is.
+  bool WaitUntilIdle(absl::Duration timeout);
+  int leases() const;
+
+ private:
+  ModelIdentity identity_;
+  std::vector<std::unique_ptr<ModelReplica>> replicas_;
+  std::vector<TensorSpec> tensors_;
+  uint64_t placement_id_;
+  absl::Time ready_at_;
+  absl::Duration load_duration_;
+  std::atomic<uint64_t> requests_succeeded_{0};
+  std::atomic<uint64_t> requests_failed_{0};
+
+  mutable Mutex mutex_;
+  int leases_ ABSL_GUARDED_BY(mutex_) = 0;
+  CondVar idle_;  // signalled when leases_ drops to 0
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_MODEL_LOADED_MODEL_H_

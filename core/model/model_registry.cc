@@ -1,0 +1,337 @@
+#include "core/model/model_registry.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/util/fmt_absl.h"
+#include "core/util/model_name.h"
+#include "spdlog/spdlog.h"
+
+namespace neuronserve {
+namespace {
+
+std::string Quoted(const ModelIdentity& identity) {
+  if (identity.version.empty()) return absl::StrCat("'", identity.name, "'");
+  return absl::StrCat("'", identity.name, "' version '", identity.version, "'");
+}
+
+std::string DescribeRanges(const std::vector<CoreRange>& ranges) {
+  std::vector<std::string> parts;
+  for (const CoreRange& range : ranges) {
+    parts.push_back(range.count == 1
+                        ? absl::StrCat(range.start)
+                        : absl::StrCat(range.start, "-", range.start + range.count - 1));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
+ModelRegistry::ModelRegistry(const NrtRuntime& runtime, uint32_t core_count, ModelStore* store,
+                             RegistryOptions options)
+    : runtime_(runtime),
+      store_(store),
+      options_(options),
+      allocator_(core_count),
+      executor_(std::make_unique<SerialExecutor>()) {}
+
+ModelRegistry::~ModelRegistry() {
+  // Let queued loads and unloads finish first: their callbacks are owed an answer.
+  executor_.reset();
+  std::map<std::string, Entry> entries;
+  {
+    MutexLock lock(&mutex_);
+    entries.swap(entries_);
+  }
+  for (auto& [name, entry] : entries) {
+    if (entry.serving != nullptr) Retire(std::move(entry.serving));
+  }
+}
+
+void ModelRegistry::Load(LoadSpec spec, Callback done) {
+  if (absl::Status valid = ValidateModelName(spec.identity.name); !valid.ok()) {
+    done(valid);
+    return;
+  }
+  if (absl::Status valid = ValidateModelVersion(spec.identity.version); !valid.ok()) {
+    done(valid);
+    return;
+  }
+  {
+    MutexLock lock(&mutex_);
+    auto [it, inserted] = entries_.try_emplace(spec.identity.name);
+    Entry& entry = it->second;
+    if (!inserted) {
+      if (entry.state == ModelState::kUnloading || entry.state == ModelState::kLoading ||
+          entry.loading_new_version) {
+        const std::string busy = entry.state == ModelState::kUnloading ? "unloading" : "loading";
+        done(absl::FailedPreconditionError(absl::StrCat("model '", spec.identity.name, "' is ",
+                                                        busy, "; try again when it is done")));
+        return;
+      }
+    }
+    if (entry.state == ModelState::kReady) {
+      entry.loading_new_version = true;  // the old version keeps serving meanwhile
+    } else {
+      entry.state = ModelState::kLoading;
+      entry.error.clear();
+    }
+    entry.identity = spec.identity;
+  }
+  spdlog::info("model {} loading ({}, {} bytes)", Quoted(spec.identity), spec.identity.source,
+               spec.neff->size());
+  executor_->Submit([this, spec = std::move(spec), done = std::move(done)]() mutable {
+    RunLoad(std::move(spec), std::move(done));
+  });
+}
+
+absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const LoadSpec& spec) {
+  const absl::Time started = absl::Now();
+  const std::string& name = spec.identity.name;
+  const absl::Span<const uint8_t> neff(reinterpret_cast<const uint8_t*>(spec.neff->data()),
+                                       spec.neff->size());
+
+  // The model's core count is known only after a load, so the first replica is loaded on the
+  // first core the model may use, and the placement is made from what it reports.
+  uint32_t probe_core = 0;
+  std::optional<Placement> probe_placement;
+  if (!spec.start_cores.empty()) {
+    probe_core = spec.start_cores.front();
+    if (probe_core >= allocator_.core_count()) {
+      return absl::InvalidArgumentError(absl::StrCat("model '", name, "': start core ", probe_core,
+                                                     " does not exist (this "
+                                                     "daemon has cores 0-",
+                                                     allocator_.core_count() - 1, ")"));
+    }
+  } else {
+    PlacementRequest probe{name, 1, 1, {}, spec.shared};
+    absl::StatusOr<Placement> placement = allocator_.Allocate(probe);
+    if (!placement.ok()) return placement.status();
+    probe_core = placement->ranges.front().start;
+    probe_placement = *placement;
+  }
+  absl::StatusOr<NrtModel> first = runtime_.LoadModel(neff, static_cast<int32_t>(probe_core));
+  if (probe_placement.has_value()) allocator_.Release(probe_placement->id);
+  if (!first.ok()) {
+    return absl::Status(first.status().code(),
+                        absl::StrCat("model '", name, "': ", first.status().message()));
+  }
+  absl::StatusOr<uint32_t> core_count = first->CoreCount();
+  if (!core_count.ok()) return core_count.status();
+
+  PlacementRequest request{name, *core_count, spec.replicas, spec.start_cores, spec.shared};
+  absl::StatusOr<Placement> placement = allocator_.Allocate(request);
+  if (!placement.ok()) return placement.status();
+
+  std::vector<std::unique_ptr<ModelReplica>> replicas;
+  absl::Status status;
+  for (const CoreRange& range : placement->ranges) {
+    auto replica = std::make_unique<ModelReplica>();
+    replica->cores = range;
+    if (range.start == probe_core && first->get() != nullptr) {
+      replica->model = *std::move(first);
+      first = NrtModel();
+    } else {
+      absl::StatusOr<NrtModel> model = runtime_.LoadModel(neff, static_cast<int32_t>(range.start));
+      if (!model.ok()) {
+        status =
+            absl::Status(model.status().code(),
+                         absl::StrCat("model '", name, "' replica on cores ",
+                                      DescribeRanges({range}), ": ", model.status().message()));
+        break;
+      }
+      replica->model = *std::move(model);
+    }
+    replicas.push_back(std::move(replica));
+  }
+  absl::StatusOr<std::vector<TensorSpec>> tensors;
+  if (status.ok()) {
+    tensors = replicas.front()->model.Tensors();
+    if (!tensors.ok()) status = tensors.status();
+  }
+  if (!status.ok()) {
+    replicas.clear();  // nrt_unload of every replica made so far
+    allocator_.Release(placement->id);
+    return status;
+  }
+  return std::make_shared<LoadedModel>(spec.identity, std::move(replicas), *std::move(tensors),
+                                       placement->id, absl::Now(), absl::Now() - started);
+}
+
+void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
+  const std::string name = spec.identity.name;
+  absl::StatusOr<std::shared_ptr<LoadedModel>> loaded = LoadReplicas(spec);
+  if (loaded.ok() && spec.persist && store_ != nullptr) {
+    absl::Status saved = store_->Save(
+        name, spec.identity.version,
+        {reinterpret_cast<const uint8_t*>(spec.neff->data()), spec.neff->size()}, spec.config_text);
+    if (!saved.ok()) {
+      Retire(*std::move(loaded));
+      loaded = absl::Status(saved.code(), absl::StrCat("model '", name,
+                                                       "' loaded but could not be recorded in "
+                                                       "the state directory: ",
+                                                       saved.message()));
+    }
+  }
+
+  std::shared_ptr<LoadedModel> replaced;
+  absl::StatusOr<ModelInfo> result;
+  {
+    MutexLock lock(&mutex_);
+    Entry& entry = entries_[name];
+    entry.loading_new_version = false;
+    if (loaded.ok()) {
+      replaced = std::move(entry.serving);
+      entry.serving = *loaded;
+      entry.state = ModelState::kReady;
+      entry.identity = spec.identity;
+      entry.error.clear();
+      result = Describe(entry);
+    } else if (entry.serving != nullptr) {
+      result = loaded.status();  // the old version keeps serving
+    } else {
+      entry.state = ModelState::kFailed;
+      entry.error = std::string(loaded.status().message());
+      result = loaded.status();
+    }
+  }
+  if (loaded.ok()) {
+    const LoadedModel& model = **loaded;
+    std::vector<CoreRange> ranges;
+    for (const auto& replica : model.replicas()) ranges.push_back(replica->cores);
+    spdlog::info("model {} ready on cores {} ({} replica{}, loaded in {})", Quoted(spec.identity),
+                 DescribeRanges(ranges), ranges.size(), ranges.size() == 1 ? "" : "s",
+                 absl::FormatDuration(model.load_duration()));
+  } else {
+    spdlog::warn("model {} failed to load: {}", Quoted(spec.identity), loaded.status().message());
+  }
+  // Answer before draining the old version: the new one already serves.
+  done(std::move(result));
+  if (replaced != nullptr) Retire(std::move(replaced));
+}
+
+void ModelRegistry::Unload(const std::string& name, Callback done) {
+  {
+    MutexLock lock(&mutex_);
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      done(absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded")));
+      return;
+    }
+    Entry& entry = it->second;
+    if (entry.state == ModelState::kLoading || entry.loading_new_version ||
+        entry.state == ModelState::kUnloading) {
+      done(absl::FailedPreconditionError(
+          absl::StrCat("model '", name, "' is ",
+                       entry.state == ModelState::kUnloading ? "already unloading" : "loading",
+                       "; try again when it is done")));
+      return;
+    }
+    entry.state = entry.state == ModelState::kFailed ? ModelState::kFailed : ModelState::kUnloading;
+  }
+  executor_->Submit(
+      [this, name, done = std::move(done)]() mutable { RunUnload(name, std::move(done)); });
+}
+
+void ModelRegistry::RunUnload(const std::string& name, Callback done) {
+  std::shared_ptr<LoadedModel> model;
+  ModelInfo info;
+  {
+    MutexLock lock(&mutex_);
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      done(absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded")));
+      return;
+    }
+    info = Describe(it->second);
+    // Acquire stops handing out leases now; the entry stays visible as UNLOADING.
+    model = it->second.serving;
+  }
+  spdlog::info("model '{}' unloading", name);
+  if (model != nullptr) Retire(std::move(model));
+  if (store_ != nullptr) {
+    absl::Status removed = store_->Remove(name);
+    if (!removed.ok() && !absl::IsNotFound(removed)) {
+      spdlog::warn("model '{}': cannot remove its state record: {}", name, removed.message());
+    }
+  }
+  {
+    MutexLock lock(&mutex_);
+    entries_.erase(name);
+  }
+  spdlog::info("model '{}' unloaded", name);
+  done(std::move(info));
+}
+
+void ModelRegistry::Retire(std::shared_ptr<LoadedModel> model) {
+  if (!model->WaitUntilIdle(options_.drain_timeout)) {
+    spdlog::warn("model {}: {} request(s) still in flight after {}; waiting for them to finish",
+                 Quoted(model->identity()), model->leases(),
+                 absl::FormatDuration(options_.drain_timeout));
+    // An execution on the device cannot be cut short; unloading under it would be a crash.
+    model->WaitUntilIdle(absl::InfiniteDuration());
+  }
+  const uint64_t placement_id = model->placement_id();
+  model.reset();  // the last reference: nrt_unload of every replica
+  allocator_.Release(placement_id);
+}
+
+ModelInfo ModelRegistry::Describe(const Entry& entry) const {
+  if (entry.serving != nullptr) {
+    ModelInfo info = DescribeLoadedModel(*entry.serving, entry.state);
+    return info;
+  }
+  ModelInfo info;
+  info.identity = entry.identity;
+  info.state = entry.state;
+  info.error = entry.error;
+  return info;
+}
+
+absl::StatusOr<ModelInfo> ModelRegistry::Get(const std::string& name) const {
+  MutexLock lock(&mutex_);
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+  }
+  return Describe(it->second);
+}
+
+std::vector<ModelInfo> ModelRegistry::List() const {
+  MutexLock lock(&mutex_);
+  std::vector<ModelInfo> infos;
+  for (const auto& [name, entry] : entries_) infos.push_back(Describe(entry));
+  return infos;
+}
+
+std::vector<std::vector<std::string>> ModelRegistry::ResidentsByCore() const {
+  std::vector<std::vector<std::string>> residents(allocator_.core_count());
+  std::vector<std::vector<CoreHolder>> holders = allocator_.Holders();
+  for (size_t core = 0; core < holders.size(); ++core) {
+    for (const CoreHolder& holder : holders[core]) {
+      std::vector<std::string>& names = residents[core];
+      if (std::find(names.begin(), names.end(), holder.owner) == names.end()) {
+        names.push_back(holder.owner);
+      }
+    }
+  }
+  return residents;
+}
+
+absl::StatusOr<LoadedModel::Lease> ModelRegistry::Acquire(const std::string& name) const {
+  MutexLock lock(&mutex_);
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+  }
+  const Entry& entry = it->second;
+  if (entry.state != ModelState::kReady || entry.serving == nullptr) {
+    return absl::NotFoundError(absl::StrCat("model '", name, "' is ", ModelStateName(entry.state),
+                                            entry.error.empty() ? "" : ": ", entry.error));
+  }
+  return LoadedModel::Lease(entry.serving);
+}
+
+}  // namespace neuronserve
