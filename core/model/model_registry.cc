@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/nrt/nrt_status.h"
 #include "core/util/fmt_absl.h"
 #include "core/util/model_name.h"
 #include "spdlog/spdlog.h"
@@ -115,6 +116,16 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
   absl::StatusOr<NrtModel> first = runtime_.LoadModel(neff, static_cast<int32_t>(probe_core));
   if (probe_placement.has_value()) allocator_.Release(probe_placement->id);
   if (!first.ok()) {
+    if (!spec.start_cores.empty() && NrtStatusOf(first.status()) == NRT_LOAD_NOT_ENOUGH_NC) {
+      // The runtime's way of saying the model's cores run past the last one: with an explicit
+      // start core that is the request's fault, and retrying cannot help.
+      return absl::InvalidArgumentError(absl::StrCat("model '", name, "': start core ", probe_core,
+                                                     " is out of range: the model needs more "
+                                                     "cores than the ",
+                                                     allocator_.core_count() - probe_core,
+                                                     " from core ", probe_core, " to the last (",
+                                                     first.status().message(), ")"));
+    }
     return absl::Status(first.status().code(),
                         absl::StrCat("model '", name, "': ", first.status().message()));
   }
