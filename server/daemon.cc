@@ -118,8 +118,8 @@ void Daemon::LoadStartupModels(const DaemonOptions& options) {
       absl::StatusOr<std::string> bytes = model.ok() ? ReadFileBytes(model->neff_path)
                                                      : absl::StatusOr<std::string>(model.status());
       if (!bytes.ok()) {
-        spdlog::error("model '{}' in the repository cannot be loaded: {}", name,
-                      bytes.status().message());
+        // Visible as FAILED, like a model the runtime refused; the others still load.
+        registry_->RecordFailure(ModelIdentity{name, "", "repository"}, bytes.status());
         continue;
       }
       repository_specs.push_back(LoadSpecFromConfig(

@@ -301,6 +301,16 @@ ModelInfo ModelRegistry::Describe(const Entry& entry) const {
   return info;
 }
 
+void ModelRegistry::RecordFailure(const ModelIdentity& identity, const absl::Status& error) {
+  spdlog::warn("model {} failed to load: {}", Quoted(identity), error.message());
+  MutexLock lock(&mutex_);
+  auto [it, inserted] = entries_.try_emplace(identity.name);
+  if (!inserted) return;
+  it->second.state = ModelState::kFailed;
+  it->second.identity = identity;
+  it->second.error = std::string(error.message());
+}
+
 absl::StatusOr<ModelInfo> ModelRegistry::Get(const std::string& name) const {
   MutexLock lock(&mutex_);
   auto it = entries_.find(name);

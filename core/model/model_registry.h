@@ -61,6 +61,11 @@ class ModelRegistry {
   // drain timeout, unloads, forgets the store record. `done` gets the info as the unload began.
   void Unload(const std::string& name, Callback done);
 
+  // Records a model that could not even be read (e.g. a repository folder with a broken
+  // config.pbtxt) as FAILED with `error`, so it is visible like any failed load. A name that is
+  // already known is left alone.
+  void RecordFailure(const ModelIdentity& identity, const absl::Status& error);
+
   absl::StatusOr<ModelInfo> Get(const std::string& name) const;
   std::vector<ModelInfo> List() const;  // by name
   // Per visible core, the names of the models with a replica on it.

@@ -251,3 +251,26 @@ TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {
 
 }  // namespace
 }  // namespace neuronserve
+
+namespace neuronserve {
+namespace {
+
+TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  registry.RecordFailure(ModelIdentity{"broken", "", "repository"},
+                         absl::InvalidArgumentError("config.pbtxt is not a valid ModelConfig"));
+  auto info = registry.Get("broken");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->state, ModelState::kFailed);
+  EXPECT_THAT(info->error, HasSubstr("config.pbtxt"));
+
+  ASSERT_TRUE(LoadSync(registry, Spec("fine")).ok());
+  registry.RecordFailure(ModelIdentity{"fine", "", "repository"}, absl::InternalError("x"));
+  EXPECT_EQ(registry.Get("fine")->state, ModelState::kReady);
+  // A FAILED name can be loaded again.
+  ASSERT_TRUE(LoadSync(registry, Spec("broken")).ok());
+  EXPECT_EQ(registry.Get("broken")->state, ModelState::kReady);
+}
+
+}  // namespace
+}  // namespace neuronserve
