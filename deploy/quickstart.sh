@@ -8,8 +8,11 @@ bash .ci/install-deps
 cmake -S . -B build -G Ninja
 cmake --build build --target neuron-serve nrtsim neuronctl
 echo
-echo "Example model (a simulated NEFF, an MLP 16 -> 32 -> 8 with softmax): deploy/models/mlp/model.neff"
-echo "Starting neuron-serve on the simulated runtime; the line 'listening on' says where."
+echo "Starting neuron-serve on the simulated runtime with the example repository deploy/models"
+echo "(model 'mlp': a simulated NEFF, an MLP 16 -> 32 -> 8 with softmax)."
+echo "The line 'listening on' says where; 'model 'mlp' ready' that the model serves."
 exec ./build/server/neuron-serve \
   --listen="${LISTEN:-127.0.0.1:8001}" \
-  --nrt-library="$PWD/build/core/nrtsim/libnrtsim.so"
+  --nrt-library="$PWD/build/core/nrtsim/libnrtsim.so" \
+  --model-repository="$PWD/deploy/models" --load-models=all \
+  --state-dir="$PWD/build/state"
