@@ -65,6 +65,11 @@ int64_t CoreAllocator::FirstUnusable(CoreRange range, const std::string& owner, 
   return -1;
 }
 
+std::string CoreAllocator::Occupancy() const {
+  MutexLock lock(&mu_);
+  return DescribeOccupancy();
+}
+
 std::string CoreAllocator::DescribeOccupancy() const {
   std::vector<uint32_t> free;
   // Holders grouped by (owner, shared), in the order of the lowest core each group holds.

@@ -97,6 +97,9 @@ class CoreAllocator {
 
   uint32_t core_count() const { return core_count_; }
 
+  // "free cores: 0, 3; cores 1-2 held by 'resnet'", for error messages of callers.
+  std::string Occupancy() const ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   // Whether a placement of (owner, shared) may use `core` under the sharing rule.
   bool Usable(uint32_t core, const std::string& owner, bool shared) const

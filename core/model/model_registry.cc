@@ -109,7 +109,14 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
   } else {
     PlacementRequest probe{name, 1, 1, {}, spec.shared};
     absl::StatusOr<Placement> placement = allocator_.Allocate(probe);
-    if (!placement.ok()) return placement.status();
+    if (!placement.ok()) {
+      // Not even one core is usable; say so in terms of what the client asked for (the probe's
+      // own "1 replica of 1 core" would mislead).
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot place model '", name, "' (", spec.replicas,
+                       spec.replicas == 1 ? " replica" : " replicas",
+                       " asked): no core it may use is free; ", allocator_.Occupancy()));
+    }
     probe_core = placement->ranges.front().start;
     probe_placement = *placement;
   }

@@ -165,10 +165,14 @@ TEST_F(ModelRegistryTest, PlacementOfReplicasAndExhaustion) {
   EXPECT_EQ(info->replicas[0].cores.count, 2u);
   EXPECT_EQ(info->replicas[1].cores.start, 2u);
 
-  auto full = LoadSync(registry, Spec("other"));
+  LoadSpec other = Spec("other");
+  other.replicas = 3;
+  auto full = LoadSync(registry, std::move(other));
   ASSERT_FALSE(full.ok());
   EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(full.status().message(), HasSubstr("wide"));
+  EXPECT_THAT(full.status().message(),
+              HasSubstr("cannot place model 'other' (3 replicas asked): no core it may use is "
+                        "free; no free cores; cores 0-3 held by 'wide'"));
   EXPECT_EQ(registry.Get("other")->state, ModelState::kFailed);
   EXPECT_EQ(SimStats().live_models, 2u);  // nothing of 'other' stayed loaded
 }

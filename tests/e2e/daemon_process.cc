@@ -1,6 +1,7 @@
 #include "tests/e2e/daemon_process.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,7 +19,8 @@ DaemonProcess::DaemonProcess(const DaemonArgs& args) {
   std::map<std::string, std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const char* equals = std::strchr(*entry, '=');
-    if (equals != nullptr) env[std::string(*entry, static_cast<size_t>(equals - *entry))] = equals + 1;
+    if (equals != nullptr)
+      env[std::string(*entry, static_cast<size_t>(equals - *entry))] = equals + 1;
   }
   for (const std::string& name : args.unset_env) env.erase(name);
   for (const auto& [name, value] : args.env) env[name] = value;
@@ -36,6 +38,8 @@ DaemonProcess::DaemonProcess(const DaemonArgs& args) {
   if (pipe(pipe_fds) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
+    // A test that crashes or is killed by ctest's timeout must not leave its daemon behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(pipe_fds[1], STDERR_FILENO);
     close(pipe_fds[0]);
     close(pipe_fds[1]);

@@ -41,6 +41,9 @@ class DaemonProcess {
   // Everything the daemon wrote to stderr so far.
   std::string Stderr() const;
 
+  // The child's process id (-1 if it could not be started).
+  pid_t pid() const { return pid_; }
+
  private:
   void ReadStderr(int fd);
 
