@@ -4,6 +4,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "core/util/fmt_absl.h"
+#include "core/util/posix_file.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -115,8 +116,8 @@ void Daemon::LoadStartupModels(const DaemonOptions& options) {
     }
     for (const std::string& name : names) {
       absl::StatusOr<RepositoryModel> model = repository_->Resolve(name);
-      absl::StatusOr<std::string> bytes = model.ok() ? ReadFileBytes(model->neff_path)
-                                                     : absl::StatusOr<std::string>(model.status());
+      absl::StatusOr<std::string> bytes =
+          model.ok() ? ReadFile(model->neff_path) : absl::StatusOr<std::string>(model.status());
       if (!bytes.ok()) {
         // Visible as FAILED, like a model the runtime refused; the others still load.
         registry_->RecordFailure(ModelIdentity{name, "", "repository"}, bytes.status());

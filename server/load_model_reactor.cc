@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/util/posix_file.h"
 #include "server/grpc_status.h"
 #include "server/load_spec.h"
 #include "server/model_status.h"
@@ -100,7 +101,7 @@ void LoadModelReactor::OnEndOfStream() {
       Finish(ToGrpcStatus(model.status()));
       return;
     }
-    absl::StatusOr<std::string> bytes = ReadFileBytes(model->neff_path);
+    absl::StatusOr<std::string> bytes = ReadFile(model->neff_path);
     if (!bytes.ok()) {
       Finish(ToGrpcStatus(bytes.status()));
       return;

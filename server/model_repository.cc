@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/util/posix_file.h"
 #include "google/protobuf/text_format.h"
 
 namespace neuronserve {
@@ -24,15 +23,6 @@ bool IsInside(const fs::path& path, const fs::path& root) {
 }
 
 }  // namespace
-
-absl::StatusOr<std::string> ReadFileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("error reading '", path, "'"));
-  return bytes.str();
-}
 
 absl::StatusOr<ModelRepository> ModelRepository::Open(const std::string& root) {
   std::error_code error;
@@ -84,7 +74,7 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
     model.folder = *path;
     const fs::path config_path = fs::path(*path) / kConfigFile;
     if (fs::exists(config_path)) {
-      absl::StatusOr<std::string> text = ReadFileBytes(config_path.string());
+      absl::StatusOr<std::string> text = ReadFile(config_path.string());
       if (!text.ok()) return text.status();
       if (!google::protobuf::TextFormat::ParseFromString(*text, &model.config)) {
         return absl::InvalidArgumentError(absl::StrCat("'", relative, "/", kConfigFile,

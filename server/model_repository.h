@@ -42,9 +42,6 @@ class ModelRepository {
   std::string root_;  // canonical
 };
 
-// Reads a whole file; errors name the path.
-absl::StatusOr<std::string> ReadFileBytes(const std::string& path);
-
 }  // namespace neuronserve
 
 #endif  // NEURON_SERVE_SERVER_MODEL_REPOSITORY_H_

@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/util/model_name.h"
+#include "core/util/posix_file.h"
 #include "core/util/sha256.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
@@ -30,45 +31,6 @@ constexpr int kRecordFormat = 1;
 constexpr char kRecordFile[] = "record.json";
 constexpr char kNeffSuffix[] = ".neff";
 constexpr char kTempSuffix[] = ".tmp";
-constexpr size_t kReadChunk = size_t{1} << 20;
-
-// ---- Small POSIX helpers: every error names the operation and the path, plus strerror. ----
-
-// strerror_r comes in two flavours: GNU returns the text (not necessarily in `buffer`), XSI
-// returns 0 and fills `buffer`.
-[[maybe_unused]] std::string StrerrorResult(const char* text, const char*) { return text; }
-[[maybe_unused]] std::string StrerrorResult(int rc, const char* buffer) {
-  return rc == 0 ? std::string(buffer) : std::string("unknown error");
-}
-
-// Not absl::ErrnoToStatus: its message table is built by Debian's uninstrumented libabsl behind a
-// static guard TSAN cannot see, which makes concurrent errors look like a race.
-absl::Status ErrnoError(int error, absl::string_view what, const std::string& path) {
-  char buffer[256] = "";
-  std::string reason = StrerrorResult(strerror_r(error, buffer, sizeof(buffer)), buffer);
-  return absl::Status(absl::ErrnoToStatusCode(error),
-                      absl::StrCat("cannot ", what, " ", path, ": ", reason));
-}
-
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-  // Closes now and reports the error, which for a written file can be the first sign of trouble.
-  int Close() {
-    int rc = close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
 
 std::string JoinPath(const std::string& dir, const std::string& name) {
   return absl::StrCat(dir, "/", name);
@@ -177,27 +139,6 @@ absl::Status WriteFileAtomically(const std::string& dir, const std::string& name
   return FsyncDir(dir);
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError(errno, "open", path);
-  std::string contents;
-  struct stat info;
-  if (fstat(fd.get(), &info) == 0 && info.st_size > 0) {
-    contents.reserve(static_cast<size_t>(info.st_size));
-  }
-  std::string chunk(kReadChunk, '\0');
-  while (true) {
-    ssize_t got = read(fd.get(), chunk.data(), chunk.size());
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError(errno, "read", path);
-    }
-    if (got == 0) break;
-    contents.append(chunk.data(), static_cast<size_t>(got));
-  }
-  return contents;
-}
-
 struct FileDigest {
   uint64_t size = 0;
   std::string sha256;
@@ -205,21 +146,13 @@ struct FileDigest {
 
 // Hashes a file in chunks, so verifying a large NEFF does not hold it all in memory.
 absl::StatusOr<FileDigest> DigestFile(const std::string& path) {
-  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError(errno, "open", path);
   FileDigest digest;
   Sha256 sha;
-  std::string chunk(kReadChunk, '\0');
-  while (true) {
-    ssize_t got = read(fd.get(), chunk.data(), chunk.size());
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError(errno, "read", path);
-    }
-    if (got == 0) break;
-    sha.Update(absl::string_view(chunk.data(), static_cast<size_t>(got)));
-    digest.size += static_cast<uint64_t>(got);
-  }
+  absl::Status read = ReadFileInChunks(path, [&](absl::string_view chunk) {
+    sha.Update(chunk);
+    digest.size += chunk.size();
+  });
+  if (!read.ok()) return read;
   digest.sha256 = sha.FinalHex();
   return digest;
 }

@@ -78,29 +78,4 @@ uint32_t InstanceSizeForCores(const InstanceFamily& family, uint32_t core_count)
   return NRT_INSTANCE_SIZE_UNKNOWN;
 }
 
-std::string_view InstanceSizeName(uint32_t size) {
-  switch (size) {
-    case NRT_INSTANCE_SIZE_1XL:
-      return "xlarge";
-    case NRT_INSTANCE_SIZE_2XL:
-      return "2xlarge";
-    case NRT_INSTANCE_SIZE_3XL:
-      return "3xlarge";
-    case NRT_INSTANCE_SIZE_4XL:
-      return "4xlarge";
-    case NRT_INSTANCE_SIZE_6XL:
-      return "6xlarge";
-    case NRT_INSTANCE_SIZE_8XL:
-      return "8xlarge";
-    case NRT_INSTANCE_SIZE_24XL:
-      return "24xlarge";
-    case NRT_INSTANCE_SIZE_32XL:
-      return "32xlarge";
-    case NRT_INSTANCE_SIZE_48XL:
-      return "48xlarge";
-    default:
-      return "unknown";
-  }
-}
-
 }  // namespace neuronserve::nrtsim

@@ -23,9 +23,6 @@ const InstanceFamily* FindInstanceFamily(std::string_view name);
 // NRT_INSTANCE_SIZE_* value; NRT_INSTANCE_SIZE_UNKNOWN if even the largest has fewer.
 uint32_t InstanceSizeForCores(const InstanceFamily& family, uint32_t core_count);
 
-// "xlarge", "48xlarge", ... for log lines; "unknown" for NRT_INSTANCE_SIZE_UNKNOWN.
-std::string_view InstanceSizeName(uint32_t size);
-
 }  // namespace neuronserve::nrtsim
 
 #endif  // NEURON_SERVE_CORE_NRTSIM_INSTANCE_TABLE_H_

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/nrt/instance_size_names.h"
 #include "core/nrtsim/log.h"
 #include "core/nrtsim/sim_counters.h"
 
@@ -49,8 +50,8 @@ void LogInit(const Session& session) {
   const SimConfig& c = session.config;
   LogLine("nrt_init: simulated runtime " + DescribeVersion(c.version) + " (dtype numbering " +
           std::string(DtypeNumberingName(c.dtype_numbering)) + "), instance " +
-          std::string(c.family->name) + "." + std::string(InstanceSizeName(c.instance_size)) +
-          " (" + std::string(c.family->arch_name) + "), " + std::to_string(c.visible_cores.size()) +
+          std::string(c.family->name) + "." + NrtInstanceSizeName(c.instance_size) + " (" +
+          std::string(c.family->arch_name) + "), " + std::to_string(c.visible_cores.size()) +
           " of " + std::to_string(c.physical_core_count) + " cores visible (physical " +
           DescribeCoreList(c.visible_cores) + "), HBM " + DescribeBytes(c.hbm_bytes_per_core) +
           " per core");
