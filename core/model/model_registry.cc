@@ -225,6 +225,10 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   } else {
     spdlog::warn("model {} failed to load: {}", Quoted(spec.identity), loaded.status().message());
   }
+  // Drop this thread's reference to the error before handing `result` over: absl::Status counts
+  // references inside Debian's uninstrumented libabsl, so TSAN cannot see that the caller's
+  // last reference is ordered after ours and would report the caller's free as a race.
+  loaded = std::shared_ptr<LoadedModel>();
   // Answer before draining the old version: the new one already serves.
   done(std::move(result));
   if (replaced != nullptr) Retire(std::move(replaced));
