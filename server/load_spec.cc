@@ -12,6 +12,7 @@ LoadSpec LoadSpecFromConfig(const v1::ModelConfig& config, std::shared_ptr<const
   spec.replicas = config.replicas() == 0 ? 1 : config.replicas();
   spec.start_cores.assign(config.start_cores().begin(), config.start_cores().end());
   spec.shared = config.shared();
+  spec.max_queue = config.max_queue();
   spec.persist = persist;
   if (persist) google::protobuf::TextFormat::PrintToString(config, &spec.config_text);
   return spec;

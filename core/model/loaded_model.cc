@@ -30,13 +30,19 @@ void LoadedModel::Lease::Release() {
 LoadedModel::LoadedModel(ModelIdentity identity,
                          std::vector<std::unique_ptr<ModelReplica>> replicas,
                          std::vector<TensorSpec> tensors, uint64_t placement_id,
-                         absl::Time ready_at, absl::Duration load_duration)
+                         absl::Time ready_at, absl::Duration load_duration,
+                         std::unique_ptr<RequestQueue> queue)
     : identity_(std::move(identity)),
       replicas_(std::move(replicas)),
       tensors_(std::move(tensors)),
+      queue_(std::move(queue)),
       placement_id_(placement_id),
       ready_at_(ready_at),
-      load_duration_(load_duration) {}
+      load_duration_(load_duration) {
+  for (const TensorSpec& tensor : tensors_) {
+    (tensor.usage == TensorUsage::kInput ? inputs_ : outputs_).push_back(tensor);
+  }
+}
 
 bool LoadedModel::WaitUntilIdle(absl::Duration timeout) {
   MutexLock lock(&mutex_);

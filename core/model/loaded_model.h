@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "core/infer/replica_tensors.h"
+#include "core/infer/request_queue.h"
 #include "core/model/core_allocator.h"
 #include "core/nrt/nrt_handles.h"
 #include "core/util/mutex.h"
@@ -21,8 +23,12 @@ namespace neuronserve {
 
 struct ModelReplica {
   NrtModel model;
+  // Declared after the model so they are freed before it is unloaded.
+  ReplicaTensors tensors;
   CoreRange cores;
+  // False once an execution failed in hardware: the replica is out of rotation for good.
   std::atomic<bool> healthy{true};
+  std::atomic<uint64_t> executions{0};
 };
 
 struct ModelIdentity {
@@ -50,13 +56,18 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
     std::shared_ptr<LoadedModel> model_;
   };
 
+  // `queue` is the version's request queue (nullptr: the version takes no requests).
   LoadedModel(ModelIdentity identity, std::vector<std::unique_ptr<ModelReplica>> replicas,
               std::vector<TensorSpec> tensors, uint64_t placement_id, absl::Time ready_at,
-              absl::Duration load_duration);
+              absl::Duration load_duration, std::unique_ptr<RequestQueue> queue = nullptr);
 
   const ModelIdentity& identity() const { return identity_; }
   const std::vector<std::unique_ptr<ModelReplica>>& replicas() const { return replicas_; }
   const std::vector<TensorSpec>& tensors() const { return tensors_; }
+  // tensors() split by usage, in the runtime's order: the order of InferenceJob's indices.
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  RequestQueue* queue() const { return queue_.get(); }
   uint64_t placement_id() const { return placement_id_; }
   absl::Time ready_at() const { return ready_at_; }
   absl::Duration load_duration() const { return load_duration_; }
@@ -74,6 +85,9 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   ModelIdentity identity_;
   std::vector<std::unique_ptr<ModelReplica>> replicas_;
   std::vector<TensorSpec> tensors_;
+  std::vector<TensorSpec> inputs_;
+  std::vector<TensorSpec> outputs_;
+  std::unique_ptr<RequestQueue> queue_;
   uint64_t placement_id_;
   absl::Time ready_at_;
   absl::Duration load_duration_;

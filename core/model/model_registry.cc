@@ -36,6 +36,7 @@ ModelRegistry::ModelRegistry(const NrtRuntime& runtime, uint32_t core_count, Mod
       store_(store),
       options_(options),
       allocator_(core_count),
+      workers_(core_count),
       executor_(std::make_unique<SerialExecutor>()) {}
 
 ModelRegistry::~ModelRegistry() {
@@ -169,13 +170,37 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
     tensors = replicas.front()->model.Tensors();
     if (!tensors.ok()) status = tensors.status();
   }
+  if (status.ok()) status = PrepareReplicas(name, *tensors, replicas);
   if (!status.ok()) {
     replicas.clear();  // nrt_unload of every replica made so far
     allocator_.Release(placement->id);
     return status;
   }
+  std::vector<Doorbell*> doorbells;
+  for (const auto& replica : replicas) doorbells.push_back(workers_.WorkerFor(replica->cores.start));
+  auto queue = std::make_unique<RequestQueue>(
+      name, spec.max_queue != 0 ? spec.max_queue : options_.max_queue, replicas.size(),
+      std::move(doorbells));
   return std::make_shared<LoadedModel>(spec.identity, std::move(replicas), *std::move(tensors),
-                                       placement->id, absl::Now(), absl::Now() - started);
+                                       placement->id, absl::Now(), absl::Now() - started,
+                                       std::move(queue));
+}
+
+absl::Status ModelRegistry::PrepareReplicas(
+    const std::string& name, const std::vector<TensorSpec>& tensors,
+    std::vector<std::unique_ptr<ModelReplica>>& replicas) {
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  for (const TensorSpec& tensor : tensors) {
+    (tensor.usage == TensorUsage::kInput ? inputs : outputs).push_back(tensor);
+  }
+  for (const auto& replica : replicas) {
+    absl::StatusOr<ReplicaTensors> bound =
+        ReplicaTensors::Allocate(runtime_, name, replica->cores.start, inputs, outputs);
+    if (!bound.ok()) return bound.status();
+    replica->tensors = *std::move(bound);
+  }
+  return absl::OkStatus();
 }
 
 void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
@@ -193,6 +218,9 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
                                                        saved.message()));
     }
   }
+
+  // Workers serve the version before anyone can reach it through Acquire.
+  if (loaded.ok()) workers_.Attach(**loaded);
 
   std::shared_ptr<LoadedModel> replaced;
   absl::StatusOr<ModelInfo> result;
@@ -289,12 +317,32 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
 
 void ModelRegistry::Retire(std::shared_ptr<LoadedModel> model) {
   if (!model->WaitUntilIdle(options_.drain_timeout)) {
-    spdlog::warn("model {}: {} request(s) still in flight after {}; waiting for them to finish",
+    std::vector<InferenceJob*> waiting;
+    if (model->queue() != nullptr) {
+      waiting = model->queue()->Close(
+          absl::StatusCode::kUnavailable,
+          absl::StrCat("model ", Quoted(model->identity()), " was unloaded"));
+    }
+    spdlog::warn("model {}: {} request(s) still in flight after {}; {} queued ones get "
+                 "UNAVAILABLE, waiting for the executing ones to finish",
                  Quoted(model->identity()), model->leases(),
-                 absl::FormatDuration(options_.drain_timeout));
+                 absl::FormatDuration(options_.drain_timeout), waiting.size());
+    for (InferenceJob* job : waiting) {
+      model->requests_failed().fetch_add(1, std::memory_order_relaxed);
+      job->Complete(absl::UnavailableError(absl::StrCat(
+                        "model ", Quoted(model->identity()), " was unloaded after waiting ",
+                        absl::FormatDuration(options_.drain_timeout),
+                        " for earlier requests; this one did not run")),
+                    ExecutionTiming{absl::Now() - job->enqueued_at, absl::ZeroDuration()});
+    }
     // An execution on the device cannot be cut short; unloading under it would be a crash.
     model->WaitUntilIdle(absl::InfiniteDuration());
   }
+  if (model->queue() != nullptr) {
+    model->queue()->Close(absl::StatusCode::kUnavailable,
+                          absl::StrCat("model ", Quoted(model->identity()), " was unloaded"));
+  }
+  workers_.Detach(*model);
   const uint64_t placement_id = model->placement_id();
   model.reset();  // the last reference: nrt_unload of every replica
   allocator_.Release(placement_id);

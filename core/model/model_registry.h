@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/infer/worker_pool.h"
 #include "core/model/core_allocator.h"
 #include "core/model/loaded_model.h"
 #include "core/model/model_info.h"
@@ -32,6 +33,8 @@ struct LoadSpec {
   uint32_t replicas = 1;              // used when start_cores is empty
   std::vector<uint32_t> start_cores;  // explicit placement, one replica per start core
   bool shared = false;
+  // Most requests waiting at once; 0: RegistryOptions::max_queue.
+  uint32_t max_queue = 0;
   // Record the model in the store once READY, with this opaque config (the ModelConfig text).
   bool persist = false;
   std::string config_text;
@@ -39,7 +42,10 @@ struct LoadSpec {
 
 struct RegistryOptions {
   // How long an unload (or a replaced version) waits for requests in flight before unloading.
+  // After it, requests still queued get UNAVAILABLE; those executing always finish.
   absl::Duration drain_timeout = absl::Seconds(30);
+  // A model's request queue bound when its config does not set one.
+  uint32_t max_queue = 1024;
 };
 
 class ModelRegistry {
@@ -74,6 +80,8 @@ class ModelRegistry {
   absl::StatusOr<LoadedModel::Lease> Acquire(const std::string& name) const;
 
   const CoreAllocator& allocator() const { return allocator_; }
+  WorkerPool& workers() { return workers_; }
+  const WorkerPool& workers() const { return workers_; }
 
  private:
   struct Entry {
@@ -88,7 +96,12 @@ class ModelRegistry {
   void RunLoad(LoadSpec spec, Callback done);
   void RunUnload(const std::string& name, Callback done);
   absl::StatusOr<std::shared_ptr<LoadedModel>> LoadReplicas(const LoadSpec& spec);
-  // Waits for the version's leases (up to the drain timeout), unloads it, frees its cores.
+  // Device tensors for each replica and the version's request queue.
+  absl::Status PrepareReplicas(const std::string& name, const std::vector<TensorSpec>& tensors,
+                               std::vector<std::unique_ptr<ModelReplica>>& replicas);
+  // Waits for the version's leases (up to the drain timeout; then the requests still queued
+  // get UNAVAILABLE and those executing finish), detaches it from the workers, unloads it and
+  // frees its cores.
   void Retire(std::shared_ptr<LoadedModel> model);
   ModelInfo Describe(const Entry& entry) const;
 
@@ -96,6 +109,8 @@ class ModelRegistry {
   ModelStore* const store_;
   const RegistryOptions options_;
   CoreAllocator allocator_;
+  // The core workers that execute every version's requests; outlives every loaded version.
+  WorkerPool workers_;
 
   mutable Mutex mutex_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mutex_);

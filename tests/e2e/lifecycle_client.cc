@@ -140,6 +140,10 @@ std::string SimNeff(const SimModel& model) {
   return json;
 }
 
+uint64_t SimNeffDeviceBytes(const SimModel& model) {
+  return (model.constant_floats + 2 * uint64_t{model.input_width}) * sizeof(float);
+}
+
 std::string GarbageNeff() { return "this is not a NEFF, only some bytes\n"; }
 
 TempDir::TempDir() {

@@ -64,6 +64,9 @@ struct SimModel {
   std::string tag;
 };
 std::string SimNeff(const SimModel& model = {});
+// Device memory one replica of SimNeff(model) holds: its constants, plus the input and output
+// tensors the daemon binds for it at load.
+uint64_t SimNeffDeviceBytes(const SimModel& model);
 // Bytes the simulator refuses (no magic).
 std::string GarbageNeff();
 

@@ -235,7 +235,8 @@ TEST(ModelLifecycleE2ETest, NewVersionReplacesAndAFailedOneLeavesItServing) {
   // Only version 2 holds memory: version 1 was unloaded when 2 took over.
   v1::EnumerateResponse cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 2);
-  EXPECT_EQ(cores.cores(0).memory_used_bytes(), 64u * 4);
+  EXPECT_EQ(cores.cores(0).memory_used_bytes(),
+            SimNeffDeviceBytes({.input_width = 6, .constant_floats = 64}));
   EXPECT_THAT(Residents(cores.cores(0)), ElementsAre("m"));
 }
 
@@ -246,7 +247,7 @@ TEST(ModelLifecycleE2ETest, UnloadFreesTheCoresAndTheMemory) {
       Upload(*daemon->stub, Config("m", "5"), SimNeff({.constant_floats = 1024})).status.ok());
   const v1::EnumerateResponse loaded = EnumerateCores(*daemon->stub);
   ASSERT_EQ(loaded.cores_size(), 2);
-  EXPECT_EQ(loaded.cores(0).memory_used_bytes(), 4096u);
+  EXPECT_EQ(loaded.cores(0).memory_used_bytes(), SimNeffDeviceBytes({.constant_floats = 1024}));
 
   v1::UnloadModelResponse response;
   grpc::Status unloaded = UnloadModel(*daemon->stub, "m", &response);

@@ -178,7 +178,7 @@ TEST(ModelPlacementE2ETest, ReplicasOfMultiCoreModelsAndExhaustion) {
   cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 4);
   EXPECT_THAT(Residents(cores.cores(2)), ElementsAre("other"));
-  EXPECT_EQ(cores.cores(2).memory_used_bytes(), 32u);
+  EXPECT_EQ(cores.cores(2).memory_used_bytes(), SimNeffDeviceBytes({.constant_floats = 8}));
   EXPECT_EQ(cores.cores(0).memory_used_bytes(), 0u);
 
   v1::ModelConfig outside = Config("far");

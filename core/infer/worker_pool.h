@@ -1,0 +1,53 @@
+// WorkerPool: one CoreWorker per NeuronCore in use, and which cores are healthy.
+//
+// Workers start when the first replica on their core is attached and live until the pool is
+// destroyed (after every model is unloaded). A hardware error on a replica marks its cores
+// unhealthy for the life of the process: every replica on them, of any model, leaves rotation,
+// and a model whose last healthy replica is gone answers UNAVAILABLE.
+#ifndef NEURON_SERVE_CORE_INFER_WORKER_POOL_H_
+#define NEURON_SERVE_CORE_INFER_WORKER_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/infer/core_worker.h"
+#include "core/model/core_allocator.h"
+#include "core/util/mutex.h"
+
+namespace neuronserve {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(uint32_t core_count);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // The worker of `core` (< core_count), started on first use.
+  CoreWorker* WorkerFor(uint32_t core);
+  // Binds every replica of `model` to the worker of its first core.
+  void Attach(LoadedModel& model);
+  // Unbinds them; no job of `model` may be executing (see CoreWorker::Detach).
+  void Detach(const LoadedModel& model);
+
+  // Takes `cores` out of rotation after a hardware error (`why` names it) and every replica on
+  // them with it. Called by a worker; takes each worker's bindings lock in turn.
+  void MarkCoresUnhealthy(const CoreRange& cores, const std::string& why);
+  bool CoreHealthy(uint32_t core) const;
+  std::vector<uint32_t> UnhealthyCores() const;
+  uint32_t core_count() const { return core_count_; }
+
+ private:
+  const uint32_t core_count_;
+  std::unique_ptr<std::atomic<bool>[]> healthy_;
+
+  Mutex mutex_;
+  std::vector<std::unique_ptr<CoreWorker>> workers_ ABSL_GUARDED_BY(mutex_);  // by core
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_INFER_WORKER_POOL_H_
