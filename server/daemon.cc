@@ -52,6 +52,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   }
   RegistryOptions registry_options;
   registry_options.drain_timeout = options.unload_timeout;
+  registry_options.max_queue = options.max_queue;
   daemon->registry_ = std::make_unique<ModelRegistry>(
       *daemon->runtime_, daemon->inventory_.visible_cores, daemon->store_.get(), registry_options);
 

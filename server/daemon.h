@@ -31,6 +31,7 @@ struct DaemonOptions {
   std::string state_dir;         // empty: API loads are not persisted
   uint64_t max_model_bytes = uint64_t{2} << 30;
   absl::Duration unload_timeout = absl::Seconds(30);
+  uint32_t max_queue = 1024;
 };
 
 class Daemon {

@@ -29,6 +29,9 @@ ABSL_FLAG(std::string, state_dir, "",
           "after a restart. Empty: not recorded.");
 ABSL_FLAG(uint64_t, max_model_bytes, uint64_t{2} << 30,
           "Largest NEFF LoadModel accepts, in bytes (RESOURCE_EXHAUSTED past it).");
+ABSL_FLAG(uint32_t, max_queue, 1024,
+          "Most requests waiting for one model at once (a model's config.pbtxt max_queue "
+          "overrides it); past it Infer answers RESOURCE_EXHAUSTED at once");
 ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
           "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
 

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
+  options.max_queue = absl::GetFlag(FLAGS_max_queue);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());

@@ -2,6 +2,8 @@
 
 #include "server/enumerate_response.h"
 #include "server/grpc_status.h"
+#include "server/infer_stream_reactor.h"
+#include "server/infer_unary_reactor.h"
 #include "server/model_status.h"
 
 namespace neuronserve {
@@ -63,6 +65,17 @@ grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerC
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;
+}
+
+grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContext* context,
+                                                      const v1::InferRequest* request,
+                                                      v1::InferResponse* response) {
+  return InferUnaryReactor::Start(*loading_.registry, context, request, response);
+}
+
+grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingService::InferStream(
+    grpc::CallbackServerContext* context) {
+  return new InferStreamReactor(*loading_.registry, context);
 }
 
 }  // namespace neuronserve

@@ -34,6 +34,11 @@ class NeuronServingService final : public v1::NeuronServing::CallbackService {
   grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* context,
                                        const v1::ListModelsRequest* request,
                                        v1::ListModelsResponse* response) override;
+  grpc::ServerUnaryReactor* Infer(grpc::CallbackServerContext* context,
+                                  const v1::InferRequest* request,
+                                  v1::InferResponse* response) override;
+  grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* InferStream(
+      grpc::CallbackServerContext* context) override;
 
  private:
   const NrtRuntime& runtime_;

@@ -106,6 +106,13 @@ struct RunningDaemon {
 // in *log) if it never comes.
 std::unique_ptr<RunningDaemon> StartDaemon(const DaemonArgs& args, std::string* log);
 
+// Starts the daemon as `var` (a std::unique_ptr<RunningDaemon>), failing the test with the
+// daemon's log when it does not come up.
+#define START_DAEMON(var, args)                                         \
+  std::string var##_log;                                                \
+  std::unique_ptr<RunningDaemon> var = StartDaemon((args), &var##_log); \
+  ASSERT_NE(var, nullptr) << var##_log
+
 // VmRSS of a process in bytes, from /proc/<pid>/status; 0 if it cannot be read.
 uint64_t ResidentBytes(pid_t pid);
 

@@ -21,11 +21,6 @@ using ::testing::Not;
 
 constexpr size_t kMiB = size_t{1} << 20;
 
-#define START_DAEMON(var, args)                                         \
-  std::string var##_log;                                                \
-  std::unique_ptr<RunningDaemon> var = StartDaemon((args), &var##_log); \
-  ASSERT_NE(var, nullptr) << var##_log
-
 std::vector<uint32_t> Cores(const v1::ModelReplica& replica) {
   return {replica.cores().begin(), replica.cores().end()};
 }

@@ -21,11 +21,6 @@ using ::testing::UnorderedElementsAre;
 
 constexpr int kServing = grpc::health::v1::HealthCheckResponse::SERVING;
 
-#define START_DAEMON(var, args)                                         \
-  std::string var##_log;                                                \
-  std::unique_ptr<RunningDaemon> var = StartDaemon((args), &var##_log); \
-  ASSERT_NE(var, nullptr) << var##_log
-
 std::vector<std::vector<uint32_t>> ReplicaCores(const v1::ModelStatus& model) {
   std::vector<std::vector<uint32_t>> cores;
   for (const v1::ModelReplica& replica : model.replicas()) {

@@ -1,0 +1,49 @@
+// InferCall: one InferRequest/InferResponse pair seen as core's InferenceJob.
+//
+// Bind() runs on the gRPC thread: it finds the model, checks the request against the model's
+// tensors (nothing invalid reaches the device), points each model input at the request's own
+// bytes and names the response's outputs. The core worker then copies the request's bytes into
+// the device tensors and the device's outputs straight into the response message: one copy in,
+// one copy out. Subclasses finish the gRPC call in Complete().
+#ifndef NEURON_SERVE_SERVER_INFER_CALL_H_
+#define NEURON_SERVE_SERVER_INFER_CALL_H_
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "core/infer/inference_job.h"
+#include "core/model/model_registry.h"
+#include "neuronserve/v1/neuron_serving.pb.h"
+
+namespace neuronserve {
+
+class InferCall : public InferenceJob {
+ public:
+  // Validates `request` against the model it names and prepares `response` (id, model, and
+  // the wanted outputs' names and shapes). Both messages must outlive the call.
+  absl::Status Bind(const ModelRegistry& registry, const v1::InferRequest& request,
+                    v1::InferResponse& response);
+  // Queues the bound call for the model's cores. On an error the call was not queued.
+  absl::Status Submit();
+
+  absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
+  absl::Span<uint8_t> Output(size_t index) override;
+
+ protected:
+  // Records the timing in the response, and on an error drops any partial outputs.
+  void FillResponse(const absl::Status& status, const ExecutionTiming& timing);
+  // Lets the model go (an unload waits for it): call once the call needs the model no more.
+  void ReleaseModel() { lease_ = LoadedModel::Lease(); }
+  v1::InferResponse* response() const { return response_; }
+
+ private:
+  LoadedModel::Lease lease_;
+  v1::InferResponse* response_ = nullptr;
+  bool raw_outputs_ = false;
+  // Per model input, the request's bytes; per model output, its index in the response or -1.
+  absl::InlinedVector<absl::Span<const uint8_t>, 4> inputs_;
+  absl::InlinedVector<int, 4> output_slots_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_INFER_CALL_H_

@@ -1,0 +1,63 @@
+// InferStreamReactor: one InferStream call. It keeps reading requests while earlier ones run,
+// queues each for the model's cores, and writes each response when its request completes
+// (completion order), carrying the request's id. A request that fails gets a response with
+// its error and the stream goes on. The stream's bookkeeping (how many in flight, which
+// response to write next, when to finish) is core's StreamFlow.
+#ifndef NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_
+#define NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_
+
+#include <atomic>
+
+#include "core/infer/stream_flow.h"
+#include "core/model/model_registry.h"
+#include "grpcpp/grpcpp.h"
+#include "server/infer_call.h"
+
+namespace neuronserve {
+
+class InferStreamReactor final
+    : public grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse> {
+ public:
+  // Requests read and not yet answered, per stream; past it the stream stops reading until an
+  // answer goes out (flow control reaches the client through gRPC).
+  static constexpr size_t kMaxInFlight = 512;
+
+  // Starts reading; the reactor deletes itself once gRPC is done with it.
+  InferStreamReactor(const ModelRegistry& registry, grpc::CallbackServerContext* context);
+
+ private:
+  // One request of the stream and its response.
+  class StreamedCall final : public InferCall {
+   public:
+    explicit StreamedCall(InferStreamReactor* stream) : stream_(stream) {}
+    v1::InferRequest request;
+    v1::InferResponse response;
+
+   private:
+    bool Cancelled() const override;
+    void Complete(absl::Status status, const ExecutionTiming& timing) override;
+    InferStreamReactor* const stream_;
+  };
+  using Flow = StreamFlow<StreamedCall>;
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
+  void OnDone() override;
+
+  // Answers `call` with `status` (an error becomes the response's `error`).
+  void Respond(StreamedCall* call, const absl::Status& status);
+  void Act(Flow::Actions actions);
+  void StartNextRead();
+
+  const ModelRegistry& registry_;
+  const absl::Time deadline_;
+  Flow flow_;
+  std::atomic<bool> cancelled_{false};
+  StreamedCall* reading_ = nullptr;  // the call the outstanding read fills
+  StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_

@@ -1,0 +1,35 @@
+// InferUnaryReactor: one unary Infer call. The gRPC thread binds and queues it and returns; the
+// core worker that runs it finishes the call, so no gRPC thread waits on the device.
+#ifndef NEURON_SERVE_SERVER_INFER_UNARY_REACTOR_H_
+#define NEURON_SERVE_SERVER_INFER_UNARY_REACTOR_H_
+
+#include <atomic>
+
+#include "core/model/model_registry.h"
+#include "grpcpp/grpcpp.h"
+#include "server/infer_call.h"
+
+namespace neuronserve {
+
+class InferUnaryReactor final : public grpc::ServerUnaryReactor, private InferCall {
+ public:
+  // Starts the call; it deletes itself once gRPC is done with it.
+  static InferUnaryReactor* Start(const ModelRegistry& registry,
+                                  grpc::CallbackServerContext* context,
+                                  const v1::InferRequest* request, v1::InferResponse* response);
+
+ private:
+  InferUnaryReactor() = default;
+
+  bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
+  void Complete(absl::Status status, const ExecutionTiming& timing) override;
+
+  void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
+  void OnDone() override { delete this; }
+
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_INFER_UNARY_REACTOR_H_
