@@ -40,6 +40,7 @@ v1::ModelStatus ToModelStatus(const ModelInfo& info) {
       out.add_cores(core);
     }
     out.set_healthy(replica.healthy);
+    out.set_executions(replica.executions);
   }
   for (const TensorSpec& spec : info.tensors) {
     FillTensor(spec,

@@ -21,7 +21,7 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.identity = model.identity();
   info.state = state;
   for (const auto& replica : model.replicas()) {
-    info.replicas.push_back(ReplicaInfo{replica->cores, replica->healthy.load()});
+    info.replicas.push_back(ReplicaInfo{replica->cores, replica->healthy.load(), replica->executions.load()});
   }
   info.tensors = model.tensors();
   info.ready_at = model.ready_at();

@@ -28,6 +28,7 @@ absl::string_view ModelStateName(ModelState state);  // "LOADING", ...
 struct ReplicaInfo {
   CoreRange cores;
   bool healthy = true;
+  uint64_t executions = 0;  // nrt_execute calls, failed ones included
 };
 
 struct ModelInfo {

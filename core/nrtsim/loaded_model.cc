@@ -12,6 +12,18 @@
 #include "core/nrtsim/status_names.h"
 
 namespace neuronserve::nrtsim {
+namespace {
+
+// The rules that apply to a copy of the model loaded at `start_core`.
+std::vector<FaultRule> FaultsForCore(const std::vector<FaultRule>& rules, uint32_t start_core) {
+  std::vector<FaultRule> applicable;
+  for (const FaultRule& rule : rules) {
+    if (!rule.core.has_value() || *rule.core == start_core) applicable.push_back(rule);
+  }
+  return applicable;
+}
+
+}  // namespace
 
 LoadedModel::LoadedModel(ModelSpec spec, CompiledGraph graph, ModelPlacement placement,
                          HbmReservation constants)
@@ -19,7 +31,7 @@ LoadedModel::LoadedModel(ModelSpec spec, CompiledGraph graph, ModelPlacement pla
       graph_(std::move(graph)),
       placement_(std::move(placement)),
       constants_(std::move(constants)),
-      faults_(spec_.faults) {
+      faults_(FaultsForCore(spec_.faults, placement_.start_core)) {
   Counters().live_models.fetch_add(1);
 }
 

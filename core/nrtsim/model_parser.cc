@@ -225,8 +225,12 @@ std::vector<FaultRule> ReadFaults(const json& model) {
   for (size_t i = 0; i < it->size(); ++i) {
     const json& value = (*it)[i];
     std::string context = "faults[" + std::to_string(i) + "]";
-    CheckObjectKeys(value, context, {"on_execution", "every", "probability", "seed", "status"});
+    CheckObjectKeys(value, context,
+                    {"on_execution", "every", "probability", "seed", "status", "core"});
     FaultRule rule;
+    if (value.contains("core")) {
+      rule.core = static_cast<uint32_t>(ReadUnsigned(value["core"], context + ".core", 0, 4095));
+    }
     rule.status = ReadFaultStatus(RequireKey(value, context, "status"), context + ".status");
     int triggers = static_cast<int>(value.contains("on_execution")) +
                    static_cast<int>(value.contains("every")) +

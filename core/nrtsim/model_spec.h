@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct FaultRule {
   double probability = 0;  // kProbability
   uint64_t seed = 0;       // kProbability
   NRT_STATUS status = NRT_FAILURE;
+  // Only for the copy of the model loaded with this start core (all copies when absent), so a
+  // test can break one replica of a model and not the others.
+  std::optional<uint32_t> core;
 };
 
 struct ModelSpec {

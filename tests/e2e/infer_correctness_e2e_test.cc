@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "client/simmodel/mlp_model.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"

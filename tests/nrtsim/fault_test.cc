@@ -43,6 +43,15 @@ TEST_F(FaultTest, OnExecutionFailsExactlyThatExecution) {
   EXPECT_EQ(Stats().executions, before.executions + 3);
 }
 
+TEST_F(FaultTest, ACoreFilteredRuleBreaksOnlyTheCopyOnThatCore) {
+  const json faults = {{{"every", 1}, {"status", "NRT_HW_ERROR"}, {"core", 1}}};
+  ModelPtr on_zero = MustLoad(ModelWithFaults(faults), 0);
+  ModelPtr on_one = MustLoad(ModelWithFaults(faults), 1);
+  FloatMap out;
+  EXPECT_EQ(Run(on_zero.get(), 0, {{"x", {1, 2}}}, {{"y", 2}}, &out), kOk);
+  EXPECT_EQ(Run(on_one.get(), 1, {{"x", {1, 2}}}, {{"y", 2}}, &out), NRT_HW_ERROR);
+}
+
 TEST_F(FaultTest, EveryNthWithANumericStatus) {
   ModelPtr model = MustLoad(ModelWithFaults({{{"every", 3}, {"status", 1005}}}));
   std::vector<NRT_STATUS> expected = {kOk, kOk, NRT_EXEC_NC_BUSY, kOk, kOk, NRT_EXEC_NC_BUSY};

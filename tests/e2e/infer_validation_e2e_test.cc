@@ -1,0 +1,249 @@
+// Every way a request can be wrong, through the real daemon: each gets its gRPC code and a
+// message naming the model, the tensor, what was expected and what came, nothing reaches the
+// device (the model's failure counter moves, its success counter does not), and the daemon
+// keeps serving.
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/infer_client.h"
+#include "tests/e2e/lifecycle_client.h"
+
+namespace neuronserve::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+class InferValidationE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_ = StartDaemon(SimDaemonArgs(), &log_);
+    ASSERT_NE(daemon_, nullptr) << log_;
+    // Two inputs, so that order, duplicates and omissions can be told apart: out = a + b.
+    simmodel::SimModel add;
+    add.inputs = {{"a", DataType::kFloat32, {1, 4}}, {"b", DataType::kFloat32, {1, 4}}};
+    add.outputs = {{"out", DataType::kFloat32, {1, 4}}};
+    add.ops = {{simmodel::OpKind::kAdd, {"a", "b"}, "out"}};
+    v1::ModelConfig config = Config("add", "7");
+    LoadResult loaded = Upload(*daemon_->stub, config, EncodeNeff(add));
+    ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
+  }
+
+  v1::InferRequest Valid() const {
+    v1::InferRequest request;
+    request.set_model("add");
+    AddInput(request, "a", {1, 4}, {1, 2, 3, 4}, TensorForm::kFloat);
+    AddInput(request, "b", {1, 4}, {10, 20, 30, 40}, TensorForm::kFloat);
+    return request;
+  }
+
+  // Runs `request`, expects `code` and a message with each of `parts`, then checks the daemon
+  // still answers a valid request.
+  void ExpectRejected(const v1::InferRequest& request, grpc::StatusCode code,
+                      std::vector<std::string> parts) {
+    grpc::Status status = Infer(*daemon_->stub, request, nullptr);
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    for (const std::string& part : parts) EXPECT_THAT(status.error_message(), HasSubstr(part));
+    v1::InferResponse response;
+    grpc::Status valid = Infer(*daemon_->stub, Valid(), &response);
+    ASSERT_TRUE(valid.ok()) << valid.error_message();
+    EXPECT_THAT(OutputValues(response.outputs(0)), ::testing::ElementsAre(11, 22, 33, 44));
+  }
+
+  std::string log_;
+  std::unique_ptr<RunningDaemon> daemon_;
+};
+
+TEST_F(InferValidationE2ETest, UnknownOrUnnamedModel) {
+  v1::InferRequest request = Valid();
+  request.set_model("nope");
+  ExpectRejected(request, grpc::StatusCode::NOT_FOUND, {"model 'nope' is not loaded"});
+  request.set_model("");
+  ExpectRejected(request, grpc::StatusCode::INVALID_ARGUMENT, {"model is empty"});
+}
+
+TEST_F(InferValidationE2ETest, InputNames) {
+  v1::InferRequest missing = Valid();
+  missing.mutable_inputs()->RemoveLast();
+  ExpectRejected(missing, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add'", "missing input 'b'", "[1,4] float32"});
+
+  v1::InferRequest unknown = Valid();
+  unknown.mutable_inputs(1)->set_name("c");
+  ExpectRejected(unknown, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' has no input 'c'", "its inputs: 'a', 'b'"});
+
+  v1::InferRequest duplicate = Valid();
+  duplicate.mutable_inputs(1)->set_name("a");
+  ExpectRejected(duplicate, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' input 'a' is given more than once"});
+}
+
+TEST_F(InferValidationE2ETest, ShapesAndSizes) {
+  v1::InferRequest shape = Valid();
+  shape.mutable_inputs(0)->clear_shape();
+  shape.mutable_inputs(0)->add_shape(4);
+  shape.mutable_inputs(0)->add_shape(1);
+  ExpectRejected(shape, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' input 'a'", "expected shape [1,4], got [4,1]"});
+
+  v1::InferRequest elements = Valid();
+  elements.mutable_inputs(1)->mutable_float_data()->RemoveLast();
+  ExpectRejected(elements, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' input 'b'", "expected 4 float_data elements", "got 3"});
+
+  v1::InferRequest bytes = Valid();
+  bytes.mutable_inputs(1)->clear_float_data();
+  bytes.mutable_inputs(1)->set_raw_data(std::string(15, '\0'));
+  ExpectRejected(bytes, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' input 'b'", "expected 16 bytes of raw_data", "got 15 bytes"});
+
+  v1::InferRequest both = Valid();
+  both.mutable_inputs(0)->set_raw_data(std::string(16, '\0'));
+  ExpectRejected(both, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' input 'a'", "both float_data and raw_data"});
+
+  v1::InferRequest empty = Valid();
+  empty.mutable_inputs(0)->clear_float_data();
+  ExpectRejected(empty, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' input 'a'", "expected 4 float_data elements", "got 0"});
+}
+
+TEST_F(InferValidationE2ETest, OutputsAndVersion) {
+  v1::InferRequest unknown = Valid();
+  unknown.add_outputs("sum");
+  ExpectRejected(unknown, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"model 'add' has no output 'sum'", "its outputs: 'out'"});
+  v1::InferRequest twice = Valid();
+  twice.add_outputs("out");
+  twice.add_outputs("out");
+  ExpectRejected(twice, grpc::StatusCode::INVALID_ARGUMENT,
+                 {"output 'out' is asked for more than once"});
+  v1::InferRequest version = Valid();
+  version.set_version("6");
+  ExpectRejected(version, grpc::StatusCode::FAILED_PRECONDITION,
+                 {"model 'add'", "version '6' was asked for", "version '7' is serving"});
+}
+
+TEST_F(InferValidationE2ETest, NothingInvalidReachedTheDevice) {
+  v1::InferRequest bad = Valid();
+  bad.mutable_inputs()->RemoveLast();
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(Infer(*daemon_->stub, bad, nullptr).ok());
+  ASSERT_TRUE(Infer(*daemon_->stub, Valid(), nullptr).ok());
+  v1::ModelStatus model;
+  ASSERT_TRUE(GetModel(*daemon_->stub, "add", &model).ok());
+  EXPECT_EQ(model.requests().failed(), 5u);
+  EXPECT_EQ(model.requests().succeeded(), 1u);
+}
+
+TEST_F(InferValidationE2ETest, StreamAnswersEachBadRequestAndGoesOn) {
+  std::vector<v1::InferRequest> requests;
+  for (int i = 0; i < 6; ++i) {
+    v1::InferRequest request = Valid();
+    request.set_id(absl::StrCat("r", i));
+    if (i % 2 == 1) request.mutable_inputs(0)->set_name("zz");
+    requests.push_back(request);
+  }
+  grpc::Status status;
+  std::vector<v1::InferResponse> responses = RunStream(*daemon_->stub, requests, &status);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(responses.size(), 6u);
+  int failed = 0;
+  for (const v1::InferResponse& response : responses) {
+    const int index = response.id()[1] - '0';
+    if (index % 2 == 1) {
+      ++failed;
+      EXPECT_EQ(response.error().code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+      EXPECT_THAT(response.error().message(), HasSubstr("model 'add' has no input 'zz'"));
+      EXPECT_EQ(response.outputs_size(), 0);
+    } else {
+      EXPECT_EQ(response.error().code(), 0) << response.error().message();
+      EXPECT_THAT(OutputValues(response.outputs(0)), ::testing::ElementsAre(11, 22, 33, 44));
+    }
+  }
+  EXPECT_EQ(failed, 3);
+}
+
+TEST(InferModelE2ETest, ANonFloat32ModelIsFailedPrecondition) {
+  START_DAEMON(daemon, SimDaemonArgs());
+  // Written by hand: the simulator accepts int32 tensors, neuron-serve serves float32 only.
+  const std::string neff =
+      "NRTSIM1\n{\"inputs\": [{\"name\": \"ids\", \"dtype\": \"int32\", \"shape\": [1, 4]}], "
+      "\"outputs\": [{\"name\": \"out\", \"dtype\": \"int32\", \"shape\": [1, 4]}], "
+      "\"ops\": [{\"op\": \"identity\", \"inputs\": [\"ids\"], \"output\": \"out\"}]}";
+  LoadResult loaded = Upload(*daemon->stub, Config("ints"), neff);
+  ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
+  v1::InferRequest request;
+  request.set_model("ints");
+  request.add_inputs()->set_name("ids");
+  request.mutable_inputs(0)->set_raw_data(std::string(16, '\0'));
+  grpc::Status status = Infer(*daemon->stub, request, nullptr);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(),
+              AllOf(HasSubstr("model 'ints' input 'ids' is int32"), HasSubstr("float32")));
+}
+
+TEST(InferQueueE2ETest, AFullQueueAnswersResourceExhaustedAtOnce) {
+  START_DAEMON(daemon, SimDaemonArgs());
+  v1::ModelConfig config = Config("slow");
+  config.set_max_queue(2);
+  ASSERT_TRUE(Upload(*daemon->stub, config, EncodeNeff(IdentityModel({1, 4}, 100'000))).status.ok());
+  std::vector<v1::InferRequest> requests;
+  for (int i = 0; i < 12; ++i) {
+    v1::InferRequest request;
+    request.set_model("slow");
+    request.set_id(absl::StrCat(i));
+    AddInput(request, "input", {1, 4}, {1, 2, 3, 4}, TensorForm::kRaw);
+    requests.push_back(request);
+  }
+  const absl::Time started = absl::Now();
+  grpc::Status status;
+  std::vector<v1::InferResponse> responses = RunStream(*daemon->stub, requests, &status);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(responses.size(), 12u);
+  int ok = 0, exhausted = 0;
+  for (const v1::InferResponse& response : responses) {
+    if (response.error().code() == 0) {
+      ++ok;
+    } else {
+      EXPECT_EQ(response.error().code(), static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
+      EXPECT_THAT(response.error().message(),
+                  AllOf(HasSubstr("model 'slow'"), HasSubstr("queue is full (2 waiting")));
+      ++exhausted;
+    }
+  }
+  // One executing and two waiting at most when the burst arrives: the rest is refused at once,
+  // not queued behind 100 ms executions (12 in a row would take 1.2 s).
+  EXPECT_GE(exhausted, 6);
+  EXPECT_GE(ok, 1);
+  EXPECT_LT(absl::Now() - started, absl::Milliseconds(100) * (ok + 3));
+}
+
+TEST(InferQueueE2ETest, ARequestWhoseDeadlinePassesInTheQueueNeverRuns) {
+  START_DAEMON(daemon, SimDaemonArgs());
+  ASSERT_TRUE(
+      Upload(*daemon->stub, Config("slow"), EncodeNeff(IdentityModel({1, 4}, 300'000))).status.ok());
+  v1::InferRequest request;
+  request.set_model("slow");
+  AddInput(request, "input", {1, 4}, {1, 2, 3, 4}, TensorForm::kFloat);
+  std::thread first([&] { EXPECT_TRUE(Infer(*daemon->stub, request, nullptr).ok()); });
+  absl::SleepFor(absl::Milliseconds(50));  // the first one is executing now
+  grpc::Status late = Infer(*daemon->stub, request, nullptr, absl::Milliseconds(100));
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  first.join();
+  // The server answered the expired one when a worker reached it, without executing it: one
+  // success, one failure. Had it run, both would count as successes.
+  v1::ModelStatus model;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(GetModel(*daemon->stub, "slow", &model).ok());
+    if (model.requests().failed() + model.requests().succeeded() == 2) break;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(model.requests().succeeded(), 1u);
+  EXPECT_EQ(model.requests().failed(), 1u);
+}
+
+}  // namespace
+}  // namespace neuronserve::testing
