@@ -58,6 +58,11 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  if (absl::GetFlag(FLAGS_max_queue) == 0) {
+    fprintf(stderr, "neuron-serve: --max-queue must be at least 1 (got 0)\n");
+    return kExitUsage;
+  }
+
   neuronserve::DaemonOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.nrt_library = absl::GetFlag(FLAGS_nrt_library);

@@ -260,6 +260,12 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   DaemonProcess bad_env(env_args);
   EXPECT_EQ(bad_env.WaitForExit(), 2);
   EXPECT_THAT(bad_env.Stderr(), HasSubstr("NEURON_SERVE_SHUTDOWN_TIMEOUT_SECONDS='soon'"));
+
+  DaemonArgs no_queue = SimDaemon();
+  no_queue.flags.push_back("--max-queue=0");
+  DaemonProcess zero_queue(no_queue);
+  EXPECT_EQ(zero_queue.WaitForExit(), 2);
+  EXPECT_THAT(zero_queue.Stderr(), HasSubstr("--max-queue must be at least 1"));
 }
 
 }  // namespace
