@@ -18,6 +18,15 @@ std::string DescribeCores(const CoreRange& cores) {
                                          cores.start + cores.count - 1);
 }
 
+// `error` with `context` before its message, keeping its payloads (the NRT status among them).
+absl::Status WithContext(const absl::Status& error, const std::string& context) {
+  absl::Status result(error.code(), absl::StrCat(context, ": ", error.message()));
+  error.ForEachPayload([&result](absl::string_view url, const absl::Cord& payload) {
+    result.SetPayload(url, payload);
+  });
+  return result;
+}
+
 }  // namespace
 
 CoreWorker::CoreWorker(uint32_t core, WorkerPool* pool)
@@ -142,15 +151,15 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
   replica.executions.fetch_add(1, std::memory_order_relaxed);
   if (!executed.ok()) {
     const ExecutionFailure kind = ClassifyExecutionFailure(executed);
-    const std::string what = absl::StrCat("model '", name, "' on ", DescribeCores(replica.cores),
-                                          ": ", executed.message());
+    const std::string where = absl::StrCat("model '", name, "' on ", DescribeCores(replica.cores));
+    const std::string what = absl::StrCat(where, ": ", executed.message());
     if (kind == ExecutionFailure::kHardware) {
       spdlog::error("{}; taking {} out of rotation", what, DescribeCores(replica.cores));
       pool_->MarkCoresUnhealthy(replica.cores, what);
     }
     if (kind != ExecutionFailure::kFinal && TryRetry(binding, job)) return;
     timing.device = absl::Now() - started;
-    finish(absl::Status(executed.code(), what));
+    finish(WithContext(executed, where));
     return;
   }
   const std::vector<TensorSpec>& outputs = model.outputs();

@@ -2,16 +2,24 @@
 
 namespace neuronserve {
 
+struct LoadedModel::LeaseCount {
+  Mutex mutex;
+  int leases ABSL_GUARDED_BY(mutex) = 0;
+  CondVar idle;  // signalled when leases drops to 0
+};
+
 LoadedModel::Lease::Lease(std::shared_ptr<LoadedModel> model) : model_(std::move(model)) {
   if (model_ == nullptr) return;
-  MutexLock lock(&model_->mutex_);
-  ++model_->leases_;
+  count_ = model_->lease_count_;
+  MutexLock lock(&count_->mutex);
+  ++count_->leases;
 }
 
 LoadedModel::Lease& LoadedModel::Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
     Release();
     model_ = std::move(other.model_);
+    count_ = std::move(other.count_);
   }
   return *this;
 }
@@ -20,11 +28,12 @@ LoadedModel::Lease::~Lease() { Release(); }
 
 void LoadedModel::Lease::Release() {
   if (model_ == nullptr) return;
-  {
-    MutexLock lock(&model_->mutex_);
-    if (--model_->leases_ == 0) model_->idle_.NotifyAll();
-  }
+  std::shared_ptr<LeaseCount> count = std::move(count_);
+  // First the reference (if it is the last one, the model goes now, with nobody waiting), then
+  // the count: once it reaches 0 this thread no longer holds the model.
   model_.reset();
+  MutexLock lock(&count->mutex);
+  if (--count->leases == 0) count->idle.NotifyAll();
 }
 
 LoadedModel::LoadedModel(ModelIdentity identity,
@@ -38,21 +47,24 @@ LoadedModel::LoadedModel(ModelIdentity identity,
       queue_(std::move(queue)),
       placement_id_(placement_id),
       ready_at_(ready_at),
-      load_duration_(load_duration) {
+      load_duration_(load_duration),
+      lease_count_(std::make_shared<LeaseCount>()) {
   for (const TensorSpec& tensor : tensors_) {
     (tensor.usage == TensorUsage::kInput ? inputs_ : outputs_).push_back(tensor);
   }
 }
 
 bool LoadedModel::WaitUntilIdle(absl::Duration timeout) {
-  MutexLock lock(&mutex_);
-  return idle_.WaitWithTimeout(&mutex_, timeout,
-                               [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return leases_ == 0; });
+  LeaseCount& count = *lease_count_;
+  MutexLock lock(&count.mutex);
+  return count.idle.WaitWithTimeout(&count.mutex, timeout, [&count]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return count.leases == 0;
+  });
 }
 
 int LoadedModel::leases() const {
-  MutexLock lock(&mutex_);
-  return leases_;
+  MutexLock lock(&lease_count_->mutex);
+  return lease_count_->leases;
 }
 
 }  // namespace neuronserve

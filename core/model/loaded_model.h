@@ -38,6 +38,8 @@ struct ModelIdentity {
 };
 
 class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
+  struct LeaseCount;  // in loaded_model.cc
+
  public:
   // Keeps the model loaded while alive. Move-only; an empty lease holds nothing.
   class Lease {
@@ -54,6 +56,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
    private:
     void Release();
     std::shared_ptr<LoadedModel> model_;
+    std::shared_ptr<LeaseCount> count_;  // the model's lease_count_
   };
 
   // `queue` is the version's request queue (nullptr: the version takes no requests).
@@ -94,9 +97,10 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   std::atomic<uint64_t> requests_succeeded_{0};
   std::atomic<uint64_t> requests_failed_{0};
 
-  mutable Mutex mutex_;
-  int leases_ ABSL_GUARDED_BY(mutex_) = 0;
-  CondVar idle_;  // signalled when leases_ drops to 0
+  // Kept apart from the model and shared with every lease, so that a lease drops its reference
+  // to the model before the count can reach 0: whoever waits for idleness (the registry) then
+  // holds the last reference, and its unload really happens before it answers.
+  const std::shared_ptr<LeaseCount> lease_count_;
 };
 
 }  // namespace neuronserve

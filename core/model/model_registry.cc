@@ -300,7 +300,16 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
     model = it->second.serving;
   }
   spdlog::info("model '{}' unloading", name);
-  if (model != nullptr) Retire(std::move(model));
+  if (model != nullptr) {
+    Drain(*model);
+    {
+      // The entry stays (UNLOADING) until the unload is done, but without its reference, so
+      // that nrt_unload runs here, outside the registry's lock, and not in erase() below.
+      MutexLock lock(&mutex_);
+      entries_[name].serving.reset();
+    }
+    Destroy(std::move(model));
+  }
   if (store_ != nullptr) {
     absl::Status removed = store_->Remove(name);
     if (!removed.ok() && !absl::IsNotFound(removed)) {
@@ -316,6 +325,18 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
 }
 
 void ModelRegistry::Retire(std::shared_ptr<LoadedModel> model) {
+  Drain(*model);
+  Destroy(std::move(model));
+}
+
+void ModelRegistry::Destroy(std::shared_ptr<LoadedModel> model) {
+  const uint64_t placement_id = model->placement_id();
+  model.reset();  // the last reference: nrt_unload of every replica
+  allocator_.Release(placement_id);
+}
+
+void ModelRegistry::Drain(LoadedModel& version) {
+  LoadedModel* const model = &version;
   if (!model->WaitUntilIdle(options_.drain_timeout)) {
     std::vector<InferenceJob*> waiting;
     if (model->queue() != nullptr) {
@@ -343,9 +364,6 @@ void ModelRegistry::Retire(std::shared_ptr<LoadedModel> model) {
                           absl::StrCat("model ", Quoted(model->identity()), " was unloaded"));
   }
   workers_.Detach(*model);
-  const uint64_t placement_id = model->placement_id();
-  model.reset();  // the last reference: nrt_unload of every replica
-  allocator_.Release(placement_id);
 }
 
 ModelInfo ModelRegistry::Describe(const Entry& entry) const {

@@ -103,6 +103,10 @@ class ModelRegistry {
   // get UNAVAILABLE and those executing finish), detaches it from the workers, unloads it and
   // frees its cores.
   void Retire(std::shared_ptr<LoadedModel> model);
+  // Retire's halves: waiting for the leases and detaching from the workers, then dropping the
+  // last reference (nrt_unload) and freeing the cores.
+  void Drain(LoadedModel& model);
+  void Destroy(std::shared_ptr<LoadedModel> model);
   ModelInfo Describe(const Entry& entry) const;
 
   const NrtRuntime& runtime_;
