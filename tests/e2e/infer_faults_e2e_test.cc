@@ -32,6 +32,28 @@ v1::InferRequest Request(const std::string& model) {
   return request;
 }
 
+// Sends `count` requests to `model` on one stream (all in flight at once, so every replica gets
+// work) and expects each to succeed with the identity's output; returns the responses.
+std::vector<v1::InferResponse> StreamSucceeds(v1::NeuronServing::Stub& stub,
+                                              const std::string& model, size_t count) {
+  std::vector<v1::InferRequest> requests(count, Request(model));
+  for (size_t i = 0; i < requests.size(); ++i) requests[i].set_id(absl::StrCat(i));
+  grpc::Status status;
+  std::vector<v1::InferResponse> responses = RunStream(stub, requests, &status);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(responses.size(), count);
+  for (const v1::InferResponse& response : responses) {
+    EXPECT_EQ(response.error().code(), 0) << response.error().message();
+    if (response.outputs_size() == 1) {
+      EXPECT_THAT(OutputValues(response.outputs(0)), ElementsAre(1, 2, 3, 4));
+    } else {
+      ADD_FAILURE() << "request " << response.id() << ": " << response.outputs_size()
+                    << " outputs";
+    }
+  }
+  return responses;
+}
+
 std::vector<uint64_t> ReplicaExecutions(v1::NeuronServing::Stub& stub, const std::string& model) {
   v1::ModelStatus status;
   EXPECT_TRUE(GetModel(stub, model, &status).ok());
@@ -90,21 +112,14 @@ TEST(InferFaultsE2ETest, AHardwareErrorFailsOverToTheOtherReplica) {
   config.add_start_cores(1);
   ASSERT_TRUE(Upload(*daemon->stub, config, neff).status.ok());
   // Keep both replicas busy so that core 1 is certain to take some requests: a stream of many.
-  std::vector<v1::InferRequest> requests(200, Request("m"));
-  for (size_t i = 0; i < requests.size(); ++i) requests[i].set_id(absl::StrCat(i));
-  grpc::Status status;
-  std::vector<v1::InferResponse> responses = RunStream(*daemon->stub, requests, &status);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  ASSERT_EQ(responses.size(), requests.size());
-  for (const v1::InferResponse& response : responses) {
-    // Every request succeeded: the one that hit core 1 was retried on core 0.
-    ASSERT_EQ(response.error().code(), 0) << response.error().message();
-    EXPECT_THAT(OutputValues(response.outputs(0)), ElementsAre(1, 2, 3, 4));
-  }
+  // Every one succeeds: the one that hit core 1 was retried on core 0.
+  constexpr size_t kRequests = 200;
+  StreamSucceeds(*daemon->stub, "m", kRequests);
+  if (::testing::Test::HasFailure()) return;
   EXPECT_THAT(ReplicaHealth(*daemon->stub, "m"), ElementsAre(true, false));
   // Core 1 ran exactly one execution (its failure) and then left rotation; core 0 ran the rest
   // (the failed request once more included).
-  EXPECT_THAT(ReplicaExecutions(*daemon->stub, "m"), ElementsAre(requests.size(), 1u));
+  EXPECT_THAT(ReplicaExecutions(*daemon->stub, "m"), ElementsAre(kRequests, 1u));
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("taking core 1 out of rotation"));
   // And it goes on serving on core 0.
   EXPECT_TRUE(Infer(*daemon->stub, Request("m"), nullptr).ok());
@@ -119,21 +134,15 @@ TEST(InferFaultsE2ETest, ATransientErrorIsRetriedOnceOnAnotherReplica) {
   two.add_start_cores(0);
   two.add_start_cores(1);
   ASSERT_TRUE(Upload(*daemon->stub, two, flaky).status.ok());
-  std::vector<v1::InferRequest> requests(100, Request("two"));
-  for (size_t i = 0; i < requests.size(); ++i) requests[i].set_id(absl::StrCat(i));
-  grpc::Status status;
-  std::vector<v1::InferResponse> responses = RunStream(*daemon->stub, requests, &status);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  ASSERT_EQ(responses.size(), requests.size());
-  for (const v1::InferResponse& response : responses) {
-    ASSERT_EQ(response.error().code(), 0) << response.error().message();
-  }
+  constexpr size_t kRequests = 100;
+  StreamSucceeds(*daemon->stub, "two", kRequests);
+  if (::testing::Test::HasFailure()) return;
   EXPECT_THAT(ReplicaHealth(*daemon->stub, "two"), ElementsAre(true, true));
   // Core 1 was tried (and failed every time), each of its failures ran again on core 0.
   const std::vector<uint64_t> executions = ReplicaExecutions(*daemon->stub, "two");
   ASSERT_EQ(executions.size(), 2u);
   EXPECT_GT(executions[1], 0u);
-  EXPECT_EQ(executions[0], requests.size());
+  EXPECT_EQ(executions[0], kRequests);
   ASSERT_TRUE(UnloadModel(*daemon->stub, "two").ok());
 
   // With one replica there is nowhere else to go: the error comes back with its name.
