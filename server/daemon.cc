@@ -71,6 +71,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   // gRPC sets SO_REUSEPORT by default, which would let a second daemon silently share this
   // port (and the traffic) with the first; a port in use must be a startup error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   int selected_port = 0;
   builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
                            &selected_port);

@@ -32,6 +32,9 @@ ABSL_FLAG(uint64_t, max_model_bytes, uint64_t{2} << 30,
 ABSL_FLAG(uint32_t, max_queue, 1024,
           "Most requests waiting for one model at once (a model's config.pbtxt max_queue "
           "overrides it); past it Infer answers RESOURCE_EXHAUSTED at once");
+ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
+          "Largest gRPC message the daemon accepts, in bytes (an Infer request with all its "
+          "tensors); past it the call fails with RESOURCE_EXHAUSTED. At most 2147483647.");
 ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
           "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
 

@@ -1,4 +1,5 @@
 // neuron-serve: serves compiled Neuron models on the NeuronCores of this machine over gRPC.
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +64,15 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // gRPC takes the limit as an int.
+  const uint64_t max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  if (max_message_bytes == 0 || max_message_bytes > uint64_t{INT_MAX}) {
+    fprintf(stderr,
+            "neuron-serve: --max-message-bytes must be between 1 and %d (got %llu)\n", INT_MAX,
+            static_cast<unsigned long long>(max_message_bytes));
+    return kExitUsage;
+  }
+
   neuronserve::DaemonOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.nrt_library = absl::GetFlag(FLAGS_nrt_library);
@@ -72,6 +82,7 @@ int main(int argc, char** argv) {
   options.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
   options.max_queue = absl::GetFlag(FLAGS_max_queue);
+  options.max_message_bytes = static_cast<int>(max_message_bytes);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());

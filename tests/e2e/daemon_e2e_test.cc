@@ -266,6 +266,14 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   DaemonProcess zero_queue(no_queue);
   EXPECT_EQ(zero_queue.WaitForExit(), 2);
   EXPECT_THAT(zero_queue.Stderr(), HasSubstr("--max-queue must be at least 1"));
+
+  for (const char* size : {"0", "2147483648"}) {
+    DaemonArgs bad_size = SimDaemon();
+    bad_size.flags.push_back(std::string("--max-message-bytes=") + size);
+    DaemonProcess process(bad_size);
+    EXPECT_EQ(process.WaitForExit(), 2) << size;
+    EXPECT_THAT(process.Stderr(), HasSubstr("--max-message-bytes must be between 1 and 2147483647"));
+  }
 }
 
 }  // namespace
