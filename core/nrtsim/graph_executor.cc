@@ -1,5 +1,6 @@
 #include "core/nrtsim/graph_executor.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "core/nrtsim/kernels.h"
@@ -9,7 +10,7 @@ namespace {
 
 // The values of one run. A value is either float32 (a view of a constant, of another value, or
 // of a buffer owned here) or, for a non-float32 tensor passing through identity, raw bytes.
-// Inputs are copied in, so an output tensor that is also an input tensor reads correctly.
+// Inputs are viewed in place unless an output tensor overlaps one (see OutputsOverlapInputs).
 class ValueTable {
  public:
   explicit ValueTable(size_t count)
@@ -68,21 +69,46 @@ void RunStep(const CompiledGraph& graph, const GraphStep& step, ValueTable& tabl
   }
 }
 
+// Whether writing some output could change an input's bytes: the caller may pass one tensor (or
+// overlapping slices) as both. Outputs are written one after another at the end, so an input
+// viewed in place could then be read after an earlier output overwrote it.
+bool OutputsOverlapInputs(const std::vector<std::span<const std::byte>>& inputs,
+                          const std::vector<std::span<std::byte>>& outputs) {
+  for (const std::span<std::byte>& out : outputs) {
+    for (const std::span<const std::byte>& in : inputs) {
+      const std::byte* out_end = out.data() + out.size();
+      const std::byte* in_end = in.data() + in.size();
+      if (out.data() < in_end && in.data() < out_end) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void RunGraph(const CompiledGraph& graph, const std::vector<std::span<const std::byte>>& inputs,
               const std::vector<std::span<std::byte>>& outputs) {
   ValueTable table(graph.values.size());
   for (const GraphConstant& constant : graph.constants) table.Alias(constant.value, constant.data);
+  const bool copy_inputs = OutputsOverlapInputs(inputs, outputs);
   for (size_t i = 0; i < inputs.size(); ++i) {
     size_t v = graph.input_values[i];
     const GraphValue& value = graph.values[v];
-    if (value.dtype == DataType::kFloat32) {
-      // Copied rather than viewed: the tensor's bytes are not float objects.
+    if (value.dtype != DataType::kFloat32) {
+      table.CopyBytes(v, inputs[i]);
+      continue;
+    }
+    const bool aligned = reinterpret_cast<uintptr_t>(inputs[i].data()) % alignof(float) == 0;
+    if (aligned && !copy_inputs) {
+      // Viewed in place: tensor memory comes from calloc, which creates the float objects
+      // implicitly (C++20), and a copy here would be a pass over memory that the hardware,
+      // reading its own HBM, never makes (an identity model of 16 MiB spent more time in
+      // this copy than in its output write).
+      table.Alias(v, std::span<const float>(reinterpret_cast<const float*>(inputs[i].data()),
+                                            value.element_count));
+    } else {
       std::span<float> copy = table.Allocate(v, value.element_count);
       std::memcpy(copy.data(), inputs[i].data(), value.byte_size);
-    } else {
-      table.CopyBytes(v, inputs[i]);
     }
   }
   for (const GraphStep& step : graph.steps) RunStep(graph, step, table);

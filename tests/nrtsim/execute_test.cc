@@ -189,6 +189,27 @@ TEST_F(ExecuteTest, NonFloatIdentityIsAByteCopy) {
   EXPECT_EQ(result[2], 42);
 }
 
+// Inputs are read in place unless an output tensor is also an input tensor: here the first
+// output overwrites x's tensor before the second output (identity of x) is written, and the
+// second must still be the x that came in.
+TEST_F(ExecuteTest, AnOutputTensorThatIsAlsoAnInputDoesNotChangeLaterOutputs) {
+  json model = {{"inputs", json::array({Float32("x", {4})})},
+                {"outputs", json::array({Float32("square", {4}), Float32("same", {4})})},
+                {"ops", json::array({{{"op", "mul"}, {"inputs", {"x", "x"}}, {"output", "square"}},
+                                     {{"op", "identity"}, {"inputs", {"x"}}, {"output", "same"}}})}};
+  ModelPtr loaded = MustLoad(model);
+  TensorPtr shared = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 4 * sizeof(float));
+  TensorPtr same = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 4 * sizeof(float));
+  WriteFloats(shared.get(), {-1, 2, -3, 4});
+  TensorSetPtr in_set = MustAllocateSet(), out_set = MustAllocateSet();
+  MustAdd(in_set.get(), "x", shared.get());
+  MustAdd(out_set.get(), "square", shared.get());
+  MustAdd(out_set.get(), "same", same.get());
+  ASSERT_EQ(api().nrt_execute(loaded.get(), in_set.get(), out_set.get()), NRT_SUCCESS);
+  EXPECT_EQ(ReadFloats(shared.get()), (std::vector<float>{1, 4, 9, 16}));
+  EXPECT_EQ(ReadFloats(same.get()), (std::vector<float>{-1, 2, -3, 4}));
+}
+
 TEST_F(ExecuteTest, CountsExecutions) {
   ModelPtr loaded = MustLoad(OneOpModel("relu", {1}, {1}));
   uint64_t before = Stats().executions;
