@@ -1,10 +1,11 @@
-#include "tests/e2e/daemon_process.h"
+#include "tests/support/child_process.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <regex>
 
@@ -12,18 +13,20 @@ extern char** environ;
 
 namespace neuronserve::testing {
 
-DaemonProcess::DaemonProcess(const DaemonArgs& args) {
+ChildProcess::ChildProcess(const ChildSpec& spec) {
   // Build argv and envp before fork: the child may only call async-signal-safe functions.
-  std::vector<std::string> argv_strings = {NEURON_SERVE_PATH};
-  argv_strings.insert(argv_strings.end(), args.flags.begin(), args.flags.end());
+  std::vector<std::string> argv_strings = spec.argv;
   std::map<std::string, std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const char* equals = std::strchr(*entry, '=');
-    if (equals != nullptr)
-      env[std::string(*entry, static_cast<size_t>(equals - *entry))] = equals + 1;
+    if (equals == nullptr) continue;
+    std::string name(*entry, static_cast<size_t>(equals - *entry));
+    bool unset = false;
+    for (const std::string& prefix : spec.unset_prefixes) unset |= name.starts_with(prefix);
+    if (!unset) env[name] = equals + 1;
   }
-  for (const std::string& name : args.unset_env) env.erase(name);
-  for (const auto& [name, value] : args.env) env[name] = value;
+  for (const std::string& name : spec.unset_env) env.erase(name);
+  for (const auto& [name, value] : spec.env) env[name] = value;
   std::vector<std::string> env_strings;
   for (const auto& [name, value] : env) env_strings.push_back(name + "=" + value);
 
@@ -35,22 +38,28 @@ DaemonProcess::DaemonProcess(const DaemonArgs& args) {
   envp.push_back(nullptr);
 
   int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return;
+  if (argv_strings.empty() || pipe(pipe_fds) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
-    // A test that crashes or is killed by ctest's timeout must not leave its daemon behind.
+    // A test that crashes or is killed by ctest's timeout must not leave its server behind.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(pipe_fds[1], STDERR_FILENO);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     execve(argv[0], argv.data(), envp.data());
+    const char message[] = "cannot execute the child process\n";
+    (void)!write(STDERR_FILENO, message, sizeof(message) - 1);
     _exit(127);
   }
   close(pipe_fds[1]);
+  if (pid_ < 0) {
+    close(pipe_fds[0]);
+    return;
+  }
   reader_ = std::thread([this, fd = pipe_fds[0]] { ReadStderr(fd); });
 }
 
-DaemonProcess::~DaemonProcess() {
+ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !exit_status_.has_value()) {
     kill(pid_, SIGKILL);
     int status = 0;
@@ -59,7 +68,7 @@ DaemonProcess::~DaemonProcess() {
   if (reader_.joinable()) reader_.join();
 }
 
-void DaemonProcess::ReadStderr(int fd) {
+void ChildProcess::ReadStderr(int fd) {
   char buffer[4096];
   while (true) {
     ssize_t n = read(fd, buffer, sizeof(buffer));
@@ -73,8 +82,8 @@ void DaemonProcess::ReadStderr(int fd) {
   stderr_closed_ = true;
 }
 
-std::optional<std::string> DaemonProcess::WaitUntilListening(absl::Duration timeout) {
-  static const std::regex kListening("listening on ([^ ]+:[0-9]+)");
+std::optional<std::string> ChildProcess::WaitUntilListening(absl::Duration timeout) {
+  static const std::regex kListening("listening on ([^ \n]+:[0-9]+)");
   std::optional<std::string> address;
   auto found_or_closed = [&]() ABSL_SHARED_LOCKS_REQUIRED(mutex_) {
     std::smatch match;
@@ -86,7 +95,7 @@ std::optional<std::string> DaemonProcess::WaitUntilListening(absl::Duration time
   return address;
 }
 
-int DaemonProcess::WaitForExit(absl::Duration timeout) {
+int ChildProcess::WaitForExit(absl::Duration timeout) {
   if (pid_ <= 0) return -1;
   const absl::Time deadline = absl::Now() + timeout;
   while (!exit_status_.has_value()) {
@@ -103,13 +112,13 @@ int DaemonProcess::WaitForExit(absl::Duration timeout) {
   return *exit_status_;
 }
 
-int DaemonProcess::StopWith(int signal_number, absl::Duration timeout) {
+int ChildProcess::StopWith(int signal_number, absl::Duration timeout) {
   if (pid_ <= 0) return -1;
   kill(pid_, signal_number);
   return WaitForExit(timeout);
 }
 
-std::string DaemonProcess::Stderr() const {
+std::string ChildProcess::Stderr() const {
   absl::MutexLock lock(&mutex_);
   return stderr_;
 }

@@ -1,0 +1,281 @@
+#include "tests/bench/bench_flags.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+
+namespace neuronserve::bench {
+namespace {
+
+// A byte count with an optional binary suffix: 4096, 4KiB, 1MiB, 16M.
+bool ParseBytes(absl::string_view text, uint64_t* bytes) {
+  static const std::pair<absl::string_view, uint64_t> kSuffixes[] = {{"KiB", uint64_t{1} << 10},
+                                                                     {"MiB", uint64_t{1} << 20},
+                                                                     {"GiB", uint64_t{1} << 30},
+                                                                     {"K", uint64_t{1} << 10},
+                                                                     {"M", uint64_t{1} << 20},
+                                                                     {"G", uint64_t{1} << 30},
+                                                                     {"B", 1}};
+  uint64_t unit = 1;
+  for (const auto& [suffix, multiplier] : kSuffixes) {
+    if (absl::EndsWith(text, suffix)) {
+      text.remove_suffix(suffix.size());
+      unit = multiplier;
+      break;
+    }
+  }
+  uint64_t count = 0;
+  if (!absl::SimpleAtoi(text, &count) || count == 0 || count > (uint64_t{1} << 40) / unit) {
+    return false;
+  }
+  *bytes = count * unit;
+  return true;
+}
+
+absl::Status Bad(absl::string_view flag, absl::string_view value, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("--", flag, "='", value, "': ", why));
+}
+
+// A float32 tensor: a positive whole number of 4-byte elements.
+absl::Status ParseSizes(absl::string_view flag, absl::string_view value,
+                        std::vector<uint64_t>* sizes) {
+  sizes->clear();
+  for (absl::string_view item : absl::StrSplit(value, ',')) {
+    uint64_t bytes = 0;
+    if (!ParseBytes(item, &bytes)) return Bad(flag, value, "not a byte count like 4096 or 1MiB");
+    if (bytes % 4 != 0) return Bad(flag, value, "float32 tensors: a multiple of 4 bytes");
+    sizes->push_back(bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseInts(absl::string_view flag, absl::string_view value, int max,
+                       std::vector<int>* values) {
+  values->clear();
+  for (absl::string_view item : absl::StrSplit(value, ',')) {
+    int number = 0;
+    if (!absl::SimpleAtoi(item, &number) || number < 1 || number > max) {
+      return Bad(flag, value, absl::StrCat("a list of numbers from 1 to ", max));
+    }
+    values->push_back(number);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseSeconds(absl::string_view flag, absl::string_view value, double minimum,
+                          double* seconds) {
+  if (!absl::SimpleAtod(value, seconds) || !(*seconds >= minimum) || *seconds > 3600) {
+    return Bad(flag, value, absl::StrCat("seconds, from ", minimum, " to 3600"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string BenchUsage() {
+  return absl::StrCat(
+      "neuron_serve_bench: neuron-serve Infer against a bare gRPC echo server, and replica "
+      "scaling.\n"
+      "\n"
+      "Starts two servers as child processes on loopback: the echo server (this binary with\n"
+      "--serve-echo; BenchEcho on the gRPC callback API, copying the input bytes into the\n"
+      "output) and the neuron-serve daemon on the simulated runtime, with one identity model\n"
+      "of 0 latency per tensor size. For every size and concurrency it keeps that many unary\n"
+      "calls in flight against each server and prints requests/s, p50/p99 latency and the\n"
+      "ratio Infer/echo. The scaling run then loads an identity model with a fixed device\n"
+      "latency and 1, 2, 4, 8 replicas and prints requests/s against replicas/latency.\n"
+      "Targets are reported, never asserted. Exit code 1 if any call or model load failed.\n"
+      "\n"
+      "Flags (--name=value; booleans also as --name):\n"
+      "  --seconds=S              measured time per cell and target (default 2)\n"
+      "  --warmup-seconds=S       warm-up per cell and target, not measured (default 0.5)\n"
+      "  --rounds=N               a cell's measurement in N rounds, echo and Infer\n"
+      "                           alternating (default 3)\n"
+      "  --sizes=LIST             tensor bytes, e.g. 4096,1MiB,16MiB (default)\n"
+      "  --concurrency=LIST       requests in flight (default 1,8,64)\n"
+      "  --forms=LIST             raw (raw_data bytes) and/or float (float_data) (default raw)\n"
+      "  --infer-replicas=N       replicas of each grid model (default 1)\n"
+      "  --skip-scaling           no scaling run\n"
+      "  --scaling-replicas=LIST  (default 1,2,4,8)\n"
+      "  --scaling-latency-us=N   device time of the scaling model (default 2000)\n"
+      "  --scaling-concurrency-per-replica=N  (default 2)\n"
+      "  --scaling-size=BYTES     tensor of the scaling model (default 4096)\n"
+      "  --daemon=PATH            neuron-serve binary (default: the build tree's)\n"
+      "  --nrt-library=PATH       libnrtsim.so (default: the build tree's)\n"
+      "  --sim-cores=N            NRTSIM_CORES of the daemon (default 8, or more if needed)\n"
+      "  --daemon-arg=FLAG        an extra daemon flag, repeatable\n"
+      "  --malloc=tuned|default   the same glibc malloc settings (no heap trimming, no mmap\n"
+      "                           below 32 MiB) for client and servers, or glibc's defaults\n"
+      "                           (default tuned; see malloc_tuning.h)\n"
+      "  --help\n");
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 20) && bytes % (uint64_t{1} << 20) == 0) {
+    return absl::StrCat(bytes >> 20, " MiB");
+  }
+  if (bytes >= 1024 && bytes % 1024 == 0) return absl::StrCat(bytes >> 10, " KiB");
+  return absl::StrCat(bytes, " B");
+}
+
+namespace {
+
+// Sets a flag's value from its text; InvalidArgument naming the flag when the text is wrong.
+using Setter = std::function<absl::Status(absl::string_view flag, absl::string_view value)>;
+
+struct FlagDef {
+  bool is_bool;  // may be given without a value
+  Setter set;
+};
+
+FlagDef SecondsFlag(double* target, double minimum) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            return ParseSeconds(f, v, minimum, target);
+          }};
+}
+
+FlagDef IntFlag(int* target, int max) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            std::vector<int> one;
+            absl::Status status = ParseInts(f, v, max, &one);
+            if (status.ok() && one.size() != 1) return Bad(f, v, "one number");
+            if (status.ok()) *target = one[0];
+            return status;
+          }};
+}
+
+FlagDef IntListFlag(std::vector<int>* target, int max) {
+  return {false,
+          [=](absl::string_view f, absl::string_view v) { return ParseInts(f, v, max, target); }};
+}
+
+FlagDef SizeListFlag(std::vector<uint64_t>* target) {
+  return {false,
+          [=](absl::string_view f, absl::string_view v) { return ParseSizes(f, v, target); }};
+}
+
+FlagDef SizeFlag(uint64_t* target) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            std::vector<uint64_t> one;
+            absl::Status status = ParseSizes(f, v, &one);
+            if (status.ok() && one.size() != 1) return Bad(f, v, "one size");
+            if (status.ok()) *target = one[0];
+            return status;
+          }};
+}
+
+FlagDef MicrosecondsFlag(uint64_t* target) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            if (!absl::SimpleAtoi(v, target) || *target < 1 || *target > 10'000'000) {
+              return Bad(f, v, "microseconds, from 1 to 10000000");
+            }
+            return absl::OkStatus();
+          }};
+}
+
+FlagDef BoolFlag(bool* target) {
+  return {true, [=](absl::string_view f, absl::string_view v) {
+            if (!absl::SimpleAtob(v, target)) return Bad(f, v, "true or false");
+            return absl::OkStatus();
+          }};
+}
+
+FlagDef StringFlag(std::string* target) {
+  return {false, [=](absl::string_view, absl::string_view v) {
+            *target = std::string(v);
+            return absl::OkStatus();
+          }};
+}
+
+// A string from a fixed list of choices; with `list`, a comma-separated list of them.
+FlagDef ChoiceFlag(std::vector<std::string>* target, std::vector<std::string> choices, bool list) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            std::vector<std::string> values = absl::StrSplit(v, ',');
+            if (!list && values.size() != 1) values.clear();
+            for (const std::string& value : values) {
+              if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
+                values.clear();
+              }
+            }
+            if (values.empty()) {
+              return Bad(
+                  f, v,
+                  absl::StrCat(list ? "a list of " : "one of ", absl::StrJoin(choices, ", ")));
+            }
+            *target = values;
+            return absl::OkStatus();
+          }};
+}
+
+}  // namespace
+
+absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
+  BenchFlags flags;
+  flags.daemon = NEURON_SERVE_PATH;
+  flags.nrt_library = NRTSIM_LIBRARY_PATH;
+  std::vector<std::string> malloc_mode = {flags.malloc_mode};
+
+  const std::map<std::string, FlagDef> kFlags = {
+      {"seconds", SecondsFlag(&flags.seconds, 0.001)},
+      {"warmup-seconds", SecondsFlag(&flags.warmup_seconds, 0)},
+      {"rounds", IntFlag(&flags.rounds, 100)},
+      {"sizes", SizeListFlag(&flags.sizes)},
+      {"concurrency", IntListFlag(&flags.concurrency, 4096)},
+      {"forms", ChoiceFlag(&flags.forms, {"raw", "float"}, /*list=*/true)},
+      {"infer-replicas", IntFlag(&flags.infer_replicas, 4096)},
+      {"skip-scaling", BoolFlag(&flags.skip_scaling)},
+      {"scaling-replicas", IntListFlag(&flags.scaling_replicas, 4096)},
+      {"scaling-latency-us", MicrosecondsFlag(&flags.scaling_latency_us)},
+      {"scaling-concurrency-per-replica", IntFlag(&flags.scaling_concurrency_per_replica, 1024)},
+      {"scaling-size", SizeFlag(&flags.scaling_size)},
+      {"daemon", StringFlag(&flags.daemon)},
+      {"nrt-library", StringFlag(&flags.nrt_library)},
+      {"sim-cores", IntFlag(&flags.sim_cores, 4096)},
+      {"daemon-arg",
+       {false,
+        [&](absl::string_view, absl::string_view v) {
+          flags.daemon_args.emplace_back(v);
+          return absl::OkStatus();
+        }}},
+      {"malloc", ChoiceFlag(&malloc_mode, {"tuned", "default"}, /*list=*/false)},
+      {"serve-echo", BoolFlag(&flags.serve_echo)},
+      {"listen", StringFlag(&flags.listen)},
+      {"help", BoolFlag(&flags.help)},
+  };
+
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (!absl::ConsumePrefix(&arg, "--")) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "'"));
+    }
+    std::pair<absl::string_view, absl::string_view> name_value =
+        absl::StrSplit(arg, absl::MaxSplits('=', 1));
+    // Dashes and underscores are interchangeable, as in the daemon's flags.
+    const std::string name = absl::StrReplaceAll(name_value.first, {{"_", "-"}});
+    auto flag = kFlags.find(name);
+    if (flag == kFlags.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " (see --help)"));
+    }
+    const bool has_value = arg.find('=') != absl::string_view::npos;
+    const FlagDef& def = flag->second;
+    if (!has_value && !def.is_bool) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " needs a value: --", name, "=VALUE"));
+    }
+    absl::Status status = def.set(name, has_value ? name_value.second : "true");
+    if (!status.ok()) return status;
+  }
+  flags.malloc_mode = malloc_mode[0];
+  return flags;
+}
+
+}  // namespace neuronserve::bench

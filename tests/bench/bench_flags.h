@@ -1,0 +1,68 @@
+// The command line of neuron_serve_bench. Its own small parser rather than absl::flags, because
+// the flags are spelled with dashes (--skip-scaling), which Abseil's flag names cannot be.
+#ifndef NEURON_SERVE_TESTS_BENCH_BENCH_FLAGS_H_
+#define NEURON_SERVE_TESTS_BENCH_BENCH_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace neuronserve::bench {
+
+struct BenchFlags {
+  // Measurement per cell, after a warm-up. A cell also runs until every in-flight slot has
+  // completed a couple of requests, so large payloads at high concurrency are not judged on a
+  // handful of completions.
+  double seconds = 2.0;
+  double warmup_seconds = 0.5;
+  // The measurement of a cell is split into this many rounds, echo and Infer alternating, so
+  // that a change in the machine's background load hits both targets alike.
+  int rounds = 3;
+
+  // The comparison grid: tensor bytes x requests in flight, echo against Infer.
+  std::vector<uint64_t> sizes = {4096, uint64_t{1} << 20, uint64_t{16} << 20};
+  std::vector<int> concurrency = {1, 8, 64};
+  // Tensor forms to send: "raw" (raw_data bytes) and/or "float" (packed float_data).
+  std::vector<std::string> forms = {"raw"};
+  // Replicas of each 0-latency identity model of the grid.
+  int infer_replicas = 1;
+
+  // The scaling run: one identity model of scaling_latency_us device time with each replica
+  // count, concurrency_per_replica requests in flight per replica.
+  bool skip_scaling = false;
+  std::vector<int> scaling_replicas = {1, 2, 4, 8};
+  uint64_t scaling_latency_us = 2000;
+  int scaling_concurrency_per_replica = 2;
+  uint64_t scaling_size = 4096;
+
+  std::string daemon;                    // neuron-serve binary
+  std::string nrt_library;               // libnrtsim.so
+  int sim_cores = 8;                     // NRTSIM_CORES of the daemon; raised to what the run needs
+  std::vector<std::string> daemon_args;  // extra flags for the daemon (--daemon-arg, repeated)
+
+  // "tuned": the same glibc malloc settings for the client and both servers (malloc_tuning.h);
+  // "default": glibc's own.
+  std::string malloc_mode = "tuned";
+
+  // Internal: run as the echo server (the bench starts itself this way).
+  bool serve_echo = false;
+  std::string listen = "127.0.0.1:0";
+
+  bool help = false;
+};
+
+// Defaults for `daemon` and `nrt_library` come from the build tree. InvalidArgument names the
+// flag and what is wrong with it.
+absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv);
+
+// The --help text.
+std::string BenchUsage();
+
+// "4 KiB", "1 MiB", "16 MiB", "1000 B".
+std::string FormatBytes(uint64_t bytes);
+
+}  // namespace neuronserve::bench
+
+#endif  // NEURON_SERVE_TESTS_BENCH_BENCH_FLAGS_H_

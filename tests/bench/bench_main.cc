@@ -1,0 +1,311 @@
+// neuron_serve_bench: the inference path's benchmark (see BenchUsage in bench_flags.cc).
+//
+// One client process (this one) and its servers on loopback: the baseline echo server and the
+// neuron-serve daemon on the simulated runtime, each a child process. Every cell measures the
+// echo server and then the daemon with the same request, the same client code and the same
+// number of calls in flight, and prints the ratio: these machines are noisy, so only a ratio
+// against a baseline measured in the same run means anything.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "bench_echo.grpc.pb.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "tests/bench/bench_flags.h"
+#include "tests/bench/daemon_models.h"
+#include "tests/bench/echo_server.h"
+#include "tests/bench/load_generator.h"
+#include "tests/bench/malloc_tuning.h"
+#include "tests/bench/payload.h"
+#include "tests/bench/report.h"
+#include "tests/support/child_process.h"
+
+namespace neuronserve::bench {
+namespace {
+
+using ::neuronserve::testing::ChildProcess;
+using ::neuronserve::testing::ChildSpec;
+
+constexpr absl::Duration kStartTimeout = absl::Seconds(30);
+constexpr absl::Duration kStopTimeout = absl::Seconds(30);
+constexpr absl::Duration kProbeTimeout = absl::Seconds(60);
+
+std::shared_ptr<grpc::Channel> Connect(const std::string& address) {
+  grpc::ChannelArguments args;
+  // Responses as large as the largest tensor; gRPC's default limit is 4 MiB.
+  args.SetMaxReceiveMessageSize(-1);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+// Waits for the "listening on" line; on failure prints the child's log and returns "".
+std::string AddressOf(ChildProcess& child, const char* what) {
+  std::optional<std::string> address = child.WaitUntilListening(kStartTimeout);
+  if (!address.has_value()) {
+    std::fprintf(stderr, "bench: the %s did not start; its output:\n%s\n", what,
+                 child.Stderr().c_str());
+    return "";
+  }
+  return *address;
+}
+
+// One call whose answer is compared in full: a target that does not answer correctly is not
+// loaded, its error goes in the table instead. Empty when the answer is right.
+std::string Probe(const StartCall& start, const v1::InferRequest& request) {
+  v1::InferResponse response;
+  grpc::Status status = CallOnce(start, request, &response, kProbeTimeout);
+  if (!status.ok()) {
+    return absl::StrCat("code ", status.error_code(), ": ", status.error_message());
+  }
+  return CompareOutput(request, response);
+}
+
+// Round `round` of `rounds`: the first warms up for --warmup-seconds; later ones only until
+// every slot has completed its calls (the connection is warm by then).
+LoadOptions OptionsFor(const BenchFlags& flags, int concurrency, int round, int rounds) {
+  LoadOptions options;
+  options.concurrency = concurrency;
+  options.warmup = round == 0 ? absl::Seconds(flags.warmup_seconds) : absl::ZeroDuration();
+  options.measure = absl::Seconds(flags.seconds / rounds);
+  return options;
+}
+
+// Adds one round of load to `measurement`, unless the target already failed its probe.
+void MeasureRound(const StartCall& start, const v1::InferRequest& request,
+                  const LoadOptions& options, Measurement& measurement) {
+  if (!measurement.error.empty()) return;
+  LoadResult round = RunLoad(start, request, ExpectSameSize(request), options);
+  if (measurement.result.has_value()) {
+    measurement.result->Add(round);
+  } else {
+    measurement.result = std::move(round);
+  }
+}
+
+std::string SelfPath() {
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? "" : path.string();
+}
+
+class Bench {
+ public:
+  explicit Bench(const BenchFlags& flags) : flags_(flags) {}
+
+  // The process exit code: 0 when every load and every call succeeded.
+  int Run() {
+    for (const std::string* path : {&flags_.daemon, &flags_.nrt_library}) {
+      if (!std::filesystem::exists(*path)) {
+        std::fprintf(stderr,
+                     "bench: %s does not exist (build it, or pass --daemon / "
+                     "--nrt-library)\n",
+                     path->c_str());
+        return 1;
+      }
+    }
+    if (!StartServers()) return 1;
+
+    std::vector<ComparisonRow> comparison = RunComparison();
+    std::vector<ScalingRow> scaling;
+    if (!flags_.skip_scaling) scaling = RunScaling();
+    PrintTargets(comparison, scaling);
+
+    if (const int code = echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
+      std::printf("bench: the echo server exited with %d\n", code);
+      failed_ = true;
+    }
+    if (const int code = daemon_->StopWith(SIGTERM, kStopTimeout); code != 0) {
+      std::printf("bench: neuron-serve exited with %d; its log:\n%s\n", code,
+                  daemon_->Stderr().c_str());
+      failed_ = true;
+    }
+    return failed_ ? 1 : 0;
+  }
+
+ private:
+  int CoresNeeded() const {
+    int cores = std::max(flags_.sim_cores, flags_.infer_replicas);
+    if (!flags_.skip_scaling) {
+      for (int replicas : flags_.scaling_replicas) cores = std::max(cores, replicas);
+    }
+    return cores;
+  }
+
+  bool StartServers() {
+    const std::string self = SelfPath();
+    if (self.empty()) {
+      std::fprintf(stderr, "bench: cannot find its own binary through /proc/self/exe\n");
+      return false;
+    }
+    // Same allocator settings for all three processes (malloc_tuning.h).
+    std::map<std::string, std::string> env;
+    if (flags_.malloc_mode == "tuned") {
+      env["GLIBC_TUNABLES"] = TunedGlibcTunables(std::getenv("GLIBC_TUNABLES"));
+      TuneThisProcess();
+    }
+    const std::string tunables = env.count("GLIBC_TUNABLES") ? env["GLIBC_TUNABLES"] : "";
+
+    // Both start at once (the daemon opens the runtime meanwhile), then both are waited for.
+    echo_ = std::make_unique<ChildProcess>(
+        ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0"}, env, {}, {}});
+    std::vector<std::string> daemon_argv = {flags_.daemon, "--listen=127.0.0.1:0",
+                                            "--nrt-library=" + flags_.nrt_library};
+    daemon_argv.insert(daemon_argv.end(), flags_.daemon_args.begin(), flags_.daemon_args.end());
+    const std::string cores = std::to_string(CoresNeeded());
+    env["NRTSIM_CORES"] = cores;
+    // The bench's own environment must not shape the daemon (a NEURON_SERVE_STATE_DIR would
+    // bring back old models, NEURON_RT_VISIBLE_CORES would hide cores).
+    daemon_ = std::make_unique<ChildProcess>(
+        ChildSpec{daemon_argv, env, {}, {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
+    const std::string echo_address = AddressOf(*echo_, "echo server");
+    const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
+    if (echo_address.empty() || daemon_address.empty()) return false;
+
+    echo_stub_ = BenchEcho::NewStub(Connect(echo_address));
+    daemon_stub_ = v1::NeuronServing::NewStub(Connect(daemon_address));
+    echo_call_ = [stub = echo_stub_.get()](
+                     grpc::ClientContext* context, const v1::InferRequest* request,
+                     v1::InferResponse* response, std::function<void(grpc::Status)> done) {
+      stub->async()->Echo(context, request, response, std::move(done));
+    };
+    infer_call_ = [stub = daemon_stub_.get()](
+                      grpc::ClientContext* context, const v1::InferRequest* request,
+                      v1::InferResponse* response, std::function<void(grpc::Status)> done) {
+      stub->async()->Infer(context, request, response, std::move(done));
+    };
+
+    std::printf(
+        "neuron_serve_bench: client = this process (pid %d), gRPC callback API, one "
+        "channel per server, N unary calls in flight\n",
+        static_cast<int>(getpid()));
+    std::printf("  echo server  = child process %s (BenchEcho, callback API) on %s\n", self.c_str(),
+                echo_address.c_str());
+    std::printf("  neuron-serve = child process %s on %s, NRTSIM_CORES=%s, --nrt-library=%s\n",
+                flags_.daemon.c_str(), daemon_address.c_str(), cores.c_str(),
+                flags_.nrt_library.c_str());
+    if (tunables.empty()) {
+      std::printf("  malloc: glibc defaults in all three processes\n");
+    } else {
+      std::printf("  malloc: the same in all three: servers GLIBC_TUNABLES=%s, client mallopt\n",
+                  tunables.c_str());
+    }
+    std::printf(
+        "  per cell and target: warm-up %.3g s, then %.3g s measured in %d round%s, echo "
+        "and Infer alternating (each round lasts until every slot completed 2 calls)\n",
+        flags_.warmup_seconds, flags_.seconds, flags_.rounds, flags_.rounds == 1 ? "" : "s");
+    std::fflush(stdout);
+    return true;
+  }
+
+  // Every size: its identity model is loaded, measured at every form and concurrency against
+  // the echo server, then unloaded, so only one grid model holds cores at a time.
+  std::vector<ComparisonRow> RunComparison() {
+    std::vector<ComparisonRow> rows;
+    PrintComparisonHeader(flags_.infer_replicas);
+    for (uint64_t size : flags_.sizes) {
+      IdentityModel model{absl::StrCat("bench-identity-", size), size, 0, flags_.infer_replicas};
+      grpc::Status loaded = LoadIdentityModel(*daemon_stub_, model);
+      for (const std::string& form_name : flags_.forms) {
+        const TensorForm form = form_name == "float" ? TensorForm::kFloat : TensorForm::kRaw;
+        const v1::InferRequest request = MakeRequest(model.name, size, form);
+        for (int concurrency : flags_.concurrency) {
+          ComparisonRow row{size, form, concurrency, {}, {}};
+          row.echo.error = Probe(echo_call_, request);
+          row.infer.error = loaded.ok()
+                                ? Probe(infer_call_, request)
+                                : absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
+                                               loaded.error_message());
+          for (int round = 0; round < flags_.rounds; ++round) {
+            const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
+            MeasureRound(echo_call_, request, options, row.echo);
+            MeasureRound(infer_call_, request, options, row.infer);
+          }
+          failed_ |= !row.echo.ok() || !row.infer.ok();
+          PrintComparisonRow(row);
+          rows.push_back(std::move(row));
+        }
+      }
+      if (loaded.ok()) Unload(model.name);
+    }
+    return rows;
+  }
+
+  std::vector<ScalingRow> RunScaling() {
+    std::vector<ScalingRow> rows;
+    PrintScalingHeader(flags_.scaling_latency_us, flags_.scaling_size);
+    for (int replicas : flags_.scaling_replicas) {
+      IdentityModel model{absl::StrCat("bench-scaling-", replicas), flags_.scaling_size,
+                          flags_.scaling_latency_us, replicas};
+      ScalingRow row;
+      row.replicas = replicas;
+      // Two requests in flight per replica by default: one executing, one queued behind it, so
+      // no core idles between a completion and the client's next call.
+      row.concurrency = replicas * flags_.scaling_concurrency_per_replica;
+      row.ideal_per_second = replicas * 1e6 / static_cast<double>(flags_.scaling_latency_us);
+      grpc::Status loaded = LoadIdentityModel(*daemon_stub_, model);
+      if (loaded.ok()) {
+        const v1::InferRequest request =
+            MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
+        // No baseline to alternate with (the ideal is computed): one round.
+        row.infer.error = Probe(infer_call_, request);
+        MeasureRound(infer_call_, request, OptionsFor(flags_, row.concurrency, 0, 1), row.infer);
+        Unload(model.name);
+      } else {
+        row.infer.error = absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
+                                       loaded.error_message());
+      }
+      failed_ |= !row.infer.ok();
+      PrintScalingRow(row);
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  void Unload(const std::string& name) {
+    grpc::Status status = UnloadModel(*daemon_stub_, name);
+    if (!status.ok()) {
+      std::printf("bench: UnloadModel %s failed, code %d: %s\n", name.c_str(),
+                  static_cast<int>(status.error_code()), status.error_message().c_str());
+      failed_ = true;
+    }
+  }
+
+  const BenchFlags flags_;
+  std::unique_ptr<ChildProcess> echo_;
+  std::unique_ptr<ChildProcess> daemon_;
+  std::unique_ptr<BenchEcho::Stub> echo_stub_;
+  std::unique_ptr<v1::NeuronServing::Stub> daemon_stub_;
+  StartCall echo_call_;
+  StartCall infer_call_;
+  bool failed_ = false;
+};
+
+}  // namespace
+}  // namespace neuronserve::bench
+
+int main(int argc, char** argv) {
+  using namespace neuronserve::bench;
+  absl::StatusOr<BenchFlags> flags = ParseBenchFlags(argc, argv);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "neuron_serve_bench: %s\n", std::string(flags.status().message()).c_str());
+    return 2;
+  }
+  if (flags->help) {
+    std::printf("%s", BenchUsage().c_str());
+    return 0;
+  }
+  if (flags->serve_echo) return RunEchoServer(flags->listen);
+  return Bench(*flags).Run();
+}

@@ -1,0 +1,67 @@
+#include "tests/bench/daemon_models.h"
+
+#include <chrono>
+#include <memory>
+
+#include "client/simmodel/identity_model.h"
+#include "client/simmodel/sim_neff_writer.h"
+#include "core/util/sha256.h"
+#include "grpcpp/client_context.h"
+#include "tests/bench/payload.h"
+
+namespace neuronserve::bench {
+namespace {
+
+// Loading is quick on the simulator; this only keeps a stuck daemon from hanging the bench.
+constexpr auto kRpcTimeout = std::chrono::seconds(60);
+constexpr size_t kChunkBytes = size_t{1} << 20;
+
+grpc::Status FromAbsl(const absl::Status& status) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(status.message()));
+}
+
+}  // namespace
+
+grpc::Status LoadIdentityModel(v1::NeuronServing::Stub& stub, const IdentityModel& model) {
+  simmodel::IdentityOptions options;
+  options.shape = {1, static_cast<int64_t>(model.tensor_bytes / 4)};
+  options.input_name = kInputName;
+  options.output_name = kOutputName;
+  absl::StatusOr<simmodel::SimModel> built = simmodel::BuildIdentityModel(options);
+  if (!built.ok()) return FromAbsl(built.status());
+  built->latency_us = model.latency_us;
+  absl::StatusOr<std::string> neff = simmodel::EncodeSimNeff(*built);
+  if (!neff.ok()) return FromAbsl(neff.status());
+
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+  v1::LoadModelResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::LoadModelRequest>> writer =
+      stub.LoadModel(&context, &response);
+  v1::LoadModelRequest header;
+  v1::LoadModelHeader* fields = header.mutable_header();
+  fields->mutable_config()->set_name(model.name);
+  fields->mutable_config()->set_replicas(static_cast<uint32_t>(model.replicas));
+  fields->set_total_size(neff->size());
+  fields->set_sha256(Sha256Hex(*neff));
+  // A failed Write means the server already finished the call; Finish says why.
+  bool open = writer->Write(header);
+  for (size_t offset = 0; open && offset < neff->size(); offset += kChunkBytes) {
+    v1::LoadModelRequest chunk;
+    chunk.set_chunk(neff->substr(offset, kChunkBytes));
+    open = writer->Write(chunk);
+  }
+  writer->WritesDone();
+  return writer->Finish();
+}
+
+grpc::Status UnloadModel(v1::NeuronServing::Stub& stub, const std::string& name) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+  v1::UnloadModelRequest request;
+  request.set_name(name);
+  v1::UnloadModelResponse response;
+  return stub.UnloadModel(&context, request, &response);
+}
+
+}  // namespace neuronserve::bench

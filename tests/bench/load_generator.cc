@@ -1,0 +1,173 @@
+#include "tests/bench/load_generator.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/notification.h"
+
+namespace neuronserve::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::system_clock::time_point DeadlineAfter(absl::Duration timeout) {
+  return std::chrono::system_clock::now() + absl::ToChronoNanoseconds(timeout);
+}
+
+// One run of RunLoad. Slots are independent chains of calls: a slot's calls never overlap, so
+// its counters need no lock; the main thread reads them only after every chain has ended
+// (the counter orders those reads after the last writes).
+class LoadRun {
+ public:
+  LoadRun(const StartCall& start, const v1::InferRequest& request, const CheckResponse& check,
+          const LoadOptions& options)
+      : start_(start),
+        request_(request),
+        check_(check),
+        options_(options),
+        slots_(static_cast<size_t>(options.concurrency)),
+        running_(options.concurrency) {}
+
+  LoadResult Run() {
+    for (Slot& slot : slots_) Issue(&slot);
+
+    const uint64_t min_calls = static_cast<uint64_t>(options_.min_calls_per_slot) *
+                               static_cast<uint64_t>(options_.concurrency);
+    WaitPhase(options_.warmup, warmup_calls_, min_calls);
+    const Clock::time_point window_start = Clock::now();
+    phase_.store(kMeasure, std::memory_order_release);
+    WaitPhase(options_.measure, measured_calls_, min_calls);
+    phase_.store(kStop, std::memory_order_release);
+    const Clock::time_point window_end = Clock::now();
+
+    running_.Wait();
+
+    LoadResult result;
+    result.seconds = std::chrono::duration<double>(window_end - window_start).count();
+    for (Slot& slot : slots_) {
+      result.latencies_ns.insert(result.latencies_ns.end(), slot.latencies_ns.begin(),
+                                 slot.latencies_ns.end());
+      result.failed += slot.failed;
+      if (result.first_error.empty()) result.first_error = slot.first_error;
+    }
+    result.completed = result.latencies_ns.size();
+    return result;
+  }
+
+ private:
+  enum Phase { kWarmup, kMeasure, kStop };
+
+  struct Slot {
+    std::vector<int64_t> latencies_ns;  // of the calls that succeeded inside the window
+    uint64_t failed = 0;
+    std::string first_error;
+  };
+
+  // A ClientContext serves one call only, so every call gets its own, with its response.
+  struct Call {
+    grpc::ClientContext context;
+    v1::InferResponse response;
+    Clock::time_point started;
+  };
+
+  // Sleeps out `duration`, then on until `min_calls` calls completed in this phase or
+  // `max_extra` more has passed.
+  void WaitPhase(absl::Duration duration, const std::atomic<uint64_t>& calls, uint64_t min_calls) {
+    absl::SleepFor(duration);
+    const absl::Time give_up = absl::Now() + options_.max_extra;
+    while (calls.load(std::memory_order_relaxed) < min_calls && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+  }
+
+  void Issue(Slot* slot) {
+    auto call = std::make_unique<Call>();
+    call->context.set_deadline(DeadlineAfter(options_.call_timeout));
+    call->started = Clock::now();
+    Call* raw = call.release();
+    start_(&raw->context, &request_, &raw->response,
+           [this, slot, raw](grpc::Status status) { Completed(slot, raw, status); });
+  }
+
+  // Runs on a gRPC thread. Deleting the call's context here is safe: the callback machinery
+  // holds its own reference to the underlying call until after this returns.
+  void Completed(Slot* slot, Call* raw, const grpc::Status& status) {
+    std::unique_ptr<Call> call(raw);
+    const Clock::time_point ended = Clock::now();
+    const int phase = phase_.load(std::memory_order_acquire);
+    std::string error;
+    if (!status.ok()) {
+      error = "code " + std::to_string(status.error_code()) + ": " + status.error_message();
+    } else {
+      error = check_(call->response);
+    }
+    if (!error.empty()) {
+      if (slot->failed++ == 0) slot->first_error = error;
+    } else if (phase == kMeasure) {
+      slot->latencies_ns.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(ended - call->started).count());
+    }
+    // Failures count as completions here too: a failing target must not keep a phase waiting
+    // for successes that will not come.
+    if (phase == kMeasure) measured_calls_.fetch_add(1, std::memory_order_relaxed);
+    if (phase == kWarmup) warmup_calls_.fetch_add(1, std::memory_order_relaxed);
+    call.reset();
+    if (phase == kStop) {
+      running_.DecrementCount();  // this slot's chain ends here
+      return;
+    }
+    Issue(slot);
+  }
+
+  const StartCall& start_;
+  const v1::InferRequest& request_;
+  const CheckResponse& check_;
+  const LoadOptions options_;
+  std::vector<Slot> slots_;
+
+  std::atomic<int> phase_{kWarmup};
+  std::atomic<uint64_t> warmup_calls_{0};
+  std::atomic<uint64_t> measured_calls_{0};
+  // Slots whose chain of calls has not ended yet. Safe to destroy once Wait returns.
+  absl::BlockingCounter running_;
+};
+
+}  // namespace
+
+LatencySummary LoadResult::Latency() const {
+  std::vector<int64_t> copy = latencies_ns;
+  return Summarize(copy);
+}
+
+void LoadResult::Add(const LoadResult& other) {
+  completed += other.completed;
+  seconds += other.seconds;
+  failed += other.failed;
+  if (first_error.empty()) first_error = other.first_error;
+  latencies_ns.insert(latencies_ns.end(), other.latencies_ns.begin(), other.latencies_ns.end());
+}
+
+LoadResult RunLoad(const StartCall& start, const v1::InferRequest& request,
+                   const CheckResponse& check, const LoadOptions& options) {
+  LoadRun run(start, request, check, options);
+  return run.Run();
+}
+
+grpc::Status CallOnce(const StartCall& start, const v1::InferRequest& request,
+                      v1::InferResponse* response, absl::Duration timeout) {
+  grpc::ClientContext context;
+  context.set_deadline(DeadlineAfter(timeout));
+  absl::Notification done;
+  grpc::Status result;
+  start(&context, &request, response, [&](grpc::Status status) {
+    result = std::move(status);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return result;
+}
+
+}  // namespace neuronserve::bench

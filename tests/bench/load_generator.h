@@ -1,0 +1,66 @@
+// The client half of the benchmark: keeps a fixed number of unary calls in flight against one
+// target (echo or Infer) from one process, on gRPC's callback API, so that 64 calls in flight
+// need no 64 client threads: each "slot" starts its next call from the completion callback of
+// its previous one.
+#ifndef NEURON_SERVE_TESTS_BENCH_LOAD_GENERATOR_H_
+#define NEURON_SERVE_TESTS_BENCH_LOAD_GENERATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/support/status.h"
+#include "neuronserve/v1/neuron_serving.pb.h"
+#include "tests/bench/latency_summary.h"
+
+namespace neuronserve::bench {
+
+// Starts one unary call to the target; `done` runs exactly once, on a gRPC thread, when the
+// call ends. Echo and Infer both fit this shape, so both are driven by the same client code.
+using StartCall =
+    std::function<void(grpc::ClientContext* context, const v1::InferRequest* request,
+                       v1::InferResponse* response, std::function<void(grpc::Status)> done)>;
+// Empty when `response` is what the request should get, else what is wrong with it. Called on
+// every response, so it should be cheap (sizes, not contents).
+using CheckResponse = std::function<std::string(const v1::InferResponse& response)>;
+
+struct LoadOptions {
+  int concurrency = 1;
+  absl::Duration warmup = absl::Milliseconds(500);
+  absl::Duration measure = absl::Seconds(2);
+  // Each phase also lasts until this many calls per slot completed in it (at most `max_extra`
+  // longer), so that a slow cell is not judged on a handful of completions.
+  int min_calls_per_slot = 2;
+  absl::Duration max_extra = absl::Seconds(60);
+  absl::Duration call_timeout = absl::Seconds(60);
+};
+
+struct LoadResult {
+  uint64_t completed = 0;  // successful calls that ended inside the measured window(s)
+  double seconds = 0;      // the measured window(s)
+  uint64_t failed = 0;     // failed calls and wrong responses, warm-up included
+  std::string first_error;
+  std::vector<int64_t> latencies_ns;  // of the successful calls in the window(s)
+
+  double PerSecond() const { return seconds > 0 ? static_cast<double>(completed) / seconds : 0; }
+  LatencySummary Latency() const;
+  // Adds another window of the same target (the rounds of a cell).
+  void Add(const LoadResult& other);
+};
+
+// Runs warm-up then measurement with options.concurrency calls of `request` in flight, and
+// waits for every call to end. `request` must stay unchanged until it returns (the calls only
+// read it, concurrently).
+LoadResult RunLoad(const StartCall& start, const v1::InferRequest& request,
+                   const CheckResponse& check, const LoadOptions& options);
+
+// One call, waited for: the probe that checks a target answers correctly before it is loaded.
+grpc::Status CallOnce(const StartCall& start, const v1::InferRequest& request,
+                      v1::InferResponse* response, absl::Duration timeout);
+
+}  // namespace neuronserve::bench
+
+#endif  // NEURON_SERVE_TESTS_BENCH_LOAD_GENERATOR_H_

@@ -1,0 +1,76 @@
+#include "tests/bench/payload.h"
+
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace neuronserve::bench {
+namespace {
+
+float ValueAt(uint64_t index) { return static_cast<float>(index % 1000) * 0.25f - 100.0f; }
+
+}  // namespace
+
+v1::InferRequest MakeRequest(const std::string& model, uint64_t tensor_bytes, TensorForm form) {
+  const uint64_t elements = tensor_bytes / 4;
+  v1::InferRequest request;
+  request.set_id("bench");
+  request.set_model(model);
+  v1::InputTensor* input = request.add_inputs();
+  input->set_name(kInputName);
+  input->add_shape(1);
+  input->add_shape(static_cast<uint32_t>(elements));
+  if (form == TensorForm::kFloat) {
+    input->mutable_float_data()->Reserve(static_cast<int>(elements));
+    for (uint64_t i = 0; i < elements; ++i) input->add_float_data(ValueAt(i));
+    request.set_response_form(v1::TENSOR_FORM_FLOAT);
+  } else {
+    // Little-endian IEEE-754, which is the host's layout on every machine this runs on.
+    std::string bytes(tensor_bytes, '\0');
+    for (uint64_t i = 0; i < elements; ++i) {
+      const float value = ValueAt(i);
+      std::memcpy(bytes.data() + i * 4, &value, 4);
+    }
+    input->set_raw_data(std::move(bytes));
+    request.set_response_form(v1::TENSOR_FORM_RAW);
+  }
+  return request;
+}
+
+CheckResponse ExpectSameSize(const v1::InferRequest& request) {
+  const bool floats = request.inputs(0).float_data_size() > 0;
+  const size_t expected = floats ? static_cast<size_t>(request.inputs(0).float_data_size())
+                                 : request.inputs(0).raw_data().size();
+  return [floats, expected](const v1::InferResponse& response) -> std::string {
+    if (response.outputs_size() != 1) {
+      return absl::StrCat("expected 1 output, got ", response.outputs_size());
+    }
+    const v1::OutputTensor& output = response.outputs(0);
+    const size_t got =
+        floats ? static_cast<size_t>(output.float_data_size()) : output.raw_data().size();
+    if (got != expected) {
+      return absl::StrCat("output has ", got, floats ? " floats" : " bytes", ", expected ",
+                          expected);
+    }
+    return "";
+  };
+}
+
+std::string CompareOutput(const v1::InferRequest& request, const v1::InferResponse& response) {
+  std::string size_error = ExpectSameSize(request)(response);
+  if (!size_error.empty()) return size_error;
+  const v1::InputTensor& input = request.inputs(0);
+  const v1::OutputTensor& output = response.outputs(0);
+  if (input.float_data_size() > 0) {
+    if (std::memcmp(input.float_data().data(), output.float_data().data(),
+                    static_cast<size_t>(input.float_data_size()) * sizeof(float)) != 0) {
+      return "output float_data differs from the input";
+    }
+  } else if (input.raw_data() != output.raw_data()) {
+    return "output raw_data differs from the input";
+  }
+  return "";
+}
+
+}  // namespace neuronserve::bench

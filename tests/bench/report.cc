@@ -1,0 +1,116 @@
+#include "tests/bench/report.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "tests/bench/bench_flags.h"
+
+namespace neuronserve::bench {
+namespace {
+
+const char* FormName(TensorForm form) { return form == TensorForm::kFloat ? "float" : "raw"; }
+
+// "  12345.6   0.081   0.150", or the same width saying what went wrong.
+std::string MeasurementColumns(const Measurement& measurement) {
+  if (!measurement.result.has_value()) return absl::StrFormat("%12s %8s %8s", "error", "-", "-");
+  const LoadResult& result = *measurement.result;
+  const LatencySummary latency = result.Latency();
+  return absl::StrFormat("%12.1f %8.3f %8.3f", result.PerSecond(), latency.p50_ms, latency.p99_ms);
+}
+
+// Under a row: why a target could not be measured, or how many of its calls failed.
+void PrintProblems(const char* target, const Measurement& measurement) {
+  if (measurement.ok()) return;
+  std::string line = absl::StrCat("    ", target, ": ");
+  if (measurement.result.has_value() && measurement.result->failed > 0) {
+    absl::StrAppend(&line, measurement.result->failed,
+                    " calls failed, first: ", measurement.result->first_error);
+  } else {
+    absl::StrAppend(&line, measurement.error);
+  }
+  std::printf("%s\n", line.c_str());
+}
+
+std::string RatioColumn(const std::optional<double>& ratio) {
+  return ratio.has_value() ? absl::StrFormat("%10.2f", *ratio) : absl::StrFormat("%10s", "-");
+}
+
+std::string Verdict(std::optional<double> ratio, double target) {
+  if (!ratio.has_value()) return "not measured";
+  // Three decimals: 0.897 must not read as a missed 0.90.
+  return absl::StrFormat("%.3f %s", *ratio, *ratio >= target ? "met" : "MISSED");
+}
+
+}  // namespace
+
+std::optional<double> ComparisonRow::Ratio() const {
+  if (!echo.result.has_value() || !infer.result.has_value()) return std::nullopt;
+  const double echo_rate = echo.result->PerSecond();
+  if (echo_rate <= 0) return std::nullopt;
+  return infer.result->PerSecond() / echo_rate;
+}
+
+std::optional<double> ScalingRow::Ratio() const {
+  if (!infer.result.has_value() || ideal_per_second <= 0) return std::nullopt;
+  return infer.result->PerSecond() / ideal_per_second;
+}
+
+void PrintComparisonHeader(int infer_replicas) {
+  std::printf("\n== Infer (identity, latency 0, %d replica%s) vs bare gRPC echo: unary calls ==\n",
+              infer_replicas, infer_replicas == 1 ? "" : "s");
+  std::printf("%-8s %-5s %5s | %12s %8s %8s | %12s %8s %8s | %10s\n", "size", "form", "conc",
+              "echo req/s", "p50 ms", "p99 ms", "infer req/s", "p50 ms", "p99 ms", "infer/echo");
+  std::fflush(stdout);
+}
+
+void PrintComparisonRow(const ComparisonRow& row) {
+  std::printf("%-8s %-5s %5d | %s | %s | %s\n", FormatBytes(row.tensor_bytes).c_str(),
+              FormName(row.form), row.concurrency, MeasurementColumns(row.echo).c_str(),
+              MeasurementColumns(row.infer).c_str(), RatioColumn(row.Ratio()).c_str());
+  PrintProblems("echo", row.echo);
+  PrintProblems("infer", row.infer);
+  std::fflush(stdout);
+}
+
+void PrintScalingHeader(uint64_t latency_us, uint64_t tensor_bytes) {
+  std::printf("\n== Scaling: identity model, latency %llu us, %s, unary Infer ==\n",
+              static_cast<unsigned long long>(latency_us), FormatBytes(tensor_bytes).c_str());
+  std::printf("%8s %5s | %12s %8s %8s | %12s | %10s\n", "replicas", "conc", "infer req/s", "p50 ms",
+              "p99 ms", "ideal req/s", "of ideal");
+  std::fflush(stdout);
+}
+
+void PrintScalingRow(const ScalingRow& row) {
+  std::printf("%8d %5d | %s | %12.1f | %s\n", row.replicas, row.concurrency,
+              MeasurementColumns(row.infer).c_str(), row.ideal_per_second,
+              RatioColumn(row.Ratio()).c_str());
+  PrintProblems("infer", row.infer);
+  std::fflush(stdout);
+}
+
+void PrintTargets(const std::vector<ComparisonRow>& comparison,
+                  const std::vector<ScalingRow>& scaling) {
+  std::printf("\n== Targets (reported, not asserted) ==\n");
+  std::vector<std::string> large;
+  std::string small_64 = "not run";
+  for (const ComparisonRow& row : comparison) {
+    if (row.form != TensorForm::kRaw) continue;
+    if (row.tensor_bytes == (uint64_t{16} << 20)) {
+      large.push_back(absl::StrCat("conc ", row.concurrency, ": ", Verdict(row.Ratio(), 0.8)));
+    }
+    if (row.tensor_bytes == 4096 && row.concurrency == 64) small_64 = Verdict(row.Ratio(), 0.7);
+  }
+  std::string scaling_4 = "not run";
+  for (const ScalingRow& row : scaling) {
+    if (row.replicas == 4) scaling_4 = Verdict(row.Ratio(), 0.9);
+  }
+  std::printf("16 MiB, infer/echo >= 0.80:            %s\n",
+              large.empty() ? "not run" : absl::StrJoin(large, "; ").c_str());
+  std::printf("4 KiB at conc 64, infer/echo >= 0.70:  %s\n", small_64.c_str());
+  std::printf("4 replicas, >= 0.90 of ideal:          %s\n", scaling_4.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace neuronserve::bench

@@ -1,0 +1,53 @@
+// The tables neuron_serve_bench prints, one row at a time as cells finish (a full run takes a
+// minute or more), and the targets of the issue, reported but never asserted.
+#ifndef NEURON_SERVE_TESTS_BENCH_REPORT_H_
+#define NEURON_SERVE_TESTS_BENCH_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/bench/load_generator.h"
+#include "tests/bench/payload.h"
+
+namespace neuronserve::bench {
+
+// One target in one cell: the load's result (its rounds added up), or why it was not loaded.
+struct Measurement {
+  std::optional<LoadResult> result;
+  std::string error;  // the probe call failed or answered wrongly, or the model did not load
+
+  bool ok() const { return result.has_value() && result->failed == 0 && error.empty(); }
+};
+
+struct ComparisonRow {
+  uint64_t tensor_bytes = 0;
+  TensorForm form = TensorForm::kRaw;
+  int concurrency = 1;
+  Measurement echo;
+  Measurement infer;
+  // infer req/s over echo req/s, when both were measured.
+  std::optional<double> Ratio() const;
+};
+
+struct ScalingRow {
+  int replicas = 1;
+  int concurrency = 1;
+  double ideal_per_second = 0;  // replicas / device latency
+  Measurement infer;
+  std::optional<double> Ratio() const;
+};
+
+void PrintComparisonHeader(int infer_replicas);
+void PrintComparisonRow(const ComparisonRow& row);
+void PrintScalingHeader(uint64_t latency_us, uint64_t tensor_bytes);
+void PrintScalingRow(const ScalingRow& row);
+// The issue's targets: at 16 MiB infer/echo >= 0.8, at 4 KiB and concurrency 64 >= 0.7 (raw
+// form), and >= 0.9 of ideal at 4 replicas; "not run" for those whose cells were not run.
+void PrintTargets(const std::vector<ComparisonRow>& comparison,
+                  const std::vector<ScalingRow>& scaling);
+
+}  // namespace neuronserve::bench
+
+#endif  // NEURON_SERVE_TESTS_BENCH_REPORT_H_

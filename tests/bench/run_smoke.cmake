@@ -1,0 +1,20 @@
+# bench.smoke: runs neuron_serve_bench briefly and fails unless it exits 0 and printed both
+# tables (a header and at least one row each). ctest's PASS_REGULAR_EXPRESSION alone would
+# ignore the exit code, hence this script. Variables: BENCH (the binary), ARGS (its flags).
+execute_process(
+  COMMAND ${BENCH} ${ARGS}
+  RESULT_VARIABLE exit_code
+  OUTPUT_VARIABLE output
+  ERROR_VARIABLE errors)
+message("${output}")
+if(NOT exit_code EQUAL 0)
+  message(FATAL_ERROR "neuron_serve_bench exited with '${exit_code}'; stderr:\n${errors}")
+endif()
+# A comparison row: "4 KiB    raw       1 | <echo numbers> | <infer numbers> | <ratio>".
+if(NOT output MATCHES "== Infer [^\n]* vs bare gRPC echo[^\n]*\n[^\n]*infer/echo\n4 KiB +raw +1 \\| +[0-9.]+ ")
+  message(FATAL_ERROR "no comparison table in the output")
+endif()
+# A scaling row: "       1     2 | <numbers> | <ideal> | <ratio>".
+if(NOT output MATCHES "== Scaling[^\n]*\n[^\n]*of ideal\n +1 +2 \\| +[0-9.]+ ")
+  message(FATAL_ERROR "no scaling table in the output")
+endif()

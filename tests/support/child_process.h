@@ -1,0 +1,65 @@
+// ChildProcess: a server started as a child process by the end-to-end tests and the benchmark
+// (the neuron-serve daemon, or the benchmark's echo server), with its stderr collected so that
+// callers can wait for its "listening on HOST:PORT" line and show its log when something goes
+// wrong. It dies with its parent (PR_SET_PDEATHSIG): a test killed by a timeout leaves no
+// server behind.
+#ifndef NEURON_SERVE_TESTS_SUPPORT_CHILD_PROCESS_H_
+#define NEURON_SERVE_TESTS_SUPPORT_CHILD_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace neuronserve::testing {
+
+struct ChildSpec {
+  std::vector<std::string> argv;            // argv[0] is the executable's path
+  std::map<std::string, std::string> env;   // added to (or overriding) this process's
+  std::vector<std::string> unset_env;       // variables removed from it
+  std::vector<std::string> unset_prefixes;  // variables starting with these, removed
+};
+
+class ChildProcess {
+ public:
+  explicit ChildProcess(const ChildSpec& spec);
+  ~ChildProcess();  // SIGKILL if still running
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Waits for the "listening on HOST:PORT" line; returns "HOST:PORT", or nullopt if the process
+  // exited or the timeout passed first.
+  std::optional<std::string> WaitUntilListening(absl::Duration timeout = absl::Seconds(20));
+
+  // Sends `signal_number` and waits for the exit; returns the exit status (as from waitpid's
+  // WEXITSTATUS), or -1 if it did not exit within the timeout or died from a signal.
+  int StopWith(int signal_number, absl::Duration timeout = absl::Seconds(20));
+  // Waits for the process to exit on its own; same result as StopWith.
+  int WaitForExit(absl::Duration timeout = absl::Seconds(20));
+
+  // Everything the process wrote to stderr so far.
+  std::string Stderr() const;
+
+  // The child's process id (-1 if it could not be started).
+  pid_t pid() const { return pid_; }
+
+ private:
+  void ReadStderr(int fd);
+
+  pid_t pid_ = -1;
+  std::thread reader_;
+  mutable absl::Mutex mutex_;
+  std::string stderr_ ABSL_GUARDED_BY(mutex_);
+  bool stderr_closed_ ABSL_GUARDED_BY(mutex_) = false;
+  std::optional<int> exit_status_;
+};
+
+}  // namespace neuronserve::testing
+
+#endif  // NEURON_SERVE_TESTS_SUPPORT_CHILD_PROCESS_H_
