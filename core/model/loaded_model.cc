@@ -38,7 +38,7 @@ void LoadedModel::Lease::Release() {
 
 LoadedModel::LoadedModel(ModelIdentity identity,
                          std::vector<std::unique_ptr<ModelReplica>> replicas,
-                         std::vector<TensorSpec> tensors, uint64_t placement_id,
+                         ModelTensors tensors, uint64_t placement_id,
                          absl::Time ready_at, absl::Duration load_duration,
                          std::unique_ptr<RequestQueue> queue)
     : identity_(std::move(identity)),
@@ -48,10 +48,15 @@ LoadedModel::LoadedModel(ModelIdentity identity,
       placement_id_(placement_id),
       ready_at_(ready_at),
       load_duration_(load_duration),
-      lease_count_(std::make_shared<LeaseCount>()) {
-  for (const TensorSpec& tensor : tensors_) {
-    (tensor.usage == TensorUsage::kInput ? inputs_ : outputs_).push_back(tensor);
+      lease_count_(std::make_shared<LeaseCount>()) {}
+
+ModelTensors ModelTensors::Split(std::vector<TensorSpec> tensors) {
+  ModelTensors split;
+  for (const TensorSpec& tensor : tensors) {
+    (tensor.usage == TensorUsage::kInput ? split.inputs : split.outputs).push_back(tensor);
   }
+  split.all = std::move(tensors);
+  return split;
 }
 
 bool LoadedModel::WaitUntilIdle(absl::Duration timeout) {

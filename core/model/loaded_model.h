@@ -31,6 +31,16 @@ struct ModelReplica {
   std::atomic<uint64_t> executions{0};
 };
 
+// A model's tensors as the runtime lists them, and split by usage, each in the runtime's order
+// (the order of InferenceJob's input and output indices). Split once, at load.
+struct ModelTensors {
+  static ModelTensors Split(std::vector<TensorSpec> tensors);
+
+  std::vector<TensorSpec> all;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
 struct ModelIdentity {
   std::string name;
   std::string version;
@@ -61,15 +71,14 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
 
   // `queue` is the version's request queue (nullptr: the version takes no requests).
   LoadedModel(ModelIdentity identity, std::vector<std::unique_ptr<ModelReplica>> replicas,
-              std::vector<TensorSpec> tensors, uint64_t placement_id, absl::Time ready_at,
+              ModelTensors tensors, uint64_t placement_id, absl::Time ready_at,
               absl::Duration load_duration, std::unique_ptr<RequestQueue> queue = nullptr);
 
   const ModelIdentity& identity() const { return identity_; }
   const std::vector<std::unique_ptr<ModelReplica>>& replicas() const { return replicas_; }
-  const std::vector<TensorSpec>& tensors() const { return tensors_; }
-  // tensors() split by usage, in the runtime's order: the order of InferenceJob's indices.
-  const std::vector<TensorSpec>& inputs() const { return inputs_; }
-  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  const std::vector<TensorSpec>& tensors() const { return tensors_.all; }
+  const std::vector<TensorSpec>& inputs() const { return tensors_.inputs; }
+  const std::vector<TensorSpec>& outputs() const { return tensors_.outputs; }
   RequestQueue* queue() const { return queue_.get(); }
   uint64_t placement_id() const { return placement_id_; }
   absl::Time ready_at() const { return ready_at_; }
@@ -87,9 +96,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
  private:
   ModelIdentity identity_;
   std::vector<std::unique_ptr<ModelReplica>> replicas_;
-  std::vector<TensorSpec> tensors_;
-  std::vector<TensorSpec> inputs_;
-  std::vector<TensorSpec> outputs_;
+  ModelTensors tensors_;
   std::unique_ptr<RequestQueue> queue_;
   uint64_t placement_id_;
   absl::Time ready_at_;

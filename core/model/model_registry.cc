@@ -165,12 +165,16 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
     }
     replicas.push_back(std::move(replica));
   }
-  absl::StatusOr<std::vector<TensorSpec>> tensors;
+  ModelTensors tensors;
   if (status.ok()) {
-    tensors = replicas.front()->model.Tensors();
-    if (!tensors.ok()) status = tensors.status();
+    absl::StatusOr<std::vector<TensorSpec>> listed = replicas.front()->model.Tensors();
+    if (listed.ok()) {
+      tensors = ModelTensors::Split(*std::move(listed));
+    } else {
+      status = listed.status();
+    }
   }
-  if (status.ok()) status = PrepareReplicas(name, *tensors, replicas);
+  if (status.ok()) status = PrepareReplicas(name, tensors, replicas);
   if (!status.ok()) {
     replicas.clear();  // nrt_unload of every replica made so far
     allocator_.Release(placement->id);
@@ -181,22 +185,18 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
   auto queue = std::make_unique<RequestQueue>(
       name, spec.max_queue != 0 ? spec.max_queue : options_.max_queue, replicas.size(),
       std::move(doorbells));
-  return std::make_shared<LoadedModel>(spec.identity, std::move(replicas), *std::move(tensors),
+  return std::make_shared<LoadedModel>(spec.identity, std::move(replicas), std::move(tensors),
                                        placement->id, absl::Now(), absl::Now() - started,
                                        std::move(queue));
 }
 
 absl::Status ModelRegistry::PrepareReplicas(
-    const std::string& name, const std::vector<TensorSpec>& tensors,
+    const std::string& name, const ModelTensors& tensors,
     std::vector<std::unique_ptr<ModelReplica>>& replicas) {
-  std::vector<TensorSpec> inputs;
-  std::vector<TensorSpec> outputs;
-  for (const TensorSpec& tensor : tensors) {
-    (tensor.usage == TensorUsage::kInput ? inputs : outputs).push_back(tensor);
-  }
   for (const auto& replica : replicas) {
     absl::StatusOr<ReplicaTensors> bound =
-        ReplicaTensors::Allocate(runtime_, name, replica->cores.start, inputs, outputs);
+        ReplicaTensors::Allocate(runtime_, name, replica->cores.start, tensors.inputs,
+                                 tensors.outputs);
     if (!bound.ok()) return bound.status();
     replica->tensors = *std::move(bound);
   }

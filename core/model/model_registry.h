@@ -97,7 +97,7 @@ class ModelRegistry {
   void RunUnload(const std::string& name, Callback done);
   absl::StatusOr<std::shared_ptr<LoadedModel>> LoadReplicas(const LoadSpec& spec);
   // Device tensors for each replica and the version's request queue.
-  absl::Status PrepareReplicas(const std::string& name, const std::vector<TensorSpec>& tensors,
+  absl::Status PrepareReplicas(const std::string& name, const ModelTensors& tensors,
                                std::vector<std::unique_ptr<ModelReplica>>& replicas);
   // Waits for the version's leases (up to the drain timeout; then the requests still queued
   // get UNAVAILABLE and those executing finish), detaches it from the workers, unloads it and

@@ -188,7 +188,7 @@ class CoreWorkerTest : public ::testing::Test {
                                           const std::vector<std::shared_ptr<const std::string>>& neffs,
                                           WorkerPool& pool, Doorbell* spy) {
     std::vector<std::unique_ptr<ModelReplica>> replicas;
-    std::vector<TensorSpec> tensors;
+    ModelTensors tensors;
     std::vector<Doorbell*> doorbells;
     for (uint32_t core = 0; core < neffs.size(); ++core) {
       auto replica = std::make_unique<ModelReplica>();
@@ -202,14 +202,9 @@ class CoreWorkerTest : public ::testing::Test {
       absl::StatusOr<std::vector<TensorSpec>> described = replica->model.Tensors();
       EXPECT_TRUE(described.ok()) << described.status();
       if (!described.ok()) return nullptr;
-      tensors = *described;
-      std::vector<TensorSpec> inputs;
-      std::vector<TensorSpec> outputs;
-      for (const TensorSpec& tensor : tensors) {
-        (tensor.usage == TensorUsage::kInput ? inputs : outputs).push_back(tensor);
-      }
+      tensors = ModelTensors::Split(*described);
       absl::StatusOr<ReplicaTensors> bound =
-          ReplicaTensors::Allocate(*runtime_, name, core, inputs, outputs);
+          ReplicaTensors::Allocate(*runtime_, name, core, tensors.inputs, tensors.outputs);
       EXPECT_TRUE(bound.ok()) << bound.status();
       if (!bound.ok()) return nullptr;
       replica->tensors = *std::move(bound);
