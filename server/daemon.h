@@ -1,11 +1,16 @@
 // Daemon: the running neuron-serve process — the runtime, the device inventory and the gRPC
 // server with its services — started and stopped as one unit.
 //
-// Start order: open the runtime library, nrt_init, enumerate, start gRPC, then report SERVING.
-// Stop order is the reverse, so nrt_close runs only after the last call has finished.
+// Start order: open the runtime library, nrt_init, enumerate, start gRPC (and HTTP), load the
+// startup models, then report SERVING. Stop: Drain (NOT_SERVING at once, new requests
+// UNAVAILABLE, the open ones finish), then the reverse of the start, so nrt_close runs only
+// after the last call has finished and every model is unloaded.
 #ifndef NEURON_SERVE_SERVER_DAEMON_H_
 #define NEURON_SERVE_SERVER_DAEMON_H_
 
+#include <atomic>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,10 +19,20 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/device/device_inventory.h"
+#include "core/health/health_monitor.h"
+#include "core/lifecycle/drain_gate.h"
+#include "core/metrics/metrics_registry.h"
+#include "core/metrics/serving_metrics.h"
 #include "core/model/model_registry.h"
 #include "core/model/model_store.h"
 #include "core/nrt/nrt_runtime.h"
+#include "core/util/callback_relay.h"
+#include "core/util/mutex.h"
 #include "grpcpp/server.h"
+#include "server/access_log.h"
+#include "server/http_server.h"
+#include "server/infer_context.h"
+#include "server/logging.h"
 #include "server/model_repository.h"
 #include "server/neuron_serving_service.h"
 
@@ -35,6 +50,10 @@ struct DaemonOptions {
   // Largest message received (an Infer request carries all its tensors in one). Responses
   // are not capped: their size is the model's, and the client sets what it accepts.
   int max_message_bytes = 64 << 20;
+  std::string http_listen;  // empty: no HTTP endpoint
+  std::string access_log;   // empty: none; "-": stdout
+  LogFormat log_format = LogFormat::kText;
+  absl::Duration execution_timeout = absl::Minutes(2);
 };
 
 class Daemon {
@@ -47,9 +66,15 @@ class Daemon {
 
   // The address actually bound (the requested port 0 replaced by the chosen one).
   const std::string& listening_address() const { return listening_address_; }
+  // The HTTP endpoint's address; empty without one.
+  std::string http_address() const;
   const DeviceInventory& inventory() const { return inventory_; }
   const NrtRuntime& runtime() const { return *runtime_; }
 
+  // The first half of a graceful stop: health turns NOT_SERVING at once, new inference calls
+  // get UNAVAILABLE, open streams stop reading and finish once answered; returns when every
+  // inference call is done (true) or when `deadline` passes or `give_up()` says so (false).
+  bool Drain(absl::Time deadline, const std::function<bool()>& give_up);
   // Reports NOT_SERVING, stops taking calls, waits up to `grace` for open calls, then cancels
   // the rest. Idempotent; the destructor calls it with no grace.
   void Shutdown(absl::Duration grace);
@@ -61,17 +86,39 @@ class Daemon {
   void LoadStartupModels(const DaemonOptions& options);
   // Loads every spec and waits until each has answered.
   void LoadAndWait(std::vector<LoadSpec> specs);
+  HealthInputs GatherHealth() const;
+  void PublishHealth(const std::string& service, bool serving, const HealthReport& report);
+  // Refreshes the gauges that describe current state, before each /metrics scrape.
+  void RefreshGauges();
+  std::map<std::string, HttpServer::Handler> HttpRoutes();
 
-  // Declared in construction order; destroyed in reverse: the gRPC server first, then the
-  // models, the runtime last.
+  // Declared in construction order; destroyed in reverse (the destructor first stops the
+  // servers and the health monitor explicitly): the models before the runtime.
   std::unique_ptr<NrtRuntime> runtime_;
   DeviceInventory inventory_;
+  metrics::MetricsRegistry metrics_registry_;
+  std::unique_ptr<ServingMetrics> metrics_;
+  std::unique_ptr<AccessLog> access_log_;
+  CallbackRelay state_changes_;
+  DrainGate gate_;
+  std::atomic<bool> startup_done_{false};
+  absl::Duration execution_timeout_ = absl::InfiniteDuration();
+  const absl::Time runtime_started_ = absl::Now();
   std::unique_ptr<ModelStore> store_;
   std::optional<ModelRepository> repository_;
   std::unique_ptr<ModelRegistry> registry_;
+  InferContext infer_context_;
   std::unique_ptr<NeuronServingService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::string listening_address_;
+  std::unique_ptr<HealthMonitor> health_;
+  std::unique_ptr<HttpServer> http_;
+
+  // For the busy ratio: each core's busy seconds at the previous scrape, and when it was.
+  Mutex busy_mutex_;
+  std::vector<double> busy_at_last_scrape_ ABSL_GUARDED_BY(busy_mutex_);
+  absl::Time last_scrape_ ABSL_GUARDED_BY(busy_mutex_);
+  std::vector<double> last_busy_ratio_ ABSL_GUARDED_BY(busy_mutex_);
 };
 
 }  // namespace neuronserve

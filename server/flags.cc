@@ -15,8 +15,21 @@ ABSL_FLAG(std::string, nrt_library, "",
           "libnrt.so. Point it at libnrtsim.so to run on the simulated runtime.");
 ABSL_FLAG(std::string, log_level, "info",
           "Log level: trace, debug, info, warn, error, critical or off.");
-ABSL_FLAG(int, shutdown_timeout_seconds, 10,
-          "On SIGTERM/SIGINT, how long open calls may take to finish before they are cancelled.");
+ABSL_FLAG(std::string, log_format, "text",
+          "Log line format: text, or json (one JSON object per line, for log collectors).");
+ABSL_FLAG(std::string, access_log, "",
+          "Write one line per inference request to this file ('-': standard output), in the "
+          "--log-format. Empty: no access log.");
+ABSL_FLAG(std::string, http_listen, "",
+          "Address of the HTTP endpoint, HOST:PORT: /metrics (Prometheus), /livez, /readyz, "
+          "/v1/models. Empty: no HTTP endpoint.");
+ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(30),
+          "On SIGTERM/SIGINT, how long queued and executing requests may take to finish before "
+          "the rest are cancelled, e.g. 30s. A second signal ends the wait at once.");
+ABSL_FLAG(absl::Duration, execution_timeout, absl::Minutes(2),
+          "Watchdog: a core worker inside one execution for longer than this marks the daemon "
+          "not live (gRPC health 'neuronserve/liveness', /livez), so a liveness probe restarts "
+          "it, e.g. 2m.");
 
 ABSL_FLAG(std::string, model_repository, "",
           "Model repository: one folder per model with its NEFF and a config.pbtxt (a "

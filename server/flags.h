@@ -16,7 +16,11 @@
 ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, nrt_library);
 ABSL_DECLARE_FLAG(std::string, log_level);
-ABSL_DECLARE_FLAG(int, shutdown_timeout_seconds);
+ABSL_DECLARE_FLAG(std::string, log_format);
+ABSL_DECLARE_FLAG(std::string, access_log);
+ABSL_DECLARE_FLAG(std::string, http_listen);
+ABSL_DECLARE_FLAG(absl::Duration, drain_timeout);
+ABSL_DECLARE_FLAG(absl::Duration, execution_timeout);
 ABSL_DECLARE_FLAG(std::string, model_repository);
 ABSL_DECLARE_FLAG(std::string, load_models);
 ABSL_DECLARE_FLAG(std::string, state_dir);

@@ -43,18 +43,17 @@ float* ResizeForOverwrite(google::protobuf::RepeatedField<float>& floats, int co
 
 }  // namespace
 
-absl::Status InferCall::Bind(const ModelRegistry& registry, const v1::InferRequest& request,
+absl::Status InferCall::Bind(const InferContext& context, const v1::InferRequest& request,
                              v1::InferResponse& response) {
-  response_ = &response;
-  response.set_id(request.id());
-  response.set_model(request.model());
+  BeginUnbound(context, request, response);
   if (request.model().empty()) {
     return absl::InvalidArgumentError("InferRequest.model is empty: name the model to run");
   }
-  absl::StatusOr<LoadedModel::Lease> lease = registry.Acquire(request.model());
+  absl::StatusOr<LoadedModel::Lease> lease = context.registry->Acquire(request.model());
   if (!lease.ok()) return lease.status();
   lease_ = *std::move(lease);
   LoadedModel& model = *lease_;
+  if (model.request_metrics() != nullptr) request_metrics_ = model.request_metrics();
   const std::string& name = model.identity().name;
   response.set_version(model.identity().version);
 
@@ -77,6 +76,7 @@ absl::Status InferCall::Bind(const ModelRegistry& registry, const v1::InferReque
         !matched.ok()) {
       return matched;
     }
+    for (const absl::Span<const uint8_t> input : inputs_) bytes_in_ += input.size();
     absl::InlinedVector<absl::string_view, 4> wanted;
     wanted.reserve(request.outputs_size());
     for (const std::string& output : request.outputs()) wanted.push_back(output);
@@ -104,6 +104,7 @@ absl::Status InferCall::Bind(const ModelRegistry& registry, const v1::InferReque
       const TensorSpec& spec = model.outputs()[j];
       output->set_name(spec.name);
       output->mutable_shape()->Add(spec.shape.begin(), spec.shape.end());
+      bytes_out_ += spec.byte_size;
     }
     return absl::OkStatus();
   }();
@@ -112,6 +113,16 @@ absl::Status InferCall::Bind(const ModelRegistry& registry, const v1::InferReque
     ReleaseModel();
   }
   return status;
+}
+
+void InferCall::BeginUnbound(const InferContext& context, const v1::InferRequest& request,
+                             v1::InferResponse& response) {
+  context_ = &context;
+  started_ = absl::Now();
+  response_ = &response;
+  response.set_id(request.id());
+  response.set_model(request.model());
+  if (context.metrics != nullptr) request_metrics_ = &context.metrics->unknown_model();
 }
 
 absl::Status InferCall::Submit() {
@@ -142,6 +153,39 @@ void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& 
   response_->set_queue_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.queued)));
   response_->set_device_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.device)));
   if (!status.ok()) response_->clear_outputs();
+  outcome_ = status.code();
+  timing_ = timing;
+  total_ = absl::Now() - started_;
+  if (!status.ok()) bytes_out_ = 0;
+  if (request_metrics_ == nullptr) return;
+  const ModelRequestMetrics& metrics = *request_metrics_;
+  metrics.CountRequest(status.code());
+  metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));
+  if (timing.queued > absl::ZeroDuration()) {
+    metrics.queue_seconds->Observe(absl::ToDoubleSeconds(timing.queued));
+  }
+  if (timing.device > absl::ZeroDuration()) {
+    metrics.device_seconds->Observe(absl::ToDoubleSeconds(timing.device));
+    metrics.tensor_bytes_in->Increment(static_cast<double>(bytes_in_));
+  }
+  if (status.ok()) metrics.tensor_bytes_out->Increment(static_cast<double>(bytes_out_));
+}
+
+void InferCall::LogAccess(std::string_view method, std::string_view peer) const {
+  if (context_ == nullptr || context_->access_log == nullptr || response_ == nullptr) return;
+  AccessRecord record;
+  record.method = method;
+  record.peer = peer;
+  record.model = response_->model();
+  record.version = response_->version();
+  record.id = response_->id();
+  record.code = outcome_;
+  record.queued = timing_.queued;
+  record.device = timing_.device;
+  record.total = total_;
+  record.bytes_in = timing_.device > absl::ZeroDuration() ? bytes_in_ : 0;
+  record.bytes_out = bytes_out_;
+  context_->access_log->Record(record);
 }
 
 }  // namespace neuronserve

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "core/infer/inference_job.h"
 #include "core/model/model_registry.h"
+#include "server/infer_context.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve {
@@ -20,7 +21,11 @@ class InferCall : public InferenceJob {
  public:
   // Validates `request` against the model it names and prepares `response` (id, model, and
   // the wanted outputs' names and shapes). Both messages must outlive the call.
-  absl::Status Bind(const ModelRegistry& registry, const v1::InferRequest& request,
+  absl::Status Bind(const InferContext& context, const v1::InferRequest& request,
+                    v1::InferResponse& response);
+  // What Bind does first, alone: for a call refused before it could look at the model (the
+  // daemon is draining). The caller then answers it through FillResponse.
+  void BeginUnbound(const InferContext& context, const v1::InferRequest& request,
                     v1::InferResponse& response);
   // Queues the bound call for the model's cores. On an error the call was not queued.
   absl::Status Submit();
@@ -28,16 +33,31 @@ class InferCall : public InferenceJob {
   absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
   absl::Span<uint8_t> Output(size_t index) override;
 
- protected:
-  // Records the timing in the response, and on an error drops any partial outputs.
+  // Records the timing in the response, and on an error drops any partial outputs; counts
+  // the outcome in the metrics. Every call's outcome passes here exactly once (Bind and
+  // Submit errors included), before ReleaseModel.
   void FillResponse(const absl::Status& status, const ExecutionTiming& timing);
+  // The access log line of the finished call, when the daemon keeps one. The response must
+  // still exist.
+  void LogAccess(std::string_view method, std::string_view peer) const;
+
+ protected:
   // Lets the model go (an unload waits for it): call once the call needs the model no more.
   void ReleaseModel() { lease_ = LoadedModel::Lease(); }
   v1::InferResponse* response() const { return response_; }
 
  private:
+  const InferContext* context_ = nullptr;
   LoadedModel::Lease lease_;
+  // The model version's metrics once the lease is taken, else the unknown model's.
+  const ModelRequestMetrics* request_metrics_ = nullptr;
   v1::InferResponse* response_ = nullptr;
+  absl::Time started_;
+  absl::StatusCode outcome_ = absl::StatusCode::kOk;
+  ExecutionTiming timing_;
+  absl::Duration total_;
+  uint64_t bytes_in_ = 0;
+  uint64_t bytes_out_ = 0;
   bool raw_outputs_ = false;
   // Per model input, the request's bytes; per model output, its index in the response or -1.
   absl::InlinedVector<absl::Span<const uint8_t>, 4> inputs_;

@@ -2,12 +2,21 @@
 
 namespace neuronserve {
 
-InferStreamReactor::InferStreamReactor(const ModelRegistry& registry,
+InferStreamReactor::InferStreamReactor(const InferContext& infer,
                                        grpc::CallbackServerContext* context)
-    : registry_(registry),
-      deadline_(absl::FromChrono(context->deadline())),
-      flow_(kMaxInFlight) {
+    : infer_(infer), deadline_(absl::FromChrono(context->deadline())), flow_(kMaxInFlight) {
+  if (infer.access_log != nullptr) peer_ = context->peer();
+  entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
+  if (!entered_gate_) {
+    Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(ShuttingDownError().message())));
+    return;
+  }
   Act(flow_.Start());
+  if (infer.gate != nullptr) {
+    drain_registration_ = infer.gate->RegisterStream([this] { Act(flow_.Drain()); });
+    // Draining began between TryEnter and here: drain at once.
+    if (drain_registration_ == 0) Act(flow_.Drain());
+  }
 }
 
 bool InferStreamReactor::StreamedCall::Cancelled() const {
@@ -39,38 +48,66 @@ void InferStreamReactor::StartNextRead() {
 void InferStreamReactor::OnReadDone(bool ok) {
   StreamedCall* call = reading_;
   reading_ = nullptr;
-  if (!ok) {
+  // Count the request in flight (and maybe start the next read) before it can complete.
+  Flow::Actions actions = flow_.ReadDone(ok);
+  if (!ok || actions.discard_read) {
     delete call;
-    Act(flow_.ReadDone(false));
+    Act(std::move(actions));
     return;
   }
-  // Count the request in flight (and maybe start the next read) before it can complete.
-  Act(flow_.ReadDone(true));
-  absl::Status status = call->Bind(registry_, call->request, call->response);
-  if (status.ok()) status = call->Submit();
-  if (!status.ok()) Respond(call, status);
+  Act(std::move(actions));
+  absl::Status status;
+  if (infer_.gate != nullptr && infer_.gate->draining()) {
+    call->BeginUnbound(infer_, call->request, call->response);
+    status = ShuttingDownError();
+  } else {
+    status = call->Bind(infer_, call->request, call->response);
+    if (status.ok()) status = call->Submit();
+  }
+  if (!status.ok()) {
+    call->FillResponse(status, ExecutionTiming{});
+    Respond(call, status);
+  }
 }
 
 void InferStreamReactor::OnWriteDone(bool ok) {
+  writing_->LogAccess("InferStream", peer_);
   delete writing_;
   writing_ = nullptr;
   Act(flow_.WriteDone(ok));
 }
 
+void InferStreamReactor::Drop(StreamedCall* call) {
+  call->LogAccess("InferStream", peer_);
+  delete call;
+}
+
 void InferStreamReactor::Act(Flow::Actions actions) {
-  for (StreamedCall* dropped : actions.drop) delete dropped;
+  for (StreamedCall* dropped : actions.drop) Drop(dropped);
   if (actions.write != nullptr) {
     writing_ = actions.write;
     StartWrite(&writing_->response);
   }
   if (actions.read) StartNextRead();
   if (actions.finish) {
-    Finish(cancelled_.load(std::memory_order_acquire)
-               ? grpc::Status(grpc::StatusCode::CANCELLED, "the stream was cancelled")
-               : grpc::Status::OK);
+    if (cancelled_.load(std::memory_order_acquire)) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the stream was cancelled"));
+    } else if (actions.drained) {
+      Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          "neuron-serve is shutting down: every request read on this stream was "
+                          "answered; send the rest to another instance"));
+    } else {
+      Finish(grpc::Status::OK);
+    }
   }
 }
 
-void InferStreamReactor::OnDone() { delete this; }
+void InferStreamReactor::OnDone() {
+  if (infer_.gate != nullptr) {
+    infer_.gate->UnregisterStream(drain_registration_);
+    if (entered_gate_) infer_.gate->Leave();
+  }
+  delete this;
+}
 
 }  // namespace neuronserve

@@ -3,15 +3,20 @@
 // (completion order), carrying the request's id. A request that fails gets a response with
 // its error and the stream goes on. The stream's bookkeeping (how many in flight, which
 // response to write next, when to finish) is core's StreamFlow.
+//
+// When the daemon drains, the stream stops reading, answers what it has in flight and finishes
+// UNAVAILABLE ("shutting down"), so an idle client does not hold the shutdown up.
 #ifndef NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_
 #define NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_
 
 #include <atomic>
+#include <string>
 
 #include "core/infer/stream_flow.h"
-#include "core/model/model_registry.h"
+#include "core/lifecycle/drain_gate.h"
 #include "grpcpp/grpcpp.h"
 #include "server/infer_call.h"
+#include "server/infer_context.h"
 
 namespace neuronserve {
 
@@ -22,8 +27,9 @@ class InferStreamReactor final
   // answer goes out (flow control reaches the client through gRPC).
   static constexpr size_t kMaxInFlight = 512;
 
-  // Starts reading; the reactor deletes itself once gRPC is done with it.
-  InferStreamReactor(const ModelRegistry& registry, grpc::CallbackServerContext* context);
+  // Starts reading (or, while the daemon drains, finishes UNAVAILABLE at once); the reactor
+  // deletes itself once gRPC is done with it.
+  InferStreamReactor(const InferContext& infer, grpc::CallbackServerContext* context);
 
  private:
   // One request of the stream and its response.
@@ -49,11 +55,16 @@ class InferStreamReactor final
   void Respond(StreamedCall* call, const absl::Status& status);
   void Act(Flow::Actions actions);
   void StartNextRead();
+  // Frees a call whose response will never be written (the client went away), logging it.
+  void Drop(StreamedCall* call);
 
-  const ModelRegistry& registry_;
+  const InferContext& infer_;
   const absl::Time deadline_;
+  std::string peer_;  // only with an access log
   Flow flow_;
   std::atomic<bool> cancelled_{false};
+  bool entered_gate_ = false;
+  DrainGate::StreamId drain_registration_ = 0;
   StreamedCall* reading_ = nullptr;  // the call the outstanding read fills
   StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
 };

@@ -4,15 +4,26 @@
 
 namespace neuronserve {
 
-InferUnaryReactor* InferUnaryReactor::Start(const ModelRegistry& registry,
+InferUnaryReactor* InferUnaryReactor::Start(const InferContext& infer,
                                             grpc::CallbackServerContext* context,
                                             const v1::InferRequest* request,
                                             v1::InferResponse* response) {
-  auto* reactor = new InferUnaryReactor();
+  auto* reactor = new InferUnaryReactor(infer);
   reactor->deadline = absl::FromChrono(context->deadline());
-  absl::Status status = reactor->Bind(registry, *request, *response);
-  if (status.ok()) status = reactor->Submit();
-  if (!status.ok()) reactor->Finish(ToGrpcStatus(status));
+  if (infer.access_log != nullptr) reactor->peer_ = context->peer();
+  absl::Status status;
+  reactor->entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
+  if (reactor->entered_gate_) {
+    status = reactor->Bind(infer, *request, *response);
+    if (status.ok()) status = reactor->Submit();
+  } else {
+    reactor->BeginUnbound(infer, *request, *response);
+    status = ShuttingDownError();
+  }
+  if (!status.ok()) {
+    reactor->FillResponse(status, ExecutionTiming{});
+    reactor->Finish(ToGrpcStatus(status));
+  }
   return reactor;
 }
 
@@ -20,6 +31,12 @@ void InferUnaryReactor::Complete(absl::Status status, const ExecutionTiming& tim
   FillResponse(status, timing);
   ReleaseModel();
   Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
+}
+
+void InferUnaryReactor::OnDone() {
+  LogAccess("Infer", peer_);
+  if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();
+  delete this;
 }
 
 }  // namespace neuronserve

@@ -4,29 +4,33 @@
 #define NEURON_SERVE_SERVER_INFER_UNARY_REACTOR_H_
 
 #include <atomic>
+#include <string>
 
-#include "core/model/model_registry.h"
 #include "grpcpp/grpcpp.h"
 #include "server/infer_call.h"
+#include "server/infer_context.h"
 
 namespace neuronserve {
 
 class InferUnaryReactor final : public grpc::ServerUnaryReactor, private InferCall {
  public:
-  // Starts the call; it deletes itself once gRPC is done with it.
-  static InferUnaryReactor* Start(const ModelRegistry& registry,
-                                  grpc::CallbackServerContext* context,
+  // Starts the call; it deletes itself once gRPC is done with it. While the daemon drains it
+  // is refused with UNAVAILABLE.
+  static InferUnaryReactor* Start(const InferContext& infer, grpc::CallbackServerContext* context,
                                   const v1::InferRequest* request, v1::InferResponse* response);
 
  private:
-  InferUnaryReactor() = default;
+  explicit InferUnaryReactor(const InferContext& infer) : infer_(infer) {}
 
   bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
   void Complete(absl::Status status, const ExecutionTiming& timing) override;
 
   void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
-  void OnDone() override { delete this; }
+  void OnDone() override;
 
+  const InferContext& infer_;
+  bool entered_gate_ = false;
+  std::string peer_;  // only with an access log
   std::atomic<bool> cancelled_{false};
 };
 

@@ -1,4 +1,6 @@
-// The daemon's log setup: spdlog to stderr, one line per lifecycle event.
+// The daemon's log setup: spdlog to stderr, one line per lifecycle event (start, model loading,
+// ready, failed, unloaded, core unhealthy, drain), none per request at the default level
+// (requests go to the access log, when there is one).
 #ifndef NEURON_SERVE_SERVER_LOGGING_H_
 #define NEURON_SERVE_SERVER_LOGGING_H_
 
@@ -8,8 +10,12 @@
 
 namespace neuronserve {
 
-// INVALID_ARGUMENT for a level spdlog does not know.
-absl::Status ConfigureLogging(const std::string& level);
+enum class LogFormat { kText, kJson };
+
+// INVALID_ARGUMENT naming the flag for a level spdlog does not know or a format other than
+// "text" and "json".
+absl::Status ParseLogFormat(const std::string& text, LogFormat* format);
+absl::Status ConfigureLogging(const std::string& level, LogFormat format = LogFormat::kText);
 
 }  // namespace neuronserve
 

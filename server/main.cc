@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -53,10 +54,27 @@ int main(int argc, char** argv) {
     fprintf(stderr, "neuron-serve: unexpected argument '%s' (see --help)\n", positional[1]);
     return kExitUsage;
   }
-  if (absl::Status status = neuronserve::ConfigureLogging(absl::GetFlag(FLAGS_log_level));
+  neuronserve::LogFormat log_format = neuronserve::LogFormat::kText;
+  if (absl::Status status = neuronserve::ParseLogFormat(absl::GetFlag(FLAGS_log_format), &log_format);
       !status.ok()) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;
+  }
+  if (absl::Status status =
+          neuronserve::ConfigureLogging(absl::GetFlag(FLAGS_log_level), log_format);
+      !status.ok()) {
+    fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
+    return kExitUsage;
+  }
+  for (const auto& [flag, value] :
+       {std::pair{"--drain-timeout", absl::GetFlag(FLAGS_drain_timeout)},
+        std::pair{"--execution-timeout", absl::GetFlag(FLAGS_execution_timeout)},
+        std::pair{"--unload-timeout", absl::GetFlag(FLAGS_unload_timeout)}}) {
+    if (value <= absl::ZeroDuration() || value == absl::InfiniteDuration()) {
+      fprintf(stderr, "neuron-serve: %s must be a positive, finite duration such as 30s (got %s)\n",
+              flag, absl::FormatDuration(value).c_str());
+      return kExitUsage;
+    }
   }
 
   if (absl::GetFlag(FLAGS_max_queue) == 0) {
@@ -83,6 +101,10 @@ int main(int argc, char** argv) {
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
   options.max_queue = absl::GetFlag(FLAGS_max_queue);
   options.max_message_bytes = static_cast<int>(max_message_bytes);
+  options.http_listen = absl::GetFlag(FLAGS_http_listen);
+  options.access_log = absl::GetFlag(FLAGS_access_log);
+  options.log_format = log_format;
+  options.execution_timeout = absl::GetFlag(FLAGS_execution_timeout);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());
@@ -95,8 +117,13 @@ int main(int argc, char** argv) {
                inventory.Summary());
 
   const int signal_number = neuronserve::WaitForShutdownSignal();
-  spdlog::info("received {}, shutting down", SignalName(signal_number));
-  (*daemon)->Shutdown(absl::Seconds(absl::GetFlag(FLAGS_shutdown_timeout_seconds)));
+  const absl::Duration drain_timeout = absl::GetFlag(FLAGS_drain_timeout);
+  spdlog::info("received {}, draining (up to {}; a second signal cuts it short)",
+               SignalName(signal_number), absl::FormatDuration(drain_timeout));
+  (*daemon)->Drain(absl::Now() + drain_timeout, [] { return neuronserve::ShutdownSignalPending(); });
+  // Whatever is still open (health watches, uploads, calls past the drain) is cancelled now.
+  (*daemon)->Shutdown(absl::ZeroDuration());
+  spdlog::info("unloading models and closing the runtime");
   daemon->reset();  // unloads, then nrt_close
   spdlog::info("neuron-serve stopped");
   return EXIT_SUCCESS;

@@ -10,9 +10,11 @@ namespace neuronserve {
 
 NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
                                            const DeviceInventory& inventory,
-                                           const ModelLoadingContext& loading)
+                                           const ModelLoadingContext& loading,
+                                           const InferContext& infer)
     : runtime_(runtime),
       loading_(loading),
+      infer_(infer),
       inventory_response_(BuildEnumerateResponse(inventory)) {}
 
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
@@ -70,12 +72,12 @@ grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerC
 grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContext* context,
                                                       const v1::InferRequest* request,
                                                       v1::InferResponse* response) {
-  return InferUnaryReactor::Start(*loading_.registry, context, request, response);
+  return InferUnaryReactor::Start(infer_, context, request, response);
 }
 
 grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingService::InferStream(
     grpc::CallbackServerContext* context) {
-  return new InferStreamReactor(*loading_.registry, context);
+  return new InferStreamReactor(infer_, context);
 }
 
 }  // namespace neuronserve

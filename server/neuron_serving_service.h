@@ -10,6 +10,7 @@
 #include "core/model/model_registry.h"
 #include "core/nrt/nrt_runtime.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "server/infer_context.h"
 #include "server/load_model_reactor.h"
 
 namespace neuronserve {
@@ -18,7 +19,7 @@ class NeuronServingService final : public v1::NeuronServing::CallbackService {
  public:
   // Everything referenced must outlive the service.
   NeuronServingService(const NrtRuntime& runtime, const DeviceInventory& inventory,
-                       const ModelLoadingContext& loading);
+                       const ModelLoadingContext& loading, const InferContext& infer);
 
   grpc::ServerUnaryReactor* Enumerate(grpc::CallbackServerContext* context,
                                       const v1::EnumerateRequest* request,
@@ -43,6 +44,7 @@ class NeuronServingService final : public v1::NeuronServing::CallbackService {
  private:
   const NrtRuntime& runtime_;
   const ModelLoadingContext loading_;
+  const InferContext infer_;
   const v1::EnumerateResponse inventory_response_;
 };
 

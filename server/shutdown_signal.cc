@@ -29,4 +29,10 @@ int WaitForShutdownSignal() {
   return signal_number;
 }
 
+bool ShutdownSignalPending() {
+  sigset_t set = ShutdownSignals();
+  const timespec no_wait{0, 0};
+  return sigtimedwait(&set, nullptr, &no_wait) > 0;
+}
+
 }  // namespace neuronserve

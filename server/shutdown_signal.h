@@ -14,6 +14,9 @@ void BlockShutdownSignals();
 // Waits until SIGTERM or SIGINT arrives; returns the signal number.
 int WaitForShutdownSignal();
 
+// True when SIGTERM or SIGINT arrived since the last wait (takes it); never blocks.
+bool ShutdownSignalPending();
+
 }  // namespace neuronserve
 
 #endif  // NEURON_SERVE_SERVER_SHUTDOWN_SIGNAL_H_

@@ -7,6 +7,7 @@
 #include "core/infer/execution_failure.h"
 #include "core/infer/worker_pool.h"
 #include "core/model/loaded_model.h"
+#include "core/nrt/nrt_status.h"
 #include "spdlog/spdlog.h"
 
 namespace neuronserve {
@@ -30,7 +31,11 @@ absl::Status WithContext(const absl::Status& error, const std::string& context) 
 }  // namespace
 
 CoreWorker::CoreWorker(uint32_t core, WorkerPool* pool)
-    : core_(core), pool_(pool), thread_([this] { Run(); }) {}
+    : core_(core),
+      pool_(pool),
+      metrics_(pool->metrics() != nullptr ? pool->metrics()->ForCore(core)
+                                          : CoreExecutionMetrics{}),
+      thread_([this] { Run(); }) {}
 
 CoreWorker::~CoreWorker() {
   {
@@ -136,6 +141,12 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
     return;
   }
   ++job->attempts;
+  executing_since_ns_.store(absl::ToUnixNanos(started), std::memory_order_release);
+  // Cleared when Execute returns, whichever way.
+  struct ExecutingMark {
+    std::atomic<int64_t>& since;
+    ~ExecutingMark() { since.store(0, std::memory_order_release); }
+  } executing_mark{executing_since_ns_};
   const std::vector<TensorSpec>& inputs = model.inputs();
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status written = replica.tensors.inputs[i].Write(job->Input(i)); !written.ok()) {
@@ -149,7 +160,16 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
   absl::Status executed = replica.model.Execute(replica.tensors.input_set,
                                                 replica.tensors.output_set);
   replica.executions.fetch_add(1, std::memory_order_relaxed);
+  if (metrics_.executions != nullptr) {
+    metrics_.executions->Increment();
+    metrics_.busy_seconds->Increment(absl::ToDoubleSeconds(absl::Now() - started));
+  }
   if (!executed.ok()) {
+    if (ServingMetrics* metrics = pool_->metrics(); metrics != nullptr) {
+      const std::optional<NRT_STATUS> nrt = NrtStatusOf(executed);
+      metrics->CountNrtError(core_, nrt.has_value() ? std::string(NrtStatusName(*nrt))
+                                                    : std::string("UNKNOWN"));
+    }
     const ExecutionFailure kind = ClassifyExecutionFailure(executed);
     const std::string where = absl::StrCat("model '", name, "' on ", DescribeCores(replica.cores));
     const std::string what = absl::StrCat(where, ": ", executed.message());

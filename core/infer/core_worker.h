@@ -14,12 +14,16 @@
 #ifndef NEURON_SERVE_CORE_INFER_CORE_WORKER_H_
 #define NEURON_SERVE_CORE_INFER_CORE_WORKER_H_
 
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "core/infer/doorbell.h"
 #include "core/infer/inference_job.h"
+#include "core/metrics/serving_metrics.h"
 #include "core/util/mutex.h"
 
 namespace neuronserve {
@@ -46,6 +50,13 @@ class CoreWorker : public Doorbell {
   void Detach(const LoadedModel* model);
 
   uint32_t core() const { return core_; }
+  // When the execution now running on this core started (inputs written, outputs read
+  // included); nullopt while the worker is between jobs.
+  std::optional<absl::Time> executing_since() const {
+    const int64_t since = executing_since_ns_.load(std::memory_order_acquire);
+    if (since == 0) return std::nullopt;
+    return absl::FromUnixNanos(since);
+  }
 
   // Calls `visit` for each bound replica, with bindings_mutex_ held (visit takes no worker lock).
   template <typename Visit>
@@ -69,6 +80,8 @@ class CoreWorker : public Doorbell {
 
   const uint32_t core_;
   WorkerPool* const pool_;
+  const CoreExecutionMetrics metrics_;  // null handles when the pool has no metrics
+  std::atomic<int64_t> executing_since_ns_{0};  // 0: not executing
 
   Mutex bindings_mutex_;
   std::vector<Binding> bindings_ ABSL_GUARDED_BY(bindings_mutex_);

@@ -25,6 +25,8 @@ class StreamFlow {
     Response* write = nullptr;     // start writing this response
     std::vector<Response*> drop;   // responses that can no longer be written: free them
     bool finish = false;           // finish the stream (happens once)
+    bool drained = false;          // with `finish`: ended by Drain() before the client was done
+    bool discard_read = false;     // the request just read came after the finish: free it
   };
 
   // At most `max_in_flight` requests are read and not yet answered; past it, reading pauses
@@ -48,6 +50,8 @@ class StreamFlow {
     reading_ = false;
     if (!ok) {
       reads_done_ = true;
+    } else if (finished_) {
+      actions.discard_read = true;
     } else {
       ++in_flight_;
       MaybeRead(actions);
@@ -93,6 +97,17 @@ class StreamFlow {
     return actions;
   }
 
+  // The daemon is draining: read no more requests, answer those in flight, then finish, even
+  // with a read outstanding (gRPC completes it, not ok, once the call is finished). A request
+  // that the outstanding read still delivers is in flight like any other and is answered
+  // (the caller refuses it with UNAVAILABLE).
+  Actions Drain() {
+    MutexLock lock(&mutex_);
+    Actions actions;
+    draining_ = true;
+    MaybeFinish(actions);
+    return actions;
+  }
   size_t in_flight() const {
     MutexLock lock(&mutex_);
     return in_flight_;
@@ -100,17 +115,21 @@ class StreamFlow {
 
  private:
   void MaybeRead(Actions& actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    if (reading_ || reads_done_ || broken_ || in_flight_ >= max_in_flight_) return;
+    if (reading_ || reads_done_ || broken_ || draining_ || finished_ ||
+        in_flight_ >= max_in_flight_) {
+      return;
+    }
     reading_ = true;
     actions.read = true;
   }
   void MaybeFinish(Actions& actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    if (finished_ || reading_ || !(reads_done_ || broken_) || in_flight_ > 0 || writing_ ||
-        !pending_.empty()) {
-      return;
-    }
+    if (finished_ || in_flight_ > 0 || writing_ || !pending_.empty()) return;
+    // A read outstanding holds the finish back, except while draining: an idle client would
+    // otherwise keep the stream (and the daemon's shutdown) open forever.
+    if (!draining_ && (reading_ || !(reads_done_ || broken_))) return;
     finished_ = true;
     actions.finish = true;
+    actions.drained = draining_ && !reads_done_ && !broken_;
   }
 
   const size_t max_in_flight_;
@@ -121,6 +140,7 @@ class StreamFlow {
   bool writing_ ABSL_GUARDED_BY(mutex_) = false;
   bool broken_ ABSL_GUARDED_BY(mutex_) = false;
   bool finished_ ABSL_GUARDED_BY(mutex_) = false;
+  bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   std::deque<Response*> pending_ ABSL_GUARDED_BY(mutex_);
 };
 

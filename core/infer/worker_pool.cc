@@ -7,8 +7,9 @@
 
 namespace neuronserve {
 
-WorkerPool::WorkerPool(uint32_t core_count)
-    : core_count_(core_count), healthy_(new std::atomic<bool>[core_count]) {
+WorkerPool::WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy,
+                       ServingMetrics* metrics)
+    : core_count_(core_count), on_unhealthy_(on_unhealthy), metrics_(metrics), healthy_(new std::atomic<bool>[core_count]) {
   for (uint32_t core = 0; core < core_count; ++core) healthy_[core].store(true);
   MutexLock lock(&mutex_);
   workers_.resize(core_count);
@@ -78,6 +79,32 @@ void WorkerPool::MarkCoresUnhealthy(const CoreRange& cores, const std::string& w
                       "no healthy replica left to run the request: ", why)),
                   ExecutionTiming{absl::Now() - job->enqueued_at, absl::ZeroDuration()});
   }
+  if (on_unhealthy_ != nullptr) on_unhealthy_->Notify();
+}
+
+std::optional<RunningExecution> WorkerPool::LongestExecution() const {
+  std::optional<RunningExecution> longest;
+  const absl::Time now = absl::Now();
+  MutexLock lock(&mutex_);
+  for (const std::unique_ptr<CoreWorker>& worker : workers_) {
+    if (worker == nullptr) continue;
+    const std::optional<absl::Time> since = worker->executing_since();
+    if (!since.has_value()) continue;
+    const absl::Duration running_for = now - *since;
+    if (!longest.has_value() || running_for > longest->running_for) {
+      longest = RunningExecution{worker->core(), running_for};
+    }
+  }
+  return longest;
+}
+
+std::vector<bool> WorkerPool::ExecutingByCore() const {
+  std::vector<bool> executing(core_count_, false);
+  MutexLock lock(&mutex_);
+  for (uint32_t core = 0; core < workers_.size(); ++core) {
+    executing[core] = workers_[core] != nullptr && workers_[core]->executing_since().has_value();
+  }
+  return executing;
 }
 
 bool WorkerPool::CoreHealthy(uint32_t core) const {

@@ -10,18 +10,25 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/infer/core_worker.h"
+#include "core/infer/running_execution.h"
+#include "core/metrics/serving_metrics.h"
 #include "core/model/core_allocator.h"
+#include "core/util/callback_relay.h"
 #include "core/util/mutex.h"
 
 namespace neuronserve {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(uint32_t core_count);
+  // `on_unhealthy` (nullable, must outlive the pool) is told after cores leave rotation;
+  // `metrics` (nullable, must outlive the pool) counts executions per core.
+  explicit WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy = nullptr,
+                      ServingMetrics* metrics = nullptr);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -39,12 +46,19 @@ class WorkerPool {
   bool CoreHealthy(uint32_t core) const;
   std::vector<uint32_t> UnhealthyCores() const;
   uint32_t core_count() const { return core_count_; }
+  ServingMetrics* metrics() const { return metrics_; }
+  // The execution that has been running longest right now, if any (for the watchdog), and
+  // per core whether it is executing now.
+  std::optional<RunningExecution> LongestExecution() const;
+  std::vector<bool> ExecutingByCore() const;
 
  private:
   const uint32_t core_count_;
+  CallbackRelay* const on_unhealthy_;
+  ServingMetrics* const metrics_;
   std::unique_ptr<std::atomic<bool>[]> healthy_;
 
-  Mutex mutex_;
+  mutable Mutex mutex_;
   std::vector<std::unique_ptr<CoreWorker>> workers_ ABSL_GUARDED_BY(mutex_);  // by core
 };
 

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "core/infer/replica_tensors.h"
 #include "core/infer/request_queue.h"
+#include "core/metrics/serving_metrics.h"
 #include "core/model/core_allocator.h"
 #include "core/nrt/nrt_handles.h"
 #include "core/util/mutex.h"
@@ -83,6 +84,10 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   uint64_t placement_id() const { return placement_id_; }
   absl::Time ready_at() const { return ready_at_; }
   absl::Duration load_duration() const { return load_duration_; }
+  // Where this version's requests are counted; null when the daemon keeps no metrics. Set
+  // before the version is published (attached, acquirable), never after.
+  const ModelRequestMetrics* request_metrics() const { return request_metrics_; }
+  void set_request_metrics(const ModelRequestMetrics* metrics) { request_metrics_ = metrics; }
 
   std::atomic<uint64_t>& requests_succeeded() { return requests_succeeded_; }
   std::atomic<uint64_t>& requests_failed() { return requests_failed_; }
@@ -101,6 +106,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   uint64_t placement_id_;
   absl::Time ready_at_;
   absl::Duration load_duration_;
+  const ModelRequestMetrics* request_metrics_ = nullptr;  // owned by ServingMetrics
   std::atomic<uint64_t> requests_succeeded_{0};
   std::atomic<uint64_t> requests_failed_{0};
 

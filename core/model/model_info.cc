@@ -1,5 +1,7 @@
 #include "core/model/model_info.h"
 
+#include "core/infer/request_queue.h"
+
 namespace neuronserve {
 
 absl::string_view ModelStateName(ModelState state) {
@@ -28,6 +30,7 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.load_duration = model.load_duration();
   info.requests_succeeded = model.requests_succeeded();
   info.requests_failed = model.requests_failed();
+  info.queue_depth = model.queue() != nullptr ? model.queue()->depth() : 0;
   return info;
 }
 

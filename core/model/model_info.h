@@ -41,6 +41,7 @@ struct ModelInfo {
   absl::Duration load_duration;
   uint64_t requests_succeeded = 0;
   uint64_t requests_failed = 0;
+  size_t queue_depth = 0;  // requests waiting for a core now
 };
 
 // The snapshot of a READY (or UNLOADING) version.

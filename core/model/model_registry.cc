@@ -36,7 +36,7 @@ ModelRegistry::ModelRegistry(const NrtRuntime& runtime, uint32_t core_count, Mod
       store_(store),
       options_(options),
       allocator_(core_count),
-      workers_(core_count),
+      workers_(core_count, options.on_state_change, options.metrics),
       executor_(std::make_unique<SerialExecutor>()) {}
 
 ModelRegistry::~ModelRegistry() {
@@ -82,6 +82,7 @@ void ModelRegistry::Load(LoadSpec spec, Callback done) {
     }
     entry.identity = spec.identity;
   }
+  AnnounceStateChange();
   spdlog::info("model {} loading ({}, {} bytes)", Quoted(spec.identity), spec.identity.source,
                spec.neff->size());
   executor_->Submit([this, spec = std::move(spec), done = std::move(done)]() mutable {
@@ -185,9 +186,14 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
   auto queue = std::make_unique<RequestQueue>(
       name, spec.max_queue != 0 ? spec.max_queue : options_.max_queue, replicas.size(),
       std::move(doorbells));
-  return std::make_shared<LoadedModel>(spec.identity, std::move(replicas), std::move(tensors),
-                                       placement->id, absl::Now(), absl::Now() - started,
-                                       std::move(queue));
+  auto model = std::make_shared<LoadedModel>(spec.identity, std::move(replicas),
+                                             std::move(tensors), placement->id, absl::Now(),
+                                             absl::Now() - started, std::move(queue));
+  if (options_.metrics != nullptr) {
+    model->set_request_metrics(
+        options_.metrics->ForModel(spec.identity.name, spec.identity.version));
+  }
+  return model;
 }
 
 absl::Status ModelRegistry::PrepareReplicas(
@@ -257,6 +263,7 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   // references inside Debian's uninstrumented libabsl, so TSAN cannot see that the caller's
   // last reference is ordered after ours and would report the caller's free as a race.
   loaded = std::shared_ptr<LoadedModel>();
+  AnnounceStateChange();
   // Answer before draining the old version: the new one already serves.
   done(std::move(result));
   if (replaced != nullptr) Retire(std::move(replaced));
@@ -281,6 +288,7 @@ void ModelRegistry::Unload(const std::string& name, Callback done) {
     }
     entry.state = entry.state == ModelState::kFailed ? ModelState::kFailed : ModelState::kUnloading;
   }
+  AnnounceStateChange();
   executor_->Submit(
       [this, name, done = std::move(done)]() mutable { RunUnload(name, std::move(done)); });
 }
@@ -320,6 +328,7 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
     MutexLock lock(&mutex_);
     entries_.erase(name);
   }
+  AnnounceStateChange();
   spdlog::info("model '{}' unloaded", name);
   done(std::move(info));
 }
@@ -380,12 +389,15 @@ ModelInfo ModelRegistry::Describe(const Entry& entry) const {
 
 void ModelRegistry::RecordFailure(const ModelIdentity& identity, const absl::Status& error) {
   spdlog::warn("model {} failed to load: {}", Quoted(identity), error.message());
-  MutexLock lock(&mutex_);
-  auto [it, inserted] = entries_.try_emplace(identity.name);
-  if (!inserted) return;
-  it->second.state = ModelState::kFailed;
-  it->second.identity = identity;
-  it->second.error = std::string(error.message());
+  {
+    MutexLock lock(&mutex_);
+    auto [it, inserted] = entries_.try_emplace(identity.name);
+    if (!inserted) return;
+    it->second.state = ModelState::kFailed;
+    it->second.identity = identity;
+    it->second.error = std::string(error.message());
+  }
+  AnnounceStateChange();
 }
 
 absl::StatusOr<ModelInfo> ModelRegistry::Get(const std::string& name) const {

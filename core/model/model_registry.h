@@ -22,6 +22,7 @@
 #include "core/model/model_info.h"
 #include "core/model/model_store.h"
 #include "core/nrt/nrt_runtime.h"
+#include "core/util/callback_relay.h"
 #include "core/util/mutex.h"
 #include "core/util/serial_executor.h"
 
@@ -46,6 +47,11 @@ struct RegistryOptions {
   absl::Duration drain_timeout = absl::Seconds(30);
   // A model's request queue bound when its config does not set one.
   uint32_t max_queue = 1024;
+  // Told after every change of a model's state and every core taken out of rotation, with no
+  // registry or worker lock held (nullable; must outlive the registry).
+  CallbackRelay* on_state_change = nullptr;
+  // Where requests and executions are counted (nullable; must outlive the registry).
+  ServingMetrics* metrics = nullptr;
 };
 
 class ModelRegistry {
@@ -108,6 +114,9 @@ class ModelRegistry {
   void Drain(LoadedModel& model);
   void Destroy(std::shared_ptr<LoadedModel> model);
   ModelInfo Describe(const Entry& entry) const;
+  void AnnounceStateChange() const {
+    if (options_.on_state_change != nullptr) options_.on_state_change->Notify();
+  }
 
   const NrtRuntime& runtime_;
   ModelStore* const store_;

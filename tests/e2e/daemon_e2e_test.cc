@@ -256,16 +256,30 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   EXPECT_THAT(bad_level.Stderr(), HasSubstr("--log-level='chatty'"));
 
   DaemonArgs env_args = SimDaemon();
-  env_args.env["NEURON_SERVE_SHUTDOWN_TIMEOUT_SECONDS"] = "soon";
+  env_args.env["NEURON_SERVE_DRAIN_TIMEOUT"] = "soon";
   DaemonProcess bad_env(env_args);
   EXPECT_EQ(bad_env.WaitForExit(), 2);
-  EXPECT_THAT(bad_env.Stderr(), HasSubstr("NEURON_SERVE_SHUTDOWN_TIMEOUT_SECONDS='soon'"));
+  EXPECT_THAT(bad_env.Stderr(), HasSubstr("NEURON_SERVE_DRAIN_TIMEOUT='soon'"));
 
   DaemonArgs no_queue = SimDaemon();
   no_queue.flags.push_back("--max-queue=0");
   DaemonProcess zero_queue(no_queue);
   EXPECT_EQ(zero_queue.WaitForExit(), 2);
   EXPECT_THAT(zero_queue.Stderr(), HasSubstr("--max-queue must be at least 1"));
+
+  for (const char* flag : {"--drain-timeout=0s", "--execution-timeout=-1s", "--log-format=xml"}) {
+    DaemonArgs bad = SimDaemon();
+    bad.flags.push_back(flag);
+    DaemonProcess process(bad);
+    EXPECT_EQ(process.WaitForExit(), 2) << flag;
+    const std::string name = std::string(flag).substr(0, std::string(flag).find('='));
+    EXPECT_THAT(process.Stderr(), HasSubstr(name)) << flag;
+  }
+  DaemonArgs bad_http = SimDaemon();
+  bad_http.flags.push_back("--http-listen=not-an-address");
+  DaemonProcess http_process(bad_http);
+  EXPECT_EQ(http_process.WaitForExit(), 1);
+  EXPECT_THAT(http_process.Stderr(), HasSubstr("cannot serve HTTP on 'not-an-address'"));
 
   for (const char* size : {"0", "2147483648"}) {
     DaemonArgs bad_size = SimDaemon();

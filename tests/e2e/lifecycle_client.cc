@@ -188,8 +188,10 @@ DaemonArgs SimDaemonArgs(std::vector<std::string> extra_flags,
   // Flags of the test's environment must not change the daemon under test.
   for (const char* flag :
        {"NEURON_SERVE_MODEL_REPOSITORY", "NEURON_SERVE_LOAD_MODELS", "NEURON_SERVE_STATE_DIR",
-        "NEURON_SERVE_MAX_MODEL_BYTES", "NEURON_SERVE_UNLOAD_TIMEOUT",
-        "NEURON_SERVE_MAX_QUEUE", "NEURON_SERVE_MAX_MESSAGE_BYTES"}) {
+        "NEURON_SERVE_MAX_MODEL_BYTES", "NEURON_SERVE_UNLOAD_TIMEOUT", "NEURON_SERVE_MAX_QUEUE",
+        "NEURON_SERVE_MAX_MESSAGE_BYTES", "NEURON_SERVE_HTTP_LISTEN", "NEURON_SERVE_ACCESS_LOG",
+        "NEURON_SERVE_LOG_FORMAT", "NEURON_SERVE_DRAIN_TIMEOUT",
+        "NEURON_SERVE_EXECUTION_TIMEOUT"}) {
     args.unset_env.push_back(flag);
   }
   return args;

@@ -43,14 +43,14 @@ TEST(FlagsTest, EnvironmentSetsFlagsAndBadValuesNameTheVariable) {
   setenv("NEURON_SERVE_LISTEN", "0.0.0.0:9000", 1);
   ASSERT_TRUE(ApplyFlagsFromEnvironment().ok());
   EXPECT_EQ(absl::GetFlag(FLAGS_listen), "0.0.0.0:9000");
-  setenv("NEURON_SERVE_SHUTDOWN_TIMEOUT_SECONDS", "ten", 1);
+  setenv("NEURON_SERVE_DRAIN_TIMEOUT", "ten", 1);
   absl::Status status = ApplyFlagsFromEnvironment();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(status.message().find("NEURON_SERVE_SHUTDOWN_TIMEOUT_SECONDS='ten'"),
+  EXPECT_NE(status.message().find("NEURON_SERVE_DRAIN_TIMEOUT='ten'"),
             absl::string_view::npos)
       << status;
   unsetenv("NEURON_SERVE_LISTEN");
-  unsetenv("NEURON_SERVE_SHUTDOWN_TIMEOUT_SECONDS");
+  unsetenv("NEURON_SERVE_DRAIN_TIMEOUT");
 }
 
 TEST(FlagsTest, DashesBecomeUnderscoresInNamesOnly) {

@@ -1,0 +1,124 @@
+#include "core/metrics/serving_metrics.h"
+
+#include "absl/status/status.h"
+
+namespace neuronserve {
+namespace {
+
+using metrics::Counter;
+using metrics::Family;
+using metrics::Gauge;
+using metrics::Histogram;
+
+// The label value of a gRPC code, as grpc-go and Triton spell them ("OK", "NOT_FOUND", ...).
+const char* CodeLabel(int code) {
+  static constexpr const char* kNames[17] = {
+      "OK",          "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT",
+      "DEADLINE_EXCEEDED", "NOT_FOUND",   "ALREADY_EXISTS",    "PERMISSION_DENIED",
+      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",  "OUT_OF_RANGE",
+      "UNIMPLEMENTED", "INTERNAL",        "UNAVAILABLE",       "DATA_LOSS",
+      "UNAUTHENTICATED"};
+  return kNames[code];
+}
+
+}  // namespace
+
+void ModelRequestMetrics::CountRequest(absl::StatusCode code) const {
+  const int index = static_cast<int>(code);
+  by_code[index >= 0 && index < 17 ? index : static_cast<int>(absl::StatusCode::kUnknown)]
+      ->Increment();
+}
+
+ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
+    : queue_depth(registry.AddGauge("neuronserve_queue_depth",
+                                    "Requests waiting in the model's queue for a core.",
+                                    {"model", "version"})),
+      executions_in_flight(registry.AddGauge("neuronserve_executions_in_flight",
+                                             "Executions running on the core now (0 or 1).",
+                                             {"core"})),
+      core_busy_ratio(registry.AddGauge(
+          "neuronserve_core_busy_ratio",
+          "Fraction of the time since the previous scrape that the core spent executing.",
+          {"core"})),
+      core_healthy(registry.AddGauge(
+          "neuronserve_core_healthy",
+          "1 while the core is in rotation, 0 after a hardware error took it out.", {"core"})),
+      device_memory_used(registry.AddGauge("neuronserve_device_memory_used_bytes",
+                                           "Device memory in use on the core.", {"core"})),
+      device_memory_total(registry.AddGauge("neuronserve_device_memory_bytes",
+                                            "Device memory of the core.", {"core"})),
+      models(registry.AddGauge("neuronserve_models", "Models the daemon knows, by state.",
+                               {"state"})),
+      model_load_seconds(registry.AddGauge(
+          "neuronserve_model_load_duration_seconds",
+          "How long loading the serving version took (every replica, until READY).",
+          {"model", "version"})),
+      ready(registry.AddGauge("neuronserve_ready",
+                              "1 while the daemon reports SERVING (gRPC health \"\", /readyz).",
+                              {})),
+      live(registry.AddGauge(
+          "neuronserve_live",
+          "1 unless a core worker is stuck in one execution past --execution-timeout.", {})),
+      registry_(registry),
+      requests_(registry.AddCounter("neuronserve_requests_total",
+                                    "Inference requests answered, by model and gRPC code.",
+                                    {"model", "version", "code"})),
+      queue_seconds_(registry.AddHistogram(
+          "neuronserve_request_queue_duration_seconds",
+          "Time a request waited in the model's queue before a core took it.",
+          {"model", "version"}, metrics::LatencyBucketsSeconds())),
+      device_seconds_(registry.AddHistogram(
+          "neuronserve_request_device_duration_seconds",
+          "Time on the core: writing the inputs, executing, reading the outputs.",
+          {"model", "version"}, metrics::LatencyBucketsSeconds())),
+      total_seconds_(registry.AddHistogram(
+          "neuronserve_request_duration_seconds",
+          "Time from the request's arrival (parsed) to its answer being handed to gRPC.",
+          {"model", "version"}, metrics::LatencyBucketsSeconds())),
+      tensor_bytes_in_(registry.AddCounter("neuronserve_request_tensor_bytes_total",
+                                           "Input tensor bytes of requests that reached a core.",
+                                           {"model", "version"})),
+      tensor_bytes_out_(registry.AddCounter("neuronserve_response_tensor_bytes_total",
+                                            "Output tensor bytes returned to clients.",
+                                            {"model", "version"})),
+      core_executions_(registry.AddCounter("neuronserve_core_executions_total",
+                                           "nrt_execute calls on the core, failed ones included.",
+                                           {"core"})),
+      core_busy_seconds_(registry.AddCounter(
+          "neuronserve_core_busy_seconds_total",
+          "Time the core spent executing (rate() of it is the busy fraction).", {"core"})),
+      nrt_errors_(registry.AddCounter("neuronserve_nrt_errors_total",
+                                      "Executions the runtime failed, by core and NRT status.",
+                                      {"core", "status"})),
+      unknown_model_(ForModel("", "")) {}
+
+const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,
+                                                    const std::string& version) {
+  MutexLock lock(&handles_mutex_);
+  std::unique_ptr<ModelRequestMetrics>& cached = handles_[{model, version}];
+  if (cached != nullptr) return cached.get();
+  cached = std::make_unique<ModelRequestMetrics>();
+  ModelRequestMetrics* handles = cached.get();
+  const metrics::Labels labels = {model, version};
+  handles->queue_seconds = &queue_seconds_.WithLabels(labels);
+  handles->device_seconds = &device_seconds_.WithLabels(labels);
+  handles->total_seconds = &total_seconds_.WithLabels(labels);
+  handles->tensor_bytes_in = &tensor_bytes_in_.WithLabels(labels);
+  handles->tensor_bytes_out = &tensor_bytes_out_.WithLabels(labels);
+  for (int code = 0; code < 17; ++code) {
+    handles->by_code[code] = &requests_.WithLabels({model, version, CodeLabel(code)});
+  }
+  return handles;
+}
+
+CoreExecutionMetrics ServingMetrics::ForCore(uint32_t core) {
+  const metrics::Labels labels = {std::to_string(core)};
+  return CoreExecutionMetrics{&core_executions_.WithLabels(labels),
+                              &core_busy_seconds_.WithLabels(labels)};
+}
+
+void ServingMetrics::CountNrtError(uint32_t core, const std::string& status_name) {
+  nrt_errors_.WithLabels({std::to_string(core), status_name}).Increment();
+}
+
+}  // namespace neuronserve

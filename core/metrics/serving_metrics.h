@@ -1,0 +1,89 @@
+// ServingMetrics: every metric neuron-serve exports (names prefixed neuronserve_), registered
+// once at startup, and the per-model and per-core handles the hot paths increment without a
+// lookup.
+//
+// Counters count from process start and never reset: a model's counters outlive its unload,
+// so a scrape after an unload still adds up. Gauges that describe current state (queue depth,
+// memory, models by state, ...) are refreshed by the daemon's scrape hook.
+#ifndef NEURON_SERVE_CORE_METRICS_SERVING_METRICS_H_
+#define NEURON_SERVE_CORE_METRICS_SERVING_METRICS_H_
+
+#include <array>
+#include <map>
+#include <utility>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "core/metrics/metrics_registry.h"
+#include "core/util/mutex.h"
+
+namespace neuronserve {
+
+// One model version's request metrics, labelled {model, version}.
+struct ModelRequestMetrics {
+  metrics::Histogram* queue_seconds = nullptr;
+  metrics::Histogram* device_seconds = nullptr;
+  metrics::Histogram* total_seconds = nullptr;
+  metrics::Counter* tensor_bytes_in = nullptr;
+  metrics::Counter* tensor_bytes_out = nullptr;
+  // neuronserve_requests_total by gRPC code (absl codes are gRPC's, 0..16).
+  std::array<metrics::Counter*, 17> by_code{};
+
+  void CountRequest(absl::StatusCode code) const;
+};
+
+// One core's execution metrics, labelled {core}.
+struct CoreExecutionMetrics {
+  metrics::Counter* executions = nullptr;
+  metrics::Counter* busy_seconds = nullptr;
+};
+
+class ServingMetrics {
+ public:
+  explicit ServingMetrics(metrics::MetricsRegistry& registry);
+
+  metrics::MetricsRegistry& registry() { return registry_; }
+
+  // Handles for a model version, valid as long as this object (the same pointer for the same
+  // labels: a reloaded version counts on). Model "" (version "") counts requests answered
+  // before a served model was found (unknown names, refusals while draining), so clients
+  // cannot grow the label set without bound.
+  const ModelRequestMetrics* ForModel(const std::string& model, const std::string& version);
+  const ModelRequestMetrics& unknown_model() const { return *unknown_model_; }
+  CoreExecutionMetrics ForCore(uint32_t core);
+  // neuronserve_nrt_errors_total{core, status}: an execution that failed with this status.
+  void CountNrtError(uint32_t core, const std::string& status_name);
+
+  // Refreshed by the scrape hook.
+  metrics::Family<metrics::Gauge>& queue_depth;          // {model, version}
+  metrics::Family<metrics::Gauge>& executions_in_flight;  // {core}
+  metrics::Family<metrics::Gauge>& core_busy_ratio;      // {core}
+  metrics::Family<metrics::Gauge>& core_healthy;         // {core}
+  metrics::Family<metrics::Gauge>& device_memory_used;   // {core}
+  metrics::Family<metrics::Gauge>& device_memory_total;  // {core}
+  metrics::Family<metrics::Gauge>& models;               // {state}
+  metrics::Family<metrics::Gauge>& model_load_seconds;   // {model, version}
+  metrics::Family<metrics::Gauge>& ready;                // {} 1 while "" is SERVING
+  metrics::Family<metrics::Gauge>& live;                 // {} 1 while the watchdog is content
+
+ private:
+  metrics::MetricsRegistry& registry_;
+  metrics::Family<metrics::Counter>& requests_;
+  metrics::Family<metrics::Histogram>& queue_seconds_;
+  metrics::Family<metrics::Histogram>& device_seconds_;
+  metrics::Family<metrics::Histogram>& total_seconds_;
+  metrics::Family<metrics::Counter>& tensor_bytes_in_;
+  metrics::Family<metrics::Counter>& tensor_bytes_out_;
+  metrics::Family<metrics::Counter>& core_executions_;
+  metrics::Family<metrics::Counter>& core_busy_seconds_;
+  metrics::Family<metrics::Counter>& nrt_errors_;
+  Mutex handles_mutex_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<ModelRequestMetrics>> handles_
+      ABSL_GUARDED_BY(handles_mutex_);
+  const ModelRequestMetrics* unknown_model_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_METRICS_SERVING_METRICS_H_

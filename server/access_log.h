@@ -1,0 +1,65 @@
+// AccessLog (--access-log=FILE, "-" for stdout): one line per inference request, in the log
+// format of the daemon (text key=value pairs, or a JSON object per line).
+//
+// Lines are handed to a background writer thread (spdlog's async logger) so a slow disk never
+// delays an answer; only when its queue of 16384 lines is full does a request thread wait.
+#ifndef NEURON_SERVE_SERVER_ACCESS_LOG_H_
+#define NEURON_SERVE_SERVER_ACCESS_LOG_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/logging.h"
+
+namespace spdlog {
+class logger;
+namespace details {
+class thread_pool;
+}
+}  // namespace spdlog
+
+namespace neuronserve {
+
+struct AccessRecord {
+  std::string_view method;  // "Infer", "InferStream"
+  std::string_view peer;    // gRPC's peer string, e.g. "ipv4:127.0.0.1:50312"
+  std::string_view model;
+  std::string_view version;
+  std::string_view id;
+  absl::StatusCode code = absl::StatusCode::kOk;
+  absl::Duration queued;
+  absl::Duration device;
+  absl::Duration total;
+  uint64_t bytes_in = 0;
+  uint64_t bytes_out = 0;
+};
+
+class AccessLog {
+ public:
+  // Opens (appends to) `path`, or stdout for "-". UNAVAILABLE naming the path when it cannot.
+  static absl::StatusOr<std::unique_ptr<AccessLog>> Open(const std::string& path,
+                                                         LogFormat format);
+  // Writes every line still queued.
+  ~AccessLog();
+  AccessLog(const AccessLog&) = delete;
+  AccessLog& operator=(const AccessLog&) = delete;
+
+  void Record(const AccessRecord& record);
+  // The line Record writes (without the newline), for tests.
+  std::string Format(const AccessRecord& record, absl::Time now) const;
+
+ private:
+  AccessLog() = default;
+  LogFormat format_ = LogFormat::kText;
+  std::shared_ptr<spdlog::details::thread_pool> writer_;
+  std::shared_ptr<spdlog::logger> logger_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_ACCESS_LOG_H_

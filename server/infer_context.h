@@ -1,0 +1,28 @@
+// InferContext: what every inference call needs besides its own messages; one per daemon.
+#ifndef NEURON_SERVE_SERVER_INFER_CONTEXT_H_
+#define NEURON_SERVE_SERVER_INFER_CONTEXT_H_
+
+#include "absl/status/status.h"
+#include "core/lifecycle/drain_gate.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/model/model_registry.h"
+#include "server/access_log.h"
+
+namespace neuronserve {
+
+struct InferContext {
+  const ModelRegistry* registry = nullptr;
+  ServingMetrics* metrics = nullptr;  // nullable: no metrics
+  DrainGate* gate = nullptr;          // nullable: never drains
+  AccessLog* access_log = nullptr;    // nullable: no access log
+};
+
+// What a call gets once the daemon has begun to drain.
+inline absl::Status ShuttingDownError() {
+  return absl::UnavailableError(
+      "neuron-serve is shutting down and takes no new requests; retry on another instance");
+}
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_INFER_CONTEXT_H_

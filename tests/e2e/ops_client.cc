@@ -1,0 +1,95 @@
+#include "tests/e2e/ops_client.h"
+
+#include <cstdio>
+#include <regex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace neuronserve::testing {
+
+HttpResult HttpGet(const std::string& url) {
+  // The status code goes on a last line of its own, after the body.
+  const std::string command =
+      absl::StrCat("curl -s --max-time 10 -w '\\n%{http_code}' '", url, "' 2>/dev/null");
+  HttpResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::string output;
+  char buffer[65536];
+  size_t got;
+  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, got);
+  pclose(pipe);
+  const size_t last_newline = output.rfind('\n');
+  if (last_newline == std::string::npos) return result;
+  result.status = std::atoi(output.c_str() + last_newline + 1);
+  result.body = output.substr(0, last_newline);
+  return result;
+}
+
+std::optional<std::string> WaitForLog(const ChildProcess& process, const std::string& pattern,
+                                      absl::Duration timeout) {
+  const std::regex expression(pattern);
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    const std::string log = process.Stderr();
+    std::smatch match;
+    if (std::regex_search(log, match, expression)) {
+      return match.size() > 1 ? match[1].str() : match[0].str();
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return std::nullopt;
+}
+
+HealthWatch::HealthWatch(const std::shared_ptr<grpc::Channel>& channel,
+                         const std::string& service)
+    : stub_(grpc::health::v1::Health::NewStub(channel)) {
+  reader_ = std::thread([this, service] {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    std::unique_ptr<grpc::ClientReader<grpc::health::v1::HealthCheckResponse>> reader =
+        stub_->Watch(&context_, request);
+    grpc::health::v1::HealthCheckResponse response;
+    while (reader->Read(&response)) {
+      absl::MutexLock lock(&mutex_);
+      received_.push_back(response.status());
+    }
+    grpc::Status status = reader->Finish();
+    absl::MutexLock lock(&mutex_);
+    ended_ = status;
+  });
+}
+
+HealthWatch::~HealthWatch() {
+  context_.TryCancel();
+  reader_.join();
+}
+
+bool HealthWatch::WaitForLatest(HealthStatus status, absl::Duration timeout) {
+  absl::MutexLock lock(&mutex_);
+  auto latest_is = [this, status]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return !received_.empty() && received_.back() == status;
+  };
+  return mutex_.AwaitWithTimeout(absl::Condition(&latest_is), timeout);
+}
+
+std::vector<HealthStatus> HealthWatch::Received() const {
+  absl::MutexLock lock(&mutex_);
+  return received_;
+}
+
+std::optional<grpc::Status> HealthWatch::Ended() const {
+  absl::MutexLock lock(&mutex_);
+  return ended_;
+}
+
+std::string Describe(const std::vector<HealthStatus>& statuses) {
+  std::vector<std::string> names;
+  for (HealthStatus status : statuses) {
+    names.push_back(grpc::health::v1::HealthCheckResponse::ServingStatus_Name(status));
+  }
+  return names.empty() ? "(none)" : absl::StrJoin(names, " ");
+}
+
+}  // namespace neuronserve::testing

@@ -1,0 +1,63 @@
+// What the operations tests need besides the API clients: HTTP GETs through the real curl
+// binary (as an operator or a probe would scrape), gRPC health Watch streams that record every
+// status they receive, and waiting for a line in the daemon's log.
+#ifndef NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
+#define NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "tests/support/child_process.h"
+
+namespace neuronserve::testing {
+
+using HealthStatus = grpc::health::v1::HealthCheckResponse::ServingStatus;
+
+struct HttpResult {
+  int status = 0;  // 0: curl could not connect
+  std::string body;
+};
+// GET `url` with curl (-s, 10 s timeout).
+HttpResult HttpGet(const std::string& url);
+
+// The first capture group of `pattern` in the process's stderr, once it appears.
+std::optional<std::string> WaitForLog(const ChildProcess& process, const std::string& pattern,
+                                      absl::Duration timeout = absl::Seconds(20));
+
+// One Watch call on the health service, read on its own thread; every status it receives is
+// kept in order. Cancelled on destruction.
+class HealthWatch {
+ public:
+  HealthWatch(const std::shared_ptr<grpc::Channel>& channel, const std::string& service);
+  ~HealthWatch();
+  HealthWatch(const HealthWatch&) = delete;
+  HealthWatch& operator=(const HealthWatch&) = delete;
+
+  // Waits until the latest status received is `status`; false on timeout.
+  bool WaitForLatest(HealthStatus status, absl::Duration timeout = absl::Seconds(20));
+  std::vector<HealthStatus> Received() const;
+  // The call's status once it ended (nullopt while it runs).
+  std::optional<grpc::Status> Ended() const;
+
+ private:
+  std::unique_ptr<grpc::health::v1::Health::Stub> stub_;
+  grpc::ClientContext context_;
+  mutable absl::Mutex mutex_;
+  std::vector<HealthStatus> received_ ABSL_GUARDED_BY(mutex_);
+  std::optional<grpc::Status> ended_ ABSL_GUARDED_BY(mutex_);
+  std::thread reader_;
+};
+
+// Names of the statuses, for failure messages: "SERVICE_UNKNOWN NOT_SERVING SERVING".
+std::string Describe(const std::vector<HealthStatus>& statuses);
+
+}  // namespace neuronserve::testing
+
+#endif  // NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
