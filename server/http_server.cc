@@ -1,7 +1,14 @@
 #include "server/http_server.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "civetweb.h"
@@ -44,6 +51,31 @@ std::string WithPort(const std::string& address, int port) {
   return absl::StrCat(colon == std::string::npos ? address : address.substr(0, colon), ":", port);
 }
 
+// Connects to HOST:PORT and closes at once (IPv4 or IPv6, numeric or by name).
+void PokeListener(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return;
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  const std::string port = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0) return;
+  for (addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
+    const int fd = socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC, entry->ai_protocol);
+    if (fd < 0) continue;
+    const bool connected = connect(fd, entry->ai_addr, entry->ai_addrlen) == 0;
+    close(fd);
+    if (connected) break;
+  }
+  freeaddrinfo(found);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
@@ -81,7 +113,20 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
 }
 
 HttpServer::~HttpServer() {
-  if (context_ != nullptr) mg_stop(context_);
+  if (context_ == nullptr) return;
+  // civetweb's listening thread notices the stop only when its poll() returns, which without a
+  // connection takes up to 2 s (its poll timeout). Connections to our own port while mg_stop
+  // waits wake it at once, so a shutdown is not held up by an idle HTTP endpoint.
+  std::atomic<bool> stopped{false};
+  std::thread stopper([this, &stopped] {
+    mg_stop(context_);
+    stopped.store(true);
+  });
+  while (!stopped.load()) {
+    PokeListener(address_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  stopper.join();
 }
 
 int HttpServer::Dispatch(mg_connection* connection, void* self) {

@@ -33,7 +33,7 @@ class HttpServer {
   // handler). UNAVAILABLE when it cannot listen (in use, bad host), naming the address.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const std::string& address,
                                                            std::map<std::string, Handler> routes);
-  // Stops listening and waits for the handlers running now.
+  // Stops listening and waits for the handlers running now (promptly: see the .cc).
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

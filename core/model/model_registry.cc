@@ -48,7 +48,9 @@ ModelRegistry::~ModelRegistry() {
     entries.swap(entries_);
   }
   for (auto& [name, entry] : entries) {
-    if (entry.serving != nullptr) Retire(std::move(entry.serving));
+    if (entry.serving == nullptr) continue;
+    Retire(std::move(entry.serving));
+    spdlog::info("model '{}' unloaded (shutdown; its state record, if any, is kept)", name);
   }
 }
 

@@ -78,6 +78,8 @@ TEST(HealthE2ETest, AModelsServiceFollowsLoadReplacementUnloadAndAHardwareFault)
   config.add_start_cores(0);
   config.add_start_cores(1);
   ASSERT_TRUE(Upload(*daemon->stub, config, EncodeNeff(model)).status.ok());
+  EXPECT_EQ(HealthCheck(daemon->channel, "m"), HC::SERVING);  // set before Upload answered
+  EXPECT_TRUE(watch.WaitForLatest(HC::SERVING)) << Describe(watch.Received());
   EXPECT_THAT(watch.Received(), ElementsAre(HC::SERVICE_UNKNOWN, HC::NOT_SERVING, HC::SERVING))
       << Describe(watch.Received());
 
