@@ -11,8 +11,10 @@ echo
 echo "Starting neuron-serve on the simulated runtime with the example repository deploy/models"
 echo "(model 'mlp': a simulated NEFF, an MLP 16 -> 32 -> 8 with softmax)."
 echo "The line 'listening on' says where; 'model 'mlp' ready' that the model serves."
+echo "Metrics and HTTP probes: curl http://${HTTP_LISTEN:-127.0.0.1:8002}/metrics (also /readyz, /livez, /v1/models)."
 exec ./build/server/neuron-serve \
   --listen="${LISTEN:-127.0.0.1:8001}" \
+  --http-listen="${HTTP_LISTEN:-127.0.0.1:8002}" \
   --nrt-library="$PWD/build/core/nrtsim/libnrtsim.so" \
   --model-repository="$PWD/deploy/models" --load-models=all \
   --state-dir="$PWD/build/state"

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
       "Flags may be written with dashes or underscores (--nrt-library or --nrt_library).\n"
       "Exit codes: 0 clean shutdown, 1 startup failure, 2 bad flags.\n"
       "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--model-repository=DIR "
-      "--load-models=all|NAME,...] [--state-dir=DIR] [--log-level=LEVEL]");
+      "--load-models=all|NAME,...] [--state-dir=DIR] [--http-listen=HOST:PORT] "
+      "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=30s]");
   if (absl::Status status = neuronserve::ApplyFlagsFromEnvironment(); !status.ok()) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;
