@@ -49,6 +49,12 @@ void HealthMonitor::Run() {
 void HealthMonitor::Evaluate() {
   MutexLock lock(&evaluate_mutex_);
   HealthReport report = EvaluateHealth(gather_());
+  {
+    // Before publishing: whoever hears of a change (a Watch) and then asks Latest() (/readyz)
+    // must not see the state from before it.
+    MutexLock latest_lock(&latest_mutex_);
+    latest_ = report;
+  }
   const bool first = !published_once_;
   if (first || report.live != published_.live) publish_(kLivenessService, report.live, report);
   if (first || report.serving != published_.serving) publish_("", report.serving, report);
@@ -62,10 +68,8 @@ void HealthMonitor::Evaluate() {
   for (const auto& [name, serving] : published_.models) {
     if (serving && report.models.find(name) == report.models.end()) publish_(name, false, report);
   }
-  published_ = report;
+  published_ = std::move(report);
   published_once_ = true;
-  MutexLock latest_lock(&latest_mutex_);
-  latest_ = std::move(report);
 }
 
 }  // namespace neuronserve
