@@ -7,6 +7,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/prometheus_text_parser.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -115,6 +116,18 @@ TEST(HealthE2ETest, AModelsServiceFollowsLoadReplacementUnloadAndAHardwareFault)
   absl::SleepFor(absl::Milliseconds(300));
   EXPECT_EQ(HealthCheck(daemon->channel, "m"), HC::SERVING);
   EXPECT_EQ(HealthCheck(daemon->channel, ""), HC::SERVING);  // core 0 is still healthy
+  // The metrics say so too: one hardware error on core 1, which is out of rotation.
+  const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
+  ASSERT_TRUE(http.has_value());
+  absl::StatusOr<std::vector<PromFamily>> metrics =
+      ParsePrometheusText(HttpGet("http://" + *http + "/metrics").body + "\n");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_EQ(FindSample(*metrics, "neuronserve_nrt_errors_total",
+                       {{"core", "1"}, {"status", "NRT_HW_ERROR"}})
+                .value_or(-1),
+            1);
+  EXPECT_EQ(FindSample(*metrics, "neuronserve_core_healthy", {{"core", "1"}}).value_or(-1), 0);
+  EXPECT_EQ(FindSample(*metrics, "neuronserve_core_healthy", {{"core", "0"}}).value_or(-1), 1);
 
   // A model whose only replica is on the failed core has no healthy replica: NOT_SERVING,
   // while the daemon goes on (core 0 is healthy).
