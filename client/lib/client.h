@@ -1,0 +1,115 @@
+// neuronserve::client::Client: the C++ API of a neuron-serve daemon (neuronserve.v1 and
+// grpc.health.v1) over one gRPC channel.
+//
+// Every method returns absl::Status / absl::StatusOr. A server's error comes back with its gRPC
+// code and message unchanged; a server that cannot be reached is UNAVAILABLE naming the target.
+// A Client is thread-safe: any number of threads may call it at once.
+//
+//   absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect({.target = "127.0.0.1:8001"});
+//   absl::StatusOr<v1::LoadModelResponse> loaded = (*client)->LoadModelFromFile(config, path);
+//   absl::StatusOr<InferResult> result = (*client)->Infer("mlp", {{"input", {1, 4}, values}});
+#ifndef NEURON_SERVE_CLIENT_LIB_CLIENT_H_
+#define NEURON_SERVE_CLIENT_LIB_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "client/lib/connect_options.h"
+#include "client/lib/health_status.h"
+#include "client/lib/infer_session.h"
+#include "client/lib/infer_types.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/support/status.h"
+#include "neuronserve/v1/model_config.pb.h"
+#include "neuronserve/v1/neuron_serving.grpc.pb.h"
+
+namespace neuronserve::client {
+
+// Called after each chunk of an upload with the bytes sent so far and the NEFF's size.
+using LoadProgress = std::function<void(uint64_t sent, uint64_t total)>;
+
+class Client {
+ public:
+  // Validates the options, reads the token and TLS files, and makes the channel. Does not wait
+  // for the server (channels connect lazily, on the first call); see WaitForReady.
+  static absl::StatusOr<std::unique_ptr<Client>> Connect(const ConnectOptions& options);
+
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+  ~Client();
+
+  const std::string& target() const { return target_; }
+
+  // Connects and waits up to `timeout` for the channel to be ready; UNAVAILABLE naming the
+  // target if it is not.
+  absl::Status WaitForReady(absl::Duration timeout);
+
+  absl::StatusOr<v1::EnumerateResponse> Enumerate();
+
+  // Uploads a NEFF: a header (config, size, SHA-256), then the bytes in 1 MiB chunks, calling
+  // `progress` after each. Answers once the model is READY (or failed to load). The whole upload
+  // and load run under the client's default deadline, so raise ConnectOptions.timeout for very
+  // large models.
+  absl::StatusOr<v1::LoadModelResponse> LoadModel(const v1::ModelConfig& config,
+                                                  absl::Span<const uint8_t> neff,
+                                                  LoadProgress progress = {});
+  // The same from a local file, read twice (to hash, then to send) rather than held in memory.
+  // NOT_FOUND / PERMISSION_DENIED name the path.
+  absl::StatusOr<v1::LoadModelResponse> LoadModelFromFile(const v1::ModelConfig& config,
+                                                          const std::string& path,
+                                                          LoadProgress progress = {});
+  // Loads a model folder or NEFF under the daemon's --model-repository; `config` overrides its
+  // config.pbtxt (an empty config keeps it as it is).
+  absl::StatusOr<v1::LoadModelResponse> LoadModelFromRepository(const v1::ModelConfig& config,
+                                                                const std::string& repository_path);
+
+  absl::StatusOr<v1::UnloadModelResponse> Unload(const std::string& name);
+  absl::StatusOr<std::vector<v1::ModelStatus>> ListModels();
+  absl::StatusOr<v1::ModelStatus> GetModel(const std::string& name);
+
+  absl::StatusOr<InferResult> Infer(const std::string& model,
+                                    const std::vector<NamedTensor>& inputs,
+                                    const InferOptions& options = {});
+
+  // A bidirectional InferStream. `timeout` is the deadline of the whole stream: zero means the
+  // client's default, absl::InfiniteDuration() none (for a long-lived session). The session
+  // keeps the channel alive, so it may outlive this Client.
+  absl::StatusOr<std::unique_ptr<InferSession>> OpenStream(
+      absl::Duration timeout = absl::ZeroDuration());
+
+  // grpc.health.v1 Check. "" is the daemon as a whole; a model's name is that model. A service
+  // the server does not know is its NOT_FOUND, returned as the error.
+  absl::StatusOr<HealthStatus> CheckHealth(const std::string& service = "");
+
+ private:
+  Client(std::string target, std::string token, absl::Duration timeout,
+         std::shared_ptr<grpc::Channel> channel);
+
+  // Deadline (`timeout`, or the default when zero) and the token.
+  void Prepare(grpc::ClientContext& context, absl::Duration timeout) const;
+  absl::Status CallStatus(const grpc::Status& status) const;
+  absl::StatusOr<v1::LoadModelResponse> RunLoad(
+      const v1::LoadModelHeader& header,
+      const std::function<absl::StatusOr<absl::Span<const uint8_t>>()>& next_chunk,
+      const LoadProgress& progress);
+
+  const std::string target_;
+  const std::string token_;
+  const absl::Duration timeout_;
+  const std::shared_ptr<grpc::Channel> channel_;
+  const std::unique_ptr<v1::NeuronServing::Stub> serving_;
+  const std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+}  // namespace neuronserve::client
+
+#endif  // NEURON_SERVE_CLIENT_LIB_CLIENT_H_

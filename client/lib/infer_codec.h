@@ -1,0 +1,27 @@
+// Between the plain inference types (infer_types.h) and the v1 messages: one place that knows
+// the two tensor forms, so unary Infer and InferSession encode and decode alike.
+#ifndef NEURON_SERVE_CLIENT_LIB_INFER_CODEC_H_
+#define NEURON_SERVE_CLIENT_LIB_INFER_CODEC_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/lib/infer_types.h"
+#include "neuronserve/v1/neuron_serving.pb.h"
+
+namespace neuronserve::client {
+
+// The request as given; nothing is checked here, so that every mistake gets the server's own
+// error (it knows the model's tensors, the client does not). The response form follows
+// options.raw. options.timeout is not part of the message.
+v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<NamedTensor>& inputs,
+                                   const InferOptions& options);
+
+// INTERNAL when an output's values do not fit its shape or raw_data is not whole float32s: the
+// response is malformed, and guessing would hand the caller wrong numbers.
+absl::StatusOr<InferResult> DecodeInferResponse(const v1::InferResponse& response);
+
+}  // namespace neuronserve::client
+
+#endif  // NEURON_SERVE_CLIENT_LIB_INFER_CODEC_H_
