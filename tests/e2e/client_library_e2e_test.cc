@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -545,6 +546,11 @@ TEST(ClientLibraryE2ETest, ConnectRejectsBadOptionsNamingTheFile) {
 }
 
 TEST(ClientLibraryE2ETest, ADnsTargetReachesTheDaemon) {
+  // gRPC's native resolver (getaddrinfo) rather than its default c-ares one: Debian's libcares
+  // leaks 10 bytes per lookup, which LeakSanitizer (the ASan build) reports as this test's.
+  // Set before this process's first gRPC call, which is where gRPC reads it. What is tested,
+  // dns:/// resolution and round_robin over the addresses, is the same with either.
+  setenv("GRPC_DNS_RESOLVER", "native", 1);
   START_DAEMON(daemon, SimDaemonArgs());
   ASSERT_TRUE(Upload(*daemon->stub, Config("id"), EncodeNeff(IdentityModel({1, 4}))).status.ok());
   const std::string target = "dns:///localhost:" + PortOf(daemon->address);
