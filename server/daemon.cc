@@ -12,22 +12,12 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "server/host_port.h"
 #include "server/load_spec.h"
 #include "server/models_json.h"
 #include "spdlog/spdlog.h"
 
 namespace neuronserve {
-namespace {
-
-// "127.0.0.1:0" + 43210 -> "127.0.0.1:43210".
-std::string WithPort(const std::string& address, int port) {
-  const size_t colon = address.rfind(':');
-  const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
-  return absl::StrCat(host, ":", port);
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   std::unique_ptr<Daemon> daemon(new Daemon());
 

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "civetweb.h"
+#include "server/host_port.h"
 
 namespace neuronserve {
 namespace {
@@ -43,12 +44,6 @@ void Send(mg_connection* connection, const HttpResponse& response, bool with_bod
   if (with_body && !response.body.empty()) {
     mg_write(connection, response.body.data(), response.body.size());
   }
-}
-
-// "127.0.0.1:0" -> "127.0.0.1:43210".
-std::string WithPort(const std::string& address, int port) {
-  const size_t colon = address.rfind(':');
-  return absl::StrCat(colon == std::string::npos ? address : address.substr(0, colon), ":", port);
 }
 
 // Connects to HOST:PORT and closes at once (IPv4 or IPv6, numeric or by name).

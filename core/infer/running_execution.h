@@ -1,5 +1,5 @@
-// RunningExecution: a core worker inside one nrt_execute, and for how long so far; what the
-// watchdog looks at.
+// RunningExecution: a core worker inside one execution (from writing the inputs to reading the
+// outputs), and for how long so far; what the watchdog looks at.
 #ifndef NEURON_SERVE_CORE_INFER_RUNNING_EXECUTION_H_
 #define NEURON_SERVE_CORE_INFER_RUNNING_EXECUTION_H_
 

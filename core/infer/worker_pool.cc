@@ -9,7 +9,10 @@ namespace neuronserve {
 
 WorkerPool::WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy,
                        ServingMetrics* metrics)
-    : core_count_(core_count), on_unhealthy_(on_unhealthy), metrics_(metrics), healthy_(new std::atomic<bool>[core_count]) {
+    : core_count_(core_count),
+      on_unhealthy_(on_unhealthy),
+      metrics_(metrics),
+      healthy_(new std::atomic<bool>[core_count]) {
   for (uint32_t core = 0; core < core_count; ++core) healthy_[core].store(true);
   MutexLock lock(&mutex_);
   workers_.resize(core_count);

@@ -3,26 +3,6 @@
 #include "absl/status/status.h"
 
 namespace neuronserve {
-namespace {
-
-using metrics::Counter;
-using metrics::Family;
-using metrics::Gauge;
-using metrics::Histogram;
-
-// The label value of a gRPC code, as grpc-go and Triton spell them ("OK", "NOT_FOUND", ...).
-const char* CodeLabel(int code) {
-  static constexpr const char* kNames[17] = {
-      "OK",          "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND",   "ALREADY_EXISTS",    "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",  "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",        "UNAVAILABLE",       "DATA_LOSS",
-      "UNAUTHENTICATED"};
-  return kNames[code];
-}
-
-}  // namespace
-
 void ModelRequestMetrics::CountRequest(absl::StatusCode code) const {
   const int index = static_cast<int>(code);
   by_code[index >= 0 && index < 17 ? index : static_cast<int>(absl::StatusCode::kUnknown)]
@@ -106,7 +86,9 @@ const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,
   handles->tensor_bytes_in = &tensor_bytes_in_.WithLabels(labels);
   handles->tensor_bytes_out = &tensor_bytes_out_.WithLabels(labels);
   for (int code = 0; code < 17; ++code) {
-    handles->by_code[code] = &requests_.WithLabels({model, version, CodeLabel(code)});
+    // absl's code names are gRPC's ("OK", "NOT_FOUND", ...), as the access log writes them.
+    handles->by_code[code] = &requests_.WithLabels(
+        {model, version, absl::StatusCodeToString(static_cast<absl::StatusCode>(code))});
   }
   return handles;
 }

@@ -1,0 +1,15 @@
+// HOST:PORT addresses as the daemon's flags give them (--listen, --http-listen).
+#ifndef NEURON_SERVE_SERVER_HOST_PORT_H_
+#define NEURON_SERVE_SERVER_HOST_PORT_H_
+
+#include <string>
+
+namespace neuronserve {
+
+// `address` with its port replaced by `port`: the address a server actually bound when it was
+// asked for port 0. "127.0.0.1:0" + 43210 -> "127.0.0.1:43210"; "[::]:0" -> "[::]:43210".
+std::string WithPort(const std::string& address, int port);
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_HOST_PORT_H_
