@@ -280,6 +280,12 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   DaemonProcess http_process(bad_http);
   EXPECT_EQ(http_process.WaitForExit(), 1);
   EXPECT_THAT(http_process.Stderr(), HasSubstr("cannot serve HTTP on 'not-an-address'"));
+  DaemonArgs bad_access_log = SimDaemon();
+  bad_access_log.flags.push_back("--access-log=/dev/null/access.log");
+  DaemonProcess access_process(bad_access_log);
+  EXPECT_EQ(access_process.WaitForExit(), 1);
+  EXPECT_THAT(access_process.Stderr(),
+              HasSubstr("--access-log='/dev/null/access.log': cannot open it"));
 
   for (const char* size : {"0", "2147483648"}) {
     DaemonArgs bad_size = SimDaemon();
