@@ -23,7 +23,9 @@ grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerCo
   *response = inventory_response_;
   FillMemoryUse(runtime_, *response);
   const std::vector<std::vector<std::string>> residents = loading_.registry->ResidentsByCore();
+  const WorkerPool& workers = loading_.registry->workers();
   for (v1::NeuronCore& core : *response->mutable_cores()) {
+    core.set_healthy(workers.CoreHealthy(core.index()));
     if (core.index() >= residents.size()) continue;
     for (const std::string& name : residents[core.index()]) core.add_resident_models(name);
   }

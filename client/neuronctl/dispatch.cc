@@ -27,19 +27,23 @@ std::string TopLevelHelp(std::span<const Subcommand* const> subcommands) {
                   "Exit codes:\n"
                   "  0  success\n"
                   "  1  runtime failure (I/O error, unreachable server, failed request)\n"
-                  "  2  usage error (unknown command or flag, bad or missing flag value)\n");
+                  "  2  usage error (unknown command or flag, bad or missing flag value)\n"
+                  "  3  health: the server answered, but the service is not SERVING\n");
   return text;
 }
 
 std::string CommandHelp(const Subcommand& command) {
-  return absl::StrCat("Usage: neuronctl ", command.name, " [FLAGS]\n\n", command.description,
+  const std::string positional =
+      command.positional.empty() ? "" : absl::StrCat(" ", command.positional);
+  return absl::StrCat("Usage: neuronctl ", command.name, positional, " [FLAGS]\n\n",
+                      command.description,
                       "\n\nFlags:\n", FormatFlagHelp(command.flags));
 }
 
 }  // namespace
 
 int Dispatch(std::span<const Subcommand* const> subcommands, std::span<const std::string> args,
-             std::ostream& out, std::ostream& err) {
+             std::ostream& out, std::ostream& err, bool err_is_terminal) {
   if (args.empty()) {
     err << TopLevelHelp(subcommands);
     return kExitUsageError;
@@ -66,16 +70,17 @@ int Dispatch(std::span<const Subcommand* const> subcommands, std::span<const std
     out << CommandHelp(command);
     return kExitSuccess;
   } else {
-    status = command.run(*parsed, out);
+    const CommandIo io{out, err, err_is_terminal};
+    status = command.run(*parsed, io);
   }
   if (status.ok()) return kExitSuccess;
 
   err << "neuronctl " << command.name << ": " << status.message() << "\n";
-  if (IsUsageError(status)) {
+  const ExitCode code = ExitCodeOf(status);
+  if (code == kExitUsageError) {
     err << "Run 'neuronctl " << command.name << " --help' for usage.\n";
-    return kExitUsageError;
   }
-  return kExitRuntimeFailure;
+  return code;
 }
 
 }  // namespace neuronserve::neuronctl

@@ -13,9 +13,10 @@
 namespace neuronserve::neuronctl {
 
 // `args` excludes the program name. Help goes to `out`; errors to `err`, as
-// "neuronctl NAME: message", followed for usage errors by a pointer to --help.
+// "neuronctl NAME: message", followed for usage errors by a pointer to --help. `err_is_terminal`
+// lets commands draw live progress lines on `err`.
 int Dispatch(std::span<const Subcommand* const> subcommands, std::span<const std::string> args,
-             std::ostream& out, std::ostream& err);
+             std::ostream& out, std::ostream& err, bool err_is_terminal = false);
 
 }  // namespace neuronserve::neuronctl
 

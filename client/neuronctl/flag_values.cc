@@ -40,6 +40,17 @@ absl::StatusOr<std::string> GetRequiredFlag(const ParsedArgs& args, absl::string
   return *std::move(value);
 }
 
+absl::StatusOr<absl::Duration> GetDurationFlag(const ParsedArgs& args, absl::string_view name) {
+  absl::StatusOr<std::string> value = GetRequiredFlag(args, name);
+  if (!value.ok()) return value.status();
+  absl::Duration duration;
+  if (!absl::ParseDuration(*value, &duration) || duration <= absl::ZeroDuration()) {
+    return UsageError(absl::StrCat("--", name, ": '", *value,
+                                   "' is not a positive duration (e.g. 30s, 500ms, 2m)"));
+  }
+  return duration;
+}
+
 absl::StatusOr<uint64_t> GetUnsignedFlag(const ParsedArgs& args, absl::string_view name) {
   return GetUnsigned(args, name, 0);
 }

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "client/neuronctl/args.h"
 
 namespace neuronserve::neuronctl {
@@ -22,6 +23,10 @@ absl::StatusOr<uint64_t> GetPositiveFlag(const ParsedArgs& args, absl::string_vi
 // `max_value`.
 absl::StatusOr<std::vector<int64_t>> ParsePositiveList(absl::string_view name,
                                                        absl::string_view value, int64_t max_value);
+
+// The flag's value (or default) as a duration ("30s", "500ms", "2m", "1h30m"); a usage error
+// when it is absent, malformed or not positive.
+absl::StatusOr<absl::Duration> GetDurationFlag(const ParsedArgs& args, absl::string_view name);
 
 // The flag's value (or default); a usage error when it is absent or empty.
 absl::StatusOr<std::string> GetRequiredFlag(const ParsedArgs& args, absl::string_view name);

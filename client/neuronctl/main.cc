@@ -1,5 +1,7 @@
 // neuronctl: the command-line tool of neuron-serve. Each subcommand lives in its own file; add
 // new ones to the table below.
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,5 +15,5 @@ int main(int argc, char** argv) {
       &SimModelCommand(),
   };
   const std::vector<std::string> args(argv + 1, argv + argc);
-  return Dispatch(subcommands, args, std::cout, std::cerr);
+  return Dispatch(subcommands, args, std::cout, std::cerr, ::isatty(STDERR_FILENO) == 1);
 }

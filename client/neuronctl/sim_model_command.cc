@@ -191,7 +191,8 @@ void Report(const BuiltModel& built, const std::string& path, size_t bytes, Outp
       << bytes << " bytes to " << path << "\n";
 }
 
-absl::Status RunSimModel(const ParsedArgs& args, std::ostream& out) {
+absl::Status RunSimModel(const ParsedArgs& args, const CommandIo& io) {
+  std::ostream& out = io.out;
   if (!args.positional().empty()) {
     return UsageError(absl::StrCat("unexpected argument '", args.positional().front(),
                                    "' (all inputs are --flags)"));
