@@ -19,7 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/client/subprocess.h"
+#include "tests/support/subprocess.h"
 
 namespace neuronserve {
 namespace {

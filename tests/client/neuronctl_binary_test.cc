@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/client/subprocess.h"
+#include "tests/support/subprocess.h"
 
 namespace neuronserve {
 namespace {

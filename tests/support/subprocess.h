@@ -1,7 +1,7 @@
 // Runs a program to completion and captures its exit code and output, for tests that exercise
 // the real neuronctl binary.
-#ifndef NEURON_SERVE_TESTS_CLIENT_SUBPROCESS_H_
-#define NEURON_SERVE_TESTS_CLIENT_SUBPROCESS_H_
+#ifndef NEURON_SERVE_TESTS_SUPPORT_SUBPROCESS_H_
+#define NEURON_SERVE_TESTS_SUPPORT_SUBPROCESS_H_
 
 #include <string>
 #include <vector>
@@ -20,4 +20,4 @@ ProcessResult RunProcess(const std::vector<std::string>& argv);
 
 }  // namespace neuronserve::testing
 
-#endif  // NEURON_SERVE_TESTS_CLIENT_SUBPROCESS_H_
+#endif  // NEURON_SERVE_TESTS_SUPPORT_SUBPROCESS_H_
