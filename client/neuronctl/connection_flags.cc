@@ -29,6 +29,9 @@ absl::StatusOr<std::unique_ptr<client::Client>> ConnectFromFlags(const ParsedArg
     *field = *std::move(value);
     options.tls = true;
   }
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return UsageError("--tls-cert and --tls-key go together (mutual TLS): give both");
+  }
   if (args.Has("token-file")) {
     absl::StatusOr<std::string> value = GetRequiredFlag(args, "token-file");
     if (!value.ok()) return value.status();

@@ -75,8 +75,13 @@ int Dispatch(std::span<const Subcommand* const> subcommands, std::span<const std
   }
   if (status.ok()) return kExitSuccess;
 
-  err << "neuronctl " << command.name << ": " << status.message() << "\n";
   const ExitCode code = ExitCodeOf(status);
+  // A failed call says how it failed (NOT_FOUND, UNAVAILABLE, ...), as scripts and searches of
+  // the API documentation want; a usage error or a health answer needs no code.
+  err << "neuronctl " << command.name << ": "
+      << (code == kExitRuntimeFailure ? absl::StrCat(absl::StatusCodeToString(status.code()), ": ")
+                                      : "")
+      << status.message() << "\n";
   if (code == kExitUsageError) {
     err << "Run 'neuronctl " << command.name << " --help' for usage.\n";
   }

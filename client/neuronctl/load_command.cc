@@ -1,0 +1,136 @@
+#include "client/neuronctl/load_command.h"
+
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "client/neuronctl/connection_flags.h"
+#include "client/neuronctl/flag_values.h"
+#include "client/neuronctl/model_status_text.h"
+#include "client/neuronctl/positional_args.h"
+#include "client/neuronctl/progress_bar.h"
+#include "client/neuronctl/proto_json.h"
+#include "client/neuronctl/usage_error.h"
+
+namespace neuronserve::neuronctl {
+namespace {
+
+// More NeuronCores than any instance has; a larger index is a typo.
+constexpr int64_t kMaxCoreIndex = 1023;
+
+constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
+    {"name", FlagType::kValue, "NAME", "",
+     "the name clients use (default: FILE's name without its extension)"},
+    {"version", FlagType::kValue, "LABEL", "", "a version label, e.g. 3 or 2024-06-01"},
+    {"replicas", FlagType::kValue, "N", "", "replicas, each on the first free cores (default 1)"},
+    {"cores", FlagType::kValue, "LIST", "", "one replica starting at each of these cores, e.g. 0,2"},
+    {"shared", FlagType::kBoolean, "", "", "let other shared models use the same cores"},
+    {"max-queue", FlagType::kValue, "N", "", "requests that may wait (default: the daemon's)"},
+    {"repository", FlagType::kBoolean, "", "",
+     "FILE is a model folder or NEFF inside the daemon's --model-repository, not a local file"},
+}));
+
+constexpr absl::string_view kDescription =
+    "Loads a model. By default FILE is a local NEFF, uploaded in 1 MiB chunks with its SHA-256\n"
+    "(the daemon checks both before loading), with a progress bar on a terminal. With\n"
+    "--repository, FILE is a path in the daemon's model repository and nothing is uploaded;\n"
+    "the flags then override its config.pbtxt. Answers once the model is READY on its cores;\n"
+    "loading a name that is READY replaces it once the new one is ready. Give --replicas or\n"
+    "--cores, not both. For a very large model raise --timeout, the deadline of the whole load.\n"
+    "\n"
+    "Examples:\n"
+    "  neuronctl load resnet50.neff --replicas=2\n"
+    "  neuronctl load bert --repository --cores=0,2 --version=3";
+
+absl::StatusOr<v1::ModelConfig> ConfigFromFlags(const ParsedArgs& args, const std::string& file) {
+  v1::ModelConfig config;
+  if (args.Has("name")) {
+    absl::StatusOr<std::string> name = GetRequiredFlag(args, "name");
+    if (!name.ok()) return name.status();
+    config.set_name(*name);
+  } else if (!args.GetBool("repository")) {
+    // A repository folder's config names the model itself; an uploaded file has only its name.
+    config.set_name(std::filesystem::path(file).stem().string());
+  }
+  if (args.Has("version")) config.set_version(*args.Get("version"));
+  if (args.Has("replicas") && args.Has("cores")) {
+    return UsageError("give --replicas or --cores, not both");
+  }
+  if (args.Has("replicas")) {
+    absl::StatusOr<uint64_t> replicas = GetPositiveFlag(args, "replicas");
+    if (!replicas.ok()) return replicas.status();
+    if (*replicas > kMaxCoreIndex + 1) {
+      return UsageError(absl::StrCat("--replicas: ", *replicas, " is more than any machine has"));
+    }
+    config.set_replicas(static_cast<uint32_t>(*replicas));
+  }
+  if (args.Has("cores")) {
+    // Not ParsePositiveList: core 0 is a valid start core.
+    for (absl::string_view item : absl::StrSplit(*args.Get("cores"), ',')) {
+      uint32_t core = 0;
+      if (item.empty() || item.find_first_not_of("0123456789") != absl::string_view::npos ||
+          !absl::SimpleAtoi(item, &core) || core > kMaxCoreIndex) {
+        return UsageError(absl::StrCat("--cores: '", *args.Get("cores"),
+                                       "' is not a comma-separated list of core indices ('", item,
+                                       "' is not)"));
+      }
+      config.add_start_cores(core);
+    }
+  }
+  config.set_shared(args.GetBool("shared"));
+  if (args.Has("max-queue")) {
+    absl::StatusOr<uint64_t> max_queue = GetPositiveFlag(args, "max-queue");
+    if (!max_queue.ok()) return max_queue.status();
+    config.set_max_queue(static_cast<uint32_t>(std::min<uint64_t>(*max_queue, UINT32_MAX)));
+  }
+  return config;
+}
+
+void PrintLoaded(const v1::ModelStatus& model, std::ostream& out) {
+  out << "model '" << model.name() << "'"
+      << (model.version().empty() ? "" : " version '" + model.version() + "'") << " "
+      << ModelStateName(model.state()) << " on cores " << ReplicaCoresText(model) << " ("
+      << model.replicas_size() << (model.replicas_size() == 1 ? " replica" : " replicas")
+      << absl::StrFormat(", loaded in %.3f s)", model.load_seconds()) << "\n";
+}
+
+absl::Status RunLoad(const ParsedArgs& args, const CommandIo& io) {
+  if (absl::Status status = ExpectPositional(args, {"FILE"}); !status.ok()) return status;
+  absl::StatusOr<OutputFormat> format = GetOutputFormat(args);
+  if (!format.ok()) return format.status();
+  const std::string& file = args.positional()[0];
+  absl::StatusOr<v1::ModelConfig> config = ConfigFromFlags(args, file);
+  if (!config.ok()) return config.status();
+  absl::StatusOr<std::unique_ptr<client::Client>> client = ConnectFromFlags(args);
+  if (!client.ok()) return client.status();
+
+  absl::StatusOr<v1::LoadModelResponse> loaded;
+  if (args.GetBool("repository")) {
+    loaded = (*client)->LoadModelFromRepository(*config, file);
+  } else {
+    ProgressBar bar(io.err, io.err_is_terminal,
+                    absl::StrCat("uploading ", std::filesystem::path(file).filename().string()),
+                    "loading on the device");
+    loaded = (*client)->LoadModelFromFile(
+        *config, file, [&bar](uint64_t sent, uint64_t total) { bar.Update(sent, total); });
+    // The summary line goes with JSON output too: it is on stderr, not in the document.
+    bar.Finish(/*print_summary=*/loaded.ok() && !io.err_is_terminal);
+  }
+  if (!loaded.ok()) return loaded.status();
+  if (*format == OutputFormat::kJson) return PrintProtoJson(*loaded, io.out);
+  PrintLoaded(loaded->model(), io.out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Subcommand& LoadCommand() {
+  static const Subcommand command = {"load", "upload a NEFF and load it onto NeuronCores",
+                                     kDescription, kFlags, &RunLoad, "FILE"};
+  return command;
+}
+
+}  // namespace neuronserve::neuronctl

@@ -1,0 +1,495 @@
+// The real neuronctl binary against the real daemon on loopback: every subcommand that talks to
+// a daemon, in text and JSON, the .npy round trip checked against an independent forward pass
+// of the model, and the errors and exit codes a user meets (unreachable server, unknown model,
+// bad input files, bad command lines).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/simmodel/mlp_model.h"
+#include "client/simmodel/sim_model.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/e2e/infer_client.h"
+#include "tests/e2e/lifecycle_client.h"
+#include "tests/support/subprocess.h"
+
+namespace neuronserve::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr int kMlpInput = 16;
+constexpr int kMlpOutput = 8;
+
+ProcessResult Neuronctl(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {NEURONCTL_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv);
+}
+
+// Runs neuronctl against `address`, the command's words first, then --server.
+ProcessResult At(const std::string& address, std::vector<std::string> args) {
+  args.push_back("--server=" + address);
+  return Neuronctl(args);
+}
+
+nlohmann::json Json(const ProcessResult& result) {
+  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(json.is_discarded()) << "not JSON: " << result.out;
+  return json;
+}
+
+// A loopback port nothing listens on: bound once to get a free number, then closed.
+std::string ClosedAddress() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    ADD_FAILURE() << "cannot bind a loopback port: " << std::strerror(errno);
+  }
+  ::close(fd);
+  return absl::StrCat("127.0.0.1:", ntohs(address.sin_port));
+}
+
+simmodel::SimModel Mlp() {
+  simmodel::MlpOptions options;
+  options.layer_sizes = {kMlpInput, 32, kMlpOutput};
+  options.softmax = true;
+  options.seed = 5;
+  absl::StatusOr<simmodel::SimModel> mlp = simmodel::BuildMlpModel(options);
+  EXPECT_TRUE(mlp.ok()) << mlp.status();
+  return mlp.ok() ? *mlp : simmodel::SimModel{};
+}
+
+// A .npy file written here byte by byte as numpy.save lays it out (not with neuronctl's own
+// writer, so the round trip checks the reader against the format).
+std::string NpyBytes(const std::string& dict, const std::vector<float>& values) {
+  std::string header = dict;
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes = "\x93NUMPY\x01";
+  bytes += '\0';
+  bytes += static_cast<char>(header.size());
+  bytes += '\0';
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  return bytes;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The float32 values of a .npy file, parsed here; checks the header says float32 of `shape`.
+std::vector<float> NpyValues(const std::string& bytes, const std::string& shape) {
+  EXPECT_EQ(bytes.substr(0, 6), "\x93NUMPY");
+  if (bytes.size() < 10) return {};
+  const size_t header_length =
+      static_cast<uint8_t>(bytes[8]) | (static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8);
+  const std::string header = bytes.substr(10, header_length);
+  EXPECT_THAT(header, HasSubstr("'descr': '<f4'"));
+  EXPECT_THAT(header, HasSubstr("'fortran_order': False"));
+  EXPECT_THAT(header, HasSubstr("'shape': " + shape));
+  EXPECT_EQ((10 + header_length) % 64, 0u) << "the data should start 64-byte aligned";
+  const std::string data = bytes.substr(10 + header_length);
+  std::vector<float> values(data.size() / sizeof(float));
+  std::memcpy(values.data(), data.data(), values.size() * sizeof(float));
+  return values;
+}
+
+// MlpReference stops at the logits; the model ends with a softmax.
+std::vector<double> Softmax(std::vector<double> logits) {
+  double largest = logits[0];
+  for (double value : logits) largest = std::max(largest, value);
+  double sum = 0;
+  for (double& value : logits) sum += value = std::exp(value - largest);
+  for (double& value : logits) value /= sum;
+  return logits;
+}
+
+std::vector<float> InputRow() {
+  std::vector<float> row(kMlpInput);
+  for (int i = 0; i < kMlpInput; ++i) row[i] = std::cos(0.3f * static_cast<float>(i)) - 0.2f;
+  return row;
+}
+
+// A daemon with the MLP loaded by `neuronctl load` as "mlp" (2 replicas), and its files.
+class NeuronctlE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_ = StartDaemon(SimDaemonArgs(), &log_);
+    ASSERT_NE(daemon_, nullptr) << log_;
+    mlp_ = Mlp();
+    model_path_ = dir_.Join("mlp.neff");
+    WriteFile(model_path_, EncodeNeff(mlp_));
+  }
+
+  void LoadMlp() {
+    ProcessResult load = At(daemon_->address, {"load", model_path_, "--replicas=2"});
+    ASSERT_EQ(load.exit_code, 0) << load.err;
+  }
+
+  std::string address() const { return daemon_->address; }
+
+  std::string log_;
+  std::unique_ptr<RunningDaemon> daemon_;
+  TempDir dir_;
+  simmodel::SimModel mlp_;
+  std::string model_path_;
+};
+
+TEST_F(NeuronctlE2ETest, LoadUploadsWithProgressAndReportsWhereTheModelRuns) {
+  ProcessResult load = At(address(), {"load", model_path_, "--replicas=2", "--version=4"});
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  // The name defaults to the file's stem; both replicas are placed.
+  EXPECT_THAT(load.out, HasSubstr("model 'mlp' version '4' READY on cores 0, 1 (2 replicas"));
+  // stderr is not a terminal here: one summary line, no redrawn bar.
+  EXPECT_THAT(load.err, HasSubstr("uploading mlp.neff: "));
+  EXPECT_THAT(load.err, Not(HasSubstr("\r")));
+
+  // Loading the same name again replaces it; JSON gives the LoadModel response.
+  ProcessResult again =
+      At(address(), {"load", model_path_, "--name=mlp", "--cores=1", "--output=json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const nlohmann::json loaded = Json(again);
+  EXPECT_EQ(loaded["model"]["name"], "mlp");
+  EXPECT_EQ(loaded["model"]["state"], "MODEL_STATE_READY");
+  ASSERT_EQ(loaded["model"]["replicas"].size(), 1u);
+  EXPECT_EQ(loaded["model"]["replicas"][0]["cores"], nlohmann::json::array({1}));
+}
+
+TEST_F(NeuronctlE2ETest, LoadFromTheDaemonsRepository) {
+  TempDir repository;
+  WriteFile(repository.Join("id/model.neff"), EncodeNeff(IdentityModel({1, 4})));
+  WriteFile(repository.Join("id/config.pbtxt"), "version: \"2\"\n");
+  std::string log;
+  std::unique_ptr<RunningDaemon> daemon =
+      StartDaemon(SimDaemonArgs({"--model-repository=" + repository.path()}), &log);
+  ASSERT_NE(daemon, nullptr) << log;
+
+  ProcessResult load = At(daemon->address, {"load", "id", "--repository"});
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  EXPECT_THAT(load.out, HasSubstr("model 'id' version '2' READY on cores 0"));
+  EXPECT_THAT(load.err, Not(HasSubstr("uploading")));  // nothing was sent
+}
+
+TEST_F(NeuronctlE2ETest, DevicesShowsEveryCoreWithItsModelsAndHealth) {
+  LoadMlp();
+  ProcessResult text = At(address(), {"devices"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("Instance:  inf2.xlarge"));
+  EXPECT_THAT(text.out, HasSubstr("Cores:     2 of 2 visible"));
+  EXPECT_THAT(text.out,
+              HasSubstr("CORE  ARCH           HBM USED  HBM       HEALTH   MODELS  FLAGS"));
+  std::istringstream lines(text.out);
+  std::string line;
+  int core_rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("0  ", 0) == 0 || line.rfind("1  ", 0) == 0) {
+      ++core_rows;
+      EXPECT_THAT(line, AllOf(HasSubstr("NeuronCore-v2"), HasSubstr("healthy"), HasSubstr("mlp"),
+                              HasSubstr("fp32"), HasSubstr("hbm"), HasSubstr("GiB")));
+    }
+  }
+  EXPECT_EQ(core_rows, 2) << text.out;
+
+  ProcessResult json = At(address(), {"devices", "--output=json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json devices = Json(json);
+  EXPECT_EQ(devices["visible_cores"], 2);
+  ASSERT_EQ(devices["cores"].size(), 2u);
+  for (const nlohmann::json& core : devices["cores"]) {
+    EXPECT_EQ(core["healthy"], true);
+    EXPECT_EQ(core["resident_models"], nlohmann::json::array({"mlp"}));
+    // uint64 fields are strings in protobuf's JSON mapping.
+    EXPECT_GT(std::stoull(core["memory_used_bytes"].get<std::string>()), 0u);
+  }
+}
+
+TEST_F(NeuronctlE2ETest, ModelsAndModelDescribeTheLoadedModel) {
+  ProcessResult empty = At(address(), {"models"});
+  ASSERT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_EQ(empty.out, "no models loaded\n");
+
+  LoadMlp();
+  ProcessResult table = At(address(), {"models"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("NAME  VERSION  STATE  REPLICAS  CORES  REQUESTS OK/FAILED"));
+  EXPECT_THAT(table.out, HasSubstr("mlp   -        READY  2         0, 1   0/0"));
+
+  ProcessResult list = At(address(), {"models", "--output=json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const nlohmann::json models = Json(list);
+  ASSERT_EQ(models["models"].size(), 1u);
+  EXPECT_EQ(models["models"][0]["name"], "mlp");
+  EXPECT_EQ(models["models"][0]["source"], "upload");
+
+  ProcessResult details = At(address(), {"model", "mlp"});
+  ASSERT_EQ(details.exit_code, 0) << details.err;
+  EXPECT_THAT(details.out, HasSubstr("State:     READY"));
+  EXPECT_THAT(details.out, HasSubstr("  input  float32 [1, 16]  64 B"));
+  EXPECT_THAT(details.out, HasSubstr("  output  float32 [1, 8]  32 B"));
+  EXPECT_THAT(details.out, HasSubstr("  cores 0  healthy  0 executions"));
+  EXPECT_THAT(details.out, HasSubstr("  cores 1  healthy  0 executions"));
+
+  ProcessResult json = At(address(), {"model", "mlp", "--output=json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json model = Json(json);
+  EXPECT_EQ(model["inputs"][0]["name"], "input");
+  EXPECT_EQ(model["inputs"][0]["shape"], nlohmann::json::array({1, kMlpInput}));
+  EXPECT_EQ(model["outputs"][0]["shape"], nlohmann::json::array({1, kMlpOutput}));
+}
+
+TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
+  LoadMlp();
+  const std::vector<float> row = InputRow();
+  const std::string input = dir_.Join("x.npy");
+  WriteFile(input, NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 16), }", row));
+  const std::vector<double> expected = Softmax(MlpReference(mlp_, row, 2));
+  ASSERT_EQ(expected.size(), static_cast<size_t>(kMlpOutput));
+
+  const std::string out_dir = dir_.Join("out");
+  ProcessResult infer =
+      At(address(), {"infer", "mlp", "--input", "input=" + input, "--output-dir=" + out_dir});
+  ASSERT_EQ(infer.exit_code, 0) << infer.err;
+  EXPECT_THAT(infer.out, HasSubstr("output [1, 8] -> " + out_dir + "/output.npy"));
+  const std::vector<float> got = NpyValues(ReadFile(out_dir + "/output.npy"), "(1, 8)");
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5) << i;
+
+  // Printed values and JSON values, in both tensor forms, say the same.
+  for (const std::string form : {"raw", "float"}) {
+    ProcessResult json = At(address(), {"infer", "mlp", "--input=input=" + input,
+                                        "--form=" + form, "--output=json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const nlohmann::json result = Json(json);
+    EXPECT_EQ(result["model"], "mlp");
+    EXPECT_EQ(result["outputs"]["output"]["shape"], nlohmann::json::array({1, kMlpOutput}));
+    const std::vector<float> values = result["outputs"]["output"]["values"];
+    ASSERT_EQ(values.size(), expected.size());
+    for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], expected[i], 1e-5) << i;
+    EXPECT_GE(result["device_ms"].get<double>(), 0.0);
+  }
+  ProcessResult text = At(address(), {"infer", "mlp", "--input=input=" + input});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("model 'mlp': queue "));
+  EXPECT_THAT(text.out, HasSubstr(absl::StrFormat("%.7g", static_cast<float>(expected[0]))));
+}
+
+TEST_F(NeuronctlE2ETest, InferRandomIsSeededAndFitsTheModelsShape) {
+  LoadMlp();
+  auto run = [&](const std::string& seed) {
+    ProcessResult result = At(address(), {"infer", "mlp", "--random", "--seed=" + seed,
+                                          "--output=json"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return Json(result)["outputs"]["output"]["values"].get<std::vector<float>>();
+  };
+  const std::vector<float> first = run("3");
+  ASSERT_EQ(first.size(), static_cast<size_t>(kMlpOutput));
+  // A softmax: a probability distribution.
+  EXPECT_NEAR(std::accumulate(first.begin(), first.end(), 0.0), 1.0, 1e-5);
+  EXPECT_EQ(run("3"), first);
+  EXPECT_NE(run("4"), first);
+}
+
+TEST_F(NeuronctlE2ETest, HealthExitsZeroOnlyWhenServing) {
+  LoadMlp();
+  ProcessResult daemon = At(address(), {"health"});
+  EXPECT_EQ(daemon.exit_code, 0) << daemon.err;
+  EXPECT_EQ(daemon.out, "SERVING\n");
+  EXPECT_EQ(At(address(), {"health", "mlp"}).exit_code, 0);
+  EXPECT_EQ(At(address(), {"health", "neuronserve/liveness"}).exit_code, 0);
+  ProcessResult json = At(address(), {"health", "mlp", "--output=json"});
+  EXPECT_EQ(Json(json), nlohmann::json({{"service", "mlp"}, {"status", "SERVING"}}));
+
+  ProcessResult unknown = At(address(), {"health", "nosuch"});
+  EXPECT_EQ(unknown.exit_code, 3);
+  EXPECT_EQ(unknown.out, "SERVICE_UNKNOWN\n");
+  EXPECT_THAT(unknown.err, HasSubstr("service 'nosuch' is unknown to " + address()));
+
+  ProcessResult unload = At(address(), {"unload", "mlp"});
+  ASSERT_EQ(unload.exit_code, 0) << unload.err;
+  EXPECT_EQ(unload.out, "model 'mlp' unloaded from cores 0, 1\n");
+  // The daemon re-evaluates health on its own thread: --wait would hide a real failure, so
+  // poll briefly for the change the unload causes.
+  ProcessResult gone;
+  for (int i = 0; i < 50; ++i) {
+    gone = At(address(), {"health", "mlp"});
+    if (gone.exit_code != 0) break;
+    usleep(100 * 1000);
+  }
+  EXPECT_EQ(gone.exit_code, 3);
+  EXPECT_EQ(gone.out, "NOT_SERVING\n");
+  EXPECT_THAT(gone.err, HasSubstr("service 'mlp' is NOT_SERVING"));
+}
+
+TEST_F(NeuronctlE2ETest, UnloadForgetsTheModel) {
+  LoadMlp();
+  ProcessResult unload = At(address(), {"unload", "mlp", "--output=json"});
+  ASSERT_EQ(unload.exit_code, 0) << unload.err;
+  EXPECT_EQ(Json(unload)["model"]["name"], "mlp");
+
+  ProcessResult model = At(address(), {"model", "mlp"});
+  EXPECT_EQ(model.exit_code, 1);
+  EXPECT_THAT(model.err, HasSubstr("neuronctl model: NOT_FOUND: "));
+  EXPECT_THAT(model.err, HasSubstr("'mlp'"));
+  ProcessResult again = At(address(), {"unload", "mlp"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("NOT_FOUND"));
+}
+
+TEST_F(NeuronctlE2ETest, AnUnreachableServerIsExitOneNamingIt) {
+  const std::string closed = ClosedAddress();
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"devices"},
+                                             {"models"},
+                                             {"model", "mlp"},
+                                             {"load", model_path_},
+                                             {"unload", "mlp"},
+                                             {"infer", "mlp", "--random"},
+                                             {"health"}}) {
+    ProcessResult result = At(closed, command);
+    EXPECT_EQ(result.exit_code, 1) << command[0] << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr("neuronctl " + command[0] + ": UNAVAILABLE: cannot reach "
+                                      "neuron-serve at " + closed))
+        << command[0];
+  }
+  // --wait keeps asking, then gives the same answer.
+  ProcessResult waited = At(closed, {"health", "--wait=600ms"});
+  EXPECT_EQ(waited.exit_code, 1);
+  EXPECT_THAT(waited.err, HasSubstr("cannot reach neuron-serve at " + closed));
+}
+
+TEST_F(NeuronctlE2ETest, UnknownModelAndBadInputFilesAreExitOneWithTheReason) {
+  LoadMlp();
+  const std::string good = dir_.Join("good.npy");
+  WriteFile(good, NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 16), }",
+                           InputRow()));
+
+  ProcessResult unknown = At(address(), {"infer", "nosuch", "--input=input=" + good});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("neuronctl infer: NOT_FOUND: "));
+  EXPECT_THAT(unknown.err, HasSubstr("'nosuch'"));
+  EXPECT_EQ(At(address(), {"infer", "nosuch", "--random"}).exit_code, 1);
+
+  const std::string missing = dir_.Join("missing.npy");
+  ProcessResult no_file = At(address(), {"infer", "mlp", "--input=input=" + missing});
+  EXPECT_EQ(no_file.exit_code, 1);
+  EXPECT_THAT(no_file.err, HasSubstr("cannot open " + missing + ": No such file or directory"));
+
+  const std::string doubles = dir_.Join("doubles.npy");
+  WriteFile(doubles, NpyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 8), }",
+                              std::vector<float>(16)));
+  ProcessResult wrong_dtype = At(address(), {"infer", "mlp", "--input=input=" + doubles});
+  EXPECT_EQ(wrong_dtype.exit_code, 1);
+  EXPECT_THAT(wrong_dtype.err, HasSubstr(doubles + ": dtype '<f8' is not float32"));
+
+  const std::string garbage = dir_.Join("garbage.npy");
+  WriteFile(garbage, "not a numpy file");
+  ProcessResult not_npy = At(address(), {"infer", "mlp", "--input=input=" + garbage});
+  EXPECT_EQ(not_npy.exit_code, 1);
+  EXPECT_THAT(not_npy.err, HasSubstr(garbage + ": not a valid .npy file"));
+
+  // A well-formed file of the wrong shape reaches the daemon, which names model, tensor,
+  // expected and given; the daemon goes on serving.
+  const std::string wide = dir_.Join("wide.npy");
+  WriteFile(wide, NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 17), }",
+                           std::vector<float>(17, 0.5f)));
+  ProcessResult wrong_shape = At(address(), {"infer", "mlp", "--input=input=" + wide});
+  EXPECT_EQ(wrong_shape.exit_code, 1);
+  EXPECT_THAT(wrong_shape.err, HasSubstr("neuronctl infer: INVALID_ARGUMENT: "));
+  EXPECT_THAT(wrong_shape.err, AllOf(HasSubstr("mlp"), HasSubstr("input"), HasSubstr("17"),
+                                     HasSubstr("16")));
+  EXPECT_THAT(At(address(), {"infer", "mlp", "--input=input=" + good}).exit_code, 0);
+
+  ProcessResult no_neff = At(address(), {"load", dir_.Join("none.neff")});
+  EXPECT_EQ(no_neff.exit_code, 1);
+  EXPECT_THAT(no_neff.err, HasSubstr(dir_.Join("none.neff")));
+}
+
+TEST_F(NeuronctlE2ETest, BadCommandLinesAreExitTwoAndNeverReachTheServer) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"infer", "mlp"}, "give --input NAME=FILE for each input of the model, or --random"},
+      {{"infer", "mlp", "--input=input"}, "--input: 'input' is not NAME=FILE"},
+      {{"infer", "mlp", "--input=a=x.npy", "--input=a=y.npy"}, "input 'a' is given twice"},
+      {{"infer", "mlp", "--random", "--form=bf16"}, "--form must be raw or float, got 'bf16'"},
+      {{"infer"}, "missing NAME"},
+      {{"load"}, "missing FILE"},
+      {{"load", "m.neff", "--replicas=2", "--cores=0"}, "give --replicas or --cores, not both"},
+      {{"load", "m.neff", "--cores=0,x"}, "--cores: '0,x' is not a comma-separated list"},
+      {{"load", "m.neff", "--replicas=0"}, "--replicas: '0' is not a positive integer"},
+      {{"health", "a", "b"}, "unexpected argument 'b'"},
+      {{"health", "--wait=soon"}, "--wait: 'soon' is not a positive duration"},
+      {{"models", "--timeout=0s"}, "--timeout: '0s' is not a positive duration"},
+      {{"devices", "--output=yaml"}, "--output must be text or json, got 'yaml'"},
+      {{"devices", "--tls-cert=c.pem"}, "--tls-cert and --tls-key go together"},
+      {{"models", "extra"}, "unexpected argument 'extra'"},
+  };
+  for (const Case& c : cases) {
+    ProcessResult result = At(address(), c.args);
+    EXPECT_EQ(result.exit_code, 2) << c.args[0] << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(c.message)) << c.args[0];
+    EXPECT_THAT(result.err, HasSubstr("Run 'neuronctl " + c.args[0] + " --help' for usage."));
+  }
+  // The daemon saw none of it.
+  ProcessResult models = At(address(), {"models"});
+  EXPECT_EQ(models.out, "no models loaded\n");
+}
+
+TEST_F(NeuronctlE2ETest, TokenAndTlsFilesThatCannotBeReadAreNamed) {
+  const std::string token = dir_.Join("no-token");
+  ProcessResult no_token = At(address(), {"models", "--token-file=" + token});
+  EXPECT_EQ(no_token.exit_code, 1);
+  EXPECT_THAT(no_token.err, HasSubstr(token));
+  const std::string ca = dir_.Join("no-ca.pem");
+  ProcessResult no_ca = At(address(), {"models", "--tls-ca=" + ca});
+  EXPECT_EQ(no_ca.exit_code, 1);
+  EXPECT_THAT(no_ca.err, HasSubstr(ca));
+}
+
+TEST(NeuronctlHelpE2ETest, HelpListsEveryCommandTheSharedFlagsAndTheExitCodes) {
+  ProcessResult help = Neuronctl({"--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  for (const char* command :
+       {"devices", "models", "model", "load", "unload", "infer", "health", "sim-model", "bench"}) {
+    EXPECT_THAT(help.out, HasSubstr(absl::StrCat("\n  ", command, " "))) << command;
+  }
+  EXPECT_THAT(help.out, HasSubstr("3  health: the server answered, but the service is not"));
+  for (const char* command : {"devices", "models", "model", "load", "unload", "infer", "health"}) {
+    ProcessResult own = Neuronctl({command, "--help"});
+    EXPECT_EQ(own.exit_code, 0) << command;
+    for (const char* flag : {"--server=HOST:PORT", "--tls-ca=FILE", "--token-file=FILE",
+                             "--timeout=DURATION", "--output=text|json"}) {
+      EXPECT_THAT(own.out, HasSubstr(flag)) << command;
+    }
+  }
+  EXPECT_THAT(Neuronctl({"infer", "--help"}).out, HasSubstr("Usage: neuronctl infer NAME [FLAGS]"));
+}
+
+}  // namespace
+}  // namespace neuronserve::testing
