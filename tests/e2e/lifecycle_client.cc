@@ -1,7 +1,5 @@
 #include "tests/e2e/lifecycle_client.h"
 
-#include <stdlib.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -145,21 +143,6 @@ uint64_t SimNeffDeviceBytes(const SimModel& model) {
 }
 
 std::string GarbageNeff() { return "this is not a NEFF, only some bytes\n"; }
-
-TempDir::TempDir() {
-  const char* tmp = getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/neuronserve-lifecycle-XXXXXX";
-  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  if (path_.empty()) return;
-  std::error_code error;
-  fs::remove_all(path_, error);
-}
-
-std::string TempDir::Join(const std::string& relative) const { return path_ + "/" + relative; }
 
 void WriteFile(const std::string& path, const std::string& contents) {
   fs::create_directories(fs::path(path).parent_path());

@@ -15,6 +15,7 @@
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "tests/e2e/daemon_process.h"
+#include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
 
@@ -69,21 +70,6 @@ std::string SimNeff(const SimModel& model = {});
 uint64_t SimNeffDeviceBytes(const SimModel& model);
 // Bytes the simulator refuses (no magic).
 std::string GarbageNeff();
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  // path() + "/" + relative.
-  std::string Join(const std::string& relative) const;
-
- private:
-  std::string path_;
-};
 
 // Writes `contents` to `path`, creating the parent directories.
 void WriteFile(const std::string& path, const std::string& contents);

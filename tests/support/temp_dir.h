@@ -1,0 +1,26 @@
+// TempDir: a fresh directory for one test, removed with everything in it on destruction.
+#ifndef NEURON_SERVE_TESTS_SUPPORT_TEMP_DIR_H_
+#define NEURON_SERVE_TESTS_SUPPORT_TEMP_DIR_H_
+
+#include <string>
+
+namespace neuronserve::testing {
+
+class TempDir {
+ public:
+  // Under $TMPDIR (or /tmp); path() is empty if it could not be made.
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // path() + "/" + relative.
+  std::string Join(const std::string& relative) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace neuronserve::testing
+
+#endif  // NEURON_SERVE_TESTS_SUPPORT_TEMP_DIR_H_
