@@ -1,5 +1,6 @@
 #include "client/neuronctl/infer_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>

@@ -1,5 +1,7 @@
 #include "client/neuronctl/load_command.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 

@@ -1,6 +1,6 @@
 #include "client/neuronctl/model_status_text.h"
 
-#include <cstdio>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"

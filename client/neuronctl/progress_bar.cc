@@ -1,5 +1,7 @@
 #include "client/neuronctl/progress_bar.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
