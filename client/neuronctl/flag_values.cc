@@ -9,22 +9,12 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-// absl::SimpleAtoi accepts "+5" and surrounding spaces; a flag value should be plain digits so
-// that what the user typed is what the help says.
-bool IsPlainDigits(absl::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
 absl::StatusOr<uint64_t> GetUnsigned(const ParsedArgs& args, absl::string_view name,
                                      uint64_t minimum) {
   absl::StatusOr<std::string> value = GetRequiredFlag(args, name);
   if (!value.ok()) return value.status();
   uint64_t number = 0;
-  if (!IsPlainDigits(*value) || !absl::SimpleAtoi(*value, &number) || number < minimum) {
+  if (!ParsePlainDecimal(*value, &number) || number < minimum) {
     return UsageError(absl::StrCat("--", name, ": '", *value, "' is not ",
                                    minimum == 0 ? "a non-negative" : "a positive", " integer"));
   }
@@ -32,6 +22,14 @@ absl::StatusOr<uint64_t> GetUnsigned(const ParsedArgs& args, absl::string_view n
 }
 
 }  // namespace
+
+bool ParsePlainDecimal(absl::string_view text, uint64_t* number) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return absl::SimpleAtoi(text, number);
+}
 
 absl::StatusOr<std::string> GetRequiredFlag(const ParsedArgs& args, absl::string_view name) {
   std::optional<std::string> value = args.Get(name);
@@ -63,17 +61,17 @@ absl::StatusOr<std::vector<int64_t>> ParsePositiveList(absl::string_view name,
                                                        absl::string_view value, int64_t max_value) {
   std::vector<int64_t> numbers;
   for (absl::string_view item : absl::StrSplit(value, ',')) {
-    int64_t number = 0;
-    if (!IsPlainDigits(item) || !absl::SimpleAtoi(item, &number) || number == 0) {
+    uint64_t number = 0;
+    if (!ParsePlainDecimal(item, &number) || number == 0) {
       return UsageError(absl::StrCat("--", name, ": '", value,
                                      "' is not a comma-separated list of positive integers ('",
                                      item, "' is not)"));
     }
-    if (number > max_value) {
+    if (number > static_cast<uint64_t>(max_value)) {
       return UsageError(absl::StrCat("--", name, ": ", number, " in '", value,
                                      "' is above the limit of ", max_value));
     }
-    numbers.push_back(number);
+    numbers.push_back(static_cast<int64_t>(number));
   }
   return numbers;
 }

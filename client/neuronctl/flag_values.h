@@ -14,6 +14,10 @@
 
 namespace neuronserve::neuronctl {
 
+// `text` as a number if it is plain decimal digits that fit: absl::SimpleAtoi alone would also
+// take "+5" and surrounding spaces, and a flag value should be exactly what the help shows.
+bool ParsePlainDecimal(absl::string_view text, uint64_t* number);
+
 // The flag's value (or default) as an integer >= 0 / >= 1; a usage error when it is absent,
 // not a decimal integer, or out of range.
 absl::StatusOr<uint64_t> GetUnsignedFlag(const ParsedArgs& args, absl::string_view name);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,8 @@
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/npy_file.h"
 #include "client/neuronctl/positional_args.h"
+#include "client/neuronctl/random_inputs.h"
+#include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 #include "nlohmann/json.hpp"
 
@@ -36,8 +37,7 @@ constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
      "write each output to DIR/OUTPUT.npy (created if missing) instead of printing its values"},
     {"outputs", FlagType::kValue, "LIST", "", "only these outputs, e.g. logits,probs"},
     {"version", FlagType::kValue, "LABEL", "", "fail unless this version of the model serves"},
-    {"form", FlagType::kValue, "raw|float", "raw",
-     "tensor encoding on the wire: raw bytes or packed floats"},
+    kTensorFormFlag,
 }));
 
 constexpr absl::string_view kDescription =
@@ -96,27 +96,19 @@ absl::StatusOr<OwnedInput> FromNpy(const InputSource& source) {
   return input;
 }
 
-// Random values for every input of `model` that `given` does not already hold.
+// Random values for every input of `model` that `inputs` does not already hold.
 absl::Status AddRandomInputs(const v1::ModelStatus& model, uint64_t seed,
                              std::vector<OwnedInput>& inputs) {
-  std::mt19937_64 generator(seed);
-  std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
+  RandomInputs random(seed);
   for (const v1::TensorInfo& tensor : model.inputs()) {
     const bool given = std::any_of(inputs.begin(), inputs.end(), [&](const OwnedInput& input) {
       return input.name == tensor.name();
     });
     if (given) continue;
-    if (tensor.dtype() != "float32") {
-      return absl::FailedPreconditionError(
-          absl::StrCat("model '", model.name(), "' input '", tensor.name(), "' is ",
-                       tensor.dtype(), "; --random makes float32 only"));
-    }
-    OwnedInput input{tensor.name(), {tensor.shape().begin(), tensor.shape().end()}, {}};
-    uint64_t elements = 1;
-    for (uint32_t dimension : input.shape) elements *= dimension;
-    input.values.resize(elements);
-    for (float& value : input.values) value = distribution(generator);
-    inputs.push_back(std::move(input));
+    absl::StatusOr<std::vector<float>> values = random.ValuesFor(model, tensor);
+    if (!values.ok()) return values.status();
+    inputs.push_back({tensor.name(), {tensor.shape().begin(), tensor.shape().end()},
+                      *std::move(values)});
   }
   return absl::OkStatus();
 }
@@ -187,10 +179,8 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
   const std::string& model = args.positional()[0];
   absl::StatusOr<OutputFormat> format = GetOutputFormat(args);
   if (!format.ok()) return format.status();
-  const std::string form = args.Get("form").value_or("raw");
-  if (form != "raw" && form != "float") {
-    return UsageError(absl::StrCat("--form must be raw or float, got '", form, "'"));
-  }
+  absl::StatusOr<bool> raw = GetRawTensorForm(args);
+  if (!raw.ok()) return raw.status();
   absl::StatusOr<std::vector<InputSource>> sources = ParseInputFlags(args);
   if (!sources.ok()) return sources.status();
   const bool random = args.GetBool("random");
@@ -200,7 +190,7 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
   absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
   if (!seed.ok()) return seed.status();
   client::InferOptions options;
-  options.raw = form == "raw";
+  options.raw = *raw;
   if (args.Has("version")) options.version = *args.Get("version");
   if (args.Has("outputs")) {
     for (absl::string_view output : absl::StrSplit(*args.Get("outputs"), ',')) {

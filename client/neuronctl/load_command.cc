@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -72,14 +71,13 @@ absl::StatusOr<v1::ModelConfig> ConfigFromFlags(const ParsedArgs& args, const st
   if (args.Has("cores")) {
     // Not ParsePositiveList: core 0 is a valid start core.
     for (absl::string_view item : absl::StrSplit(*args.Get("cores"), ',')) {
-      uint32_t core = 0;
-      if (item.empty() || item.find_first_not_of("0123456789") != absl::string_view::npos ||
-          !absl::SimpleAtoi(item, &core) || core > kMaxCoreIndex) {
+      uint64_t core = 0;
+      if (!ParsePlainDecimal(item, &core) || core > kMaxCoreIndex) {
         return UsageError(absl::StrCat("--cores: '", *args.Get("cores"),
                                        "' is not a comma-separated list of core indices ('", item,
                                        "' is not)"));
       }
-      config.add_start_cores(core);
+      config.add_start_cores(static_cast<uint32_t>(core));
     }
   }
   config.set_shared(args.GetBool("shared"));

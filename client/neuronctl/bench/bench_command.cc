@@ -20,6 +20,7 @@
 #include "client/neuronctl/connection_flags.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/output_format.h"
+#include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 
 namespace neuronserve::neuronctl {
@@ -35,8 +36,7 @@ constexpr auto kOwnFlags = std::to_array<FlagSpec>({
      "unmeasured traffic before each level's measurement; 0 for none"},
     {"stream", FlagType::kBoolean, "", "",
      "send on InferStream (one stream per request in flight) instead of unary Infer"},
-    {"form", FlagType::kValue, "raw|float", "raw",
-     "tensor form of requests and responses: raw_data bytes or float_data"},
+    kTensorFormFlag,
     {"seed", FlagType::kValue, "N", "0", "seed of the random input values"},
     {"format", FlagType::kValue, "table|csv|json", "",
      "report format (default: table, or json with --output=json)"},
@@ -157,10 +157,8 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
   if (!warmup.ok()) return warmup.status();
   plan.level.warmup = *warmup;
 
-  const std::string form = args.Get("form").value_or("raw");
-  if (form != "raw" && form != "float") {
-    return UsageError(absl::StrCat("--form must be raw or float, got '", form, "'"));
-  }
+  absl::StatusOr<bool> raw = GetRawTensorForm(args);
+  if (!raw.ok()) return raw.status();
   absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
   if (!seed.ok()) return seed.status();
   absl::StatusOr<ReportFormat> format = GetReportFormat(args);
@@ -168,7 +166,7 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
   plan.format = *format;
 
   plan.setup.stream = args.GetBool("stream");
-  plan.setup.raw = form == "raw";
+  plan.setup.raw = *raw;
   plan.setup.seed = *seed;
   plan.setup.warmup = plan.level.warmup;
   plan.setup.duration = plan.level.duration;

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/usage_error.h"
 
 namespace neuronserve::neuronctl {
@@ -18,15 +17,6 @@ absl::Status RangeError(absl::string_view value, absl::string_view why) {
   return UsageError(absl::StrCat(kFlag, ": '", value, "' ", why));
 }
 
-// Plain decimal digits only: absl::SimpleAtoi would also take "+4" and " 4".
-bool ParseNumber(absl::string_view text, uint64_t* number) {
-  if (text.empty() || text.size() > 19) return false;
-  for (char c : text) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return absl::SimpleAtoi(text, number);
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<uint32_t>> ParseConcurrencyRange(absl::string_view value) {
@@ -35,11 +25,11 @@ absl::StatusOr<std::vector<uint32_t>> ParseConcurrencyRange(absl::string_view va
     return RangeError(value, "is not START[:END[:STEP]] (e.g. 1:16:x2 or 4:32:4)");
   }
   uint64_t start = 0;
-  if (!ParseNumber(parts[0], &start) || start == 0) {
+  if (!ParsePlainDecimal(parts[0], &start) || start == 0) {
     return RangeError(value, absl::StrCat("has START '", parts[0], "', not a positive integer"));
   }
   uint64_t end = start;
-  if (parts.size() >= 2 && (!ParseNumber(parts[1], &end) || end == 0)) {
+  if (parts.size() >= 2 && (!ParsePlainDecimal(parts[1], &end) || end == 0)) {
     return RangeError(value, absl::StrCat("has END '", parts[1], "', not a positive integer"));
   }
   if (end < start) return RangeError(value, "has END below START");
@@ -52,7 +42,7 @@ absl::StatusOr<std::vector<uint32_t>> ParseConcurrencyRange(absl::string_view va
   if (parts.size() == 3) {
     absl::string_view step_text = parts[2];
     multiply = absl::ConsumePrefix(&step_text, "x");
-    if (!ParseNumber(step_text, &step) || step == 0 || (multiply && step == 1)) {
+    if (!ParsePlainDecimal(step_text, &step) || step == 0 || (multiply && step == 1)) {
       return RangeError(value, absl::StrCat("has STEP '", parts[2],
                                             "', neither N >= 1 (add N) nor xF with F >= 2 "
                                             "(multiply by F)"));
