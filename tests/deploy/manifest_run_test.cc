@@ -17,6 +17,7 @@
 #include "tests/deploy/deploy_tools.h"
 #include "tests/deploy/manifest.h"
 #include "tests/deploy/pod_runner.h"
+#include "tests/support/http_get.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -74,11 +75,11 @@ TEST_P(ManifestRunTest, TheKubeletsProbesFindTheDaemonServing) {
       At(*manifest->Workload(), {"spec", "template", "metadata", "annotations"});
   const int metrics_port = std::stoi(annotations["prometheus.io/port"].as<std::string>("0"));
   ASSERT_TRUE(pod->address_for_port.contains(metrics_port));
-  absl::StatusOr<HttpResponse> metrics = HttpGet(
-      pod->address_for_port[metrics_port], annotations["prometheus.io/path"].as<std::string>());
-  ASSERT_TRUE(metrics.ok()) << metrics.status();
-  EXPECT_EQ(metrics->status, 200);
-  EXPECT_TRUE(absl::StrContains(metrics->body, "neuronserve_ready 1")) << metrics->body;
+  const HttpResult metrics = HttpGet(absl::StrCat("http://", pod->address_for_port[metrics_port],
+                                                 annotations["prometheus.io/path"].as<std::string>()));
+  ASSERT_NE(metrics.status, 0) << "cannot connect to " << pod->address_for_port[metrics_port];
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_TRUE(absl::StrContains(metrics.body, "neuronserve_ready 1")) << metrics.body;
 
   // The kubelet's SIGTERM (after preStop): a drain with nothing in flight ends at once, exit 0.
   const absl::Time start = absl::Now();

@@ -1,17 +1,11 @@
 #include "tests/deploy/pod_runner.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
@@ -306,45 +300,6 @@ bool WaitForServing(const std::string& address, const std::string& service,
     if (absl::Now() > deadline) return false;
     absl::SleepFor(absl::Milliseconds(100));
   }
-}
-
-absl::StatusOr<HttpResponse> HttpGet(const std::string& address, const std::string& path) {
-  std::optional<int> port = PortOf(address);
-  sockaddr_in target{};
-  target.sin_family = AF_INET;
-  if (!port.has_value() || inet_pton(AF_INET, HostOf(address).c_str(), &target.sin_addr) != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("not an IPv4 HOST:PORT: ", address));
-  }
-  target.sin_port = htons(static_cast<uint16_t>(*port));
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError("socket");
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&target), sizeof(target)) != 0) {
-    ::close(fd);
-    return absl::UnavailableError(absl::StrCat("cannot connect to ", address));
-  }
-  const std::string request =
-      absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", address, "\r\n\r\n");
-  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
-      static_cast<ssize_t>(request.size())) {
-    ::close(fd);
-    return absl::UnavailableError("send");
-  }
-  std::string reply;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) reply.append(buffer, n);
-  ::close(fd);
-  HttpResponse response;
-  const size_t space = reply.find(' ');
-  const size_t body = reply.find("\r\n\r\n");
-  if (space == std::string::npos || body == std::string::npos ||
-      !absl::SimpleAtoi(reply.substr(space + 1, 3), &response.status)) {
-    return absl::DataLossError(absl::StrCat("not an HTTP response: ", reply.substr(0, 200)));
-  }
-  response.body = reply.substr(body + 4);
-  return response;
 }
 
 }  // namespace neuronserve::testing

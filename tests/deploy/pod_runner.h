@@ -63,13 +63,6 @@ int HealthStatus(const std::string& address, const std::string& service);
 // Asks again every 100 ms, as a probe with a short period would, until SERVING or `timeout`.
 bool WaitForServing(const std::string& address, const std::string& service, absl::Duration timeout);
 
-struct HttpResponse {
-  int status = 0;
-  std::string body;
-};
-// A plain HTTP/1.0 GET of `path` at HOST:PORT.
-absl::StatusOr<HttpResponse> HttpGet(const std::string& address, const std::string& path);
-
 }  // namespace neuronserve::testing
 
 #endif  // NEURON_SERVE_TESTS_DEPLOY_POD_RUNNER_H_

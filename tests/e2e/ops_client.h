@@ -1,6 +1,6 @@
 // What the operations tests need besides the API clients: HTTP GETs through the real curl
-// binary (as an operator or a probe would scrape), gRPC health Watch streams that record every
-// status they receive, and waiting for a line in the daemon's log.
+// binary (tests/support/http_get.h, as an operator or a probe would scrape), gRPC health Watch
+// streams that record every status they receive, and waiting for a line in the daemon's log.
 #ifndef NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
 #define NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
 
@@ -15,17 +15,11 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "tests/support/child_process.h"
+#include "tests/support/http_get.h"
 
 namespace neuronserve::testing {
 
 using HealthStatus = grpc::health::v1::HealthCheckResponse::ServingStatus;
-
-struct HttpResult {
-  int status = 0;  // 0: curl could not connect
-  std::string body;
-};
-// GET `url` with curl (-s, 10 s timeout).
-HttpResult HttpGet(const std::string& url);
 
 // The first capture group of `pattern` in the process's stderr, once it appears.
 std::optional<std::string> WaitForLog(const ChildProcess& process, const std::string& pattern,
