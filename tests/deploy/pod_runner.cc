@@ -11,10 +11,10 @@
 #include "absl/time/clock.h"
 #include "google/protobuf/text_format.h"
 #include "grpc/health/v1/health.grpc.pb.h"
-#include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "neuronserve/v1/model_config.pb.h"
+#include "tests/support/health_check.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -279,15 +279,8 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
 }
 
 int HealthStatus(const std::string& address, const std::string& service) {
-  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-  auto stub = grpc::health::v1::Health::NewStub(channel);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  grpc::health::v1::HealthCheckRequest request;
-  request.set_service(service);
-  grpc::health::v1::HealthCheckResponse response;
-  const grpc::Status status = stub->Check(&context, request, &response);
-  return status.ok() ? static_cast<int>(response.status()) : -1;
+  return HealthCheck(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()), service,
+                     absl::Seconds(5));
 }
 
 bool WaitForServing(const std::string& address, const std::string& service,

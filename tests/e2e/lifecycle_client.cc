@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "core/util/sha256.h"
-#include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -98,17 +97,6 @@ v1::EnumerateResponse EnumerateCores(v1::NeuronServing::Stub& stub) {
   grpc::Status status = stub.Enumerate(&context, v1::EnumerateRequest(), &response);
   if (!status.ok()) response.Clear();
   return response;
-}
-
-int HealthCheck(const std::shared_ptr<grpc::Channel>& channel, const std::string& service) {
-  auto stub = grpc::health::v1::Health::NewStub(channel);
-  grpc::ClientContext context;
-  SetDeadline(context);
-  grpc::health::v1::HealthCheckRequest request;
-  request.set_service(service);
-  grpc::health::v1::HealthCheckResponse response;
-  grpc::Status status = stub->Check(&context, request, &response);
-  return status.ok() ? static_cast<int>(response.status()) : -1;
 }
 
 v1::ModelConfig Config(const std::string& name, const std::string& version) {

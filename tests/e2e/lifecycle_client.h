@@ -15,6 +15,7 @@
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "tests/e2e/daemon_process.h"
+#include "tests/support/health_check.h"
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
@@ -50,8 +51,6 @@ grpc::Status UnloadModel(v1::NeuronServing::Stub& stub, const std::string& name,
                          v1::UnloadModelResponse* response = nullptr);
 v1::ListModelsResponse ListModels(v1::NeuronServing::Stub& stub);
 v1::EnumerateResponse EnumerateCores(v1::NeuronServing::Stub& stub);
-// grpc.health.v1 Check(service); the status, or -1 if the RPC failed.
-int HealthCheck(const std::shared_ptr<grpc::Channel>& channel, const std::string& service);
 
 v1::ModelConfig Config(const std::string& name, const std::string& version = "");
 
