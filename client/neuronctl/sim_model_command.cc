@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,10 +12,11 @@
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/output_format.h"
 #include "client/neuronctl/usage_error.h"
+#include "client/simmodel/classifier_model.h"
 #include "client/simmodel/fault_spec.h"
 #include "client/simmodel/identity_model.h"
 #include "client/simmodel/mlp_model.h"
-#include "client/simmodel/sim_neff_writer.h"
+#include "client/simmodel/sim_neff.h"
 #include "nlohmann/json.hpp"
 
 namespace neuronserve::neuronctl {
@@ -31,8 +33,12 @@ constexpr auto kFlags = std::to_array<FlagSpec>({
     {"mlp", FlagType::kValue, "SIZES", "",
      "layer sizes of a dense relu network, e.g. 16,32,8 (input 16, output 8)"},
     {"identity", FlagType::kValue, "SHAPE", "", "output = input, of this shape, e.g. 1,1024"},
+    {"classifier", FlagType::kValue, "V,S,H,C", "",
+     "a BERT-shaped classifier: vocab V, sequence S, hidden H, classes C, e.g. 512,16,32,4"},
+    {"dtype", FlagType::kValue, "DTYPE", "float32",
+     "dtype of the --identity tensors: float32, float16, bfloat16, int64, uint8, ..."},
     {"softmax", FlagType::kBoolean, "", "", "end the MLP with a softmax over the last dimension"},
-    {"seed", FlagType::kValue, "N", "0", "seed of the MLP's random weights"},
+    {"seed", FlagType::kValue, "N", "0", "seed of the MLP's or classifier's random weights"},
     {"batch", FlagType::kValue, "N", "1", "leading dimension of the MLP's input and output"},
     {"input-name", FlagType::kValue, "NAME", "input", "name of the input tensor"},
     {"output-name", FlagType::kValue, "NAME", "output", "name of the output tensor"},
@@ -47,17 +53,21 @@ constexpr auto kFlags = std::to_array<FlagSpec>({
 
 constexpr absl::string_view kDescription =
     "Writes a model file for the simulated Neuron runtime (libnrtsim.so): a random MLP with\n"
-    "weights fixed by --seed, or an identity model. Give exactly one of --mlp and --identity.\n"
+    "weights fixed by --seed, an identity model of any dtype, or a BERT-shaped classifier\n"
+    "(int64 input_ids and attention_mask [1,S] in; float32 logits and float16 logits_fp16\n"
+    "[1,C] out; the mean of the token embeddings the mask keeps, then a dense layer).\n"
+    "Give exactly one of --mlp, --identity and --classifier.\n"
     "The file is written atomically (a temporary file in the same directory, then renamed).\n"
     "STATUS in --fault is an NRT_STATUS name (NRT_HW_ERROR, NRT_TIMEOUT, ...) or a number.\n"
     "\n"
     "Example:\n"
-    "  neuronctl sim-model --mlp 16,32,8 --softmax --seed 1 --out model.neff";
+    "  neuronctl sim-model --mlp 16,32,8 --softmax --seed 1 --out model.neff\n"
+    "  neuronctl sim-model --classifier 512,16,32,4 --seed 1 --out classifier.neff";
 
 // What was built, for the report line.
 struct BuiltModel {
   SimModel model;
-  std::string kind;         // "mlp" or "identity"
+  std::string kind;         // "mlp", "identity" or "classifier"
   nlohmann::json details;   // kind-specific facts for --output=json
   std::string description;  // kind-specific facts for the text line
 };
@@ -117,13 +127,57 @@ absl::StatusOr<BuiltModel> BuildIdentity(const ParsedArgs& args, std::string inp
       ParsePositiveList("identity", *args.Get("identity"), kMaxDimension);
   if (!shape.ok()) return shape.status();
 
+  const std::optional<DataType> dtype = DataTypeFromName(*args.Get("dtype"));
+  if (!dtype.has_value()) {
+    return UsageError(absl::StrCat("--dtype: '", *args.Get("dtype"),
+                                   "' is not a dtype (float32, float16, bfloat16, fp32r, fp8_e3, "
+                                   "fp8_e4, fp8_e5, int8, uint8, int16, uint16, int32, uint32, "
+                                   "int64, uint64)"));
+  }
   simmodel::IdentityOptions options;
   options.shape = *shape;
+  options.dtype = *dtype;
   options.input_name = std::move(input_name);
   options.output_name = std::move(output_name);
   absl::StatusOr<SimModel> model = simmodel::BuildIdentityModel(options);
   if (!model.ok()) return AsUsageError(model.status());
   return BuiltModel{*std::move(model), "identity", nlohmann::json::object(), ""};
+}
+
+absl::StatusOr<BuiltModel> BuildClassifier(const ParsedArgs& args) {
+  // Its tensors have fixed names and shapes (those of a torch-neuronx sequence classifier).
+  for (absl::string_view other : {"batch", "softmax", "input-name", "output-name"}) {
+    if (args.Has(other)) {
+      return UsageError(absl::StrCat("--", other,
+                                     " does not apply to --classifier (its tensors are "
+                                     "input_ids, attention_mask, logits and logits_fp16)"));
+    }
+  }
+  absl::StatusOr<std::vector<int64_t>> sizes =
+      ParsePositiveList("classifier", *args.Get("classifier"), simmodel::kMaxMlpParameters);
+  if (!sizes.ok()) return sizes.status();
+  if (sizes->size() != 4) {
+    return UsageError(absl::StrCat("--classifier: '", *args.Get("classifier"),
+                                   "' needs four sizes VOCAB,SEQ,HIDDEN,CLASSES, e.g. 512,16,32,4"));
+  }
+  absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
+  if (!seed.ok()) return seed.status();
+  simmodel::ClassifierOptions options;
+  options.vocab = (*sizes)[0];
+  options.sequence = (*sizes)[1];
+  options.hidden = (*sizes)[2];
+  options.classes = (*sizes)[3];
+  options.seed = *seed;
+  absl::StatusOr<SimModel> model = simmodel::BuildClassifierModel(options);
+  if (!model.ok()) return AsUsageError(model.status());
+  BuiltModel built{*std::move(model), "classifier", nlohmann::json::object(), ""};
+  built.details = {{"vocab", options.vocab},       {"sequence", options.sequence},
+                   {"hidden", options.hidden},     {"classes", options.classes},
+                   {"seed", options.seed}};
+  built.description = absl::StrCat("vocab ", options.vocab, ", sequence ", options.sequence,
+                                   ", hidden ", options.hidden, ", ", options.classes,
+                                   " classes, seed ", options.seed);
+  return built;
 }
 
 // The runtime knobs shared by every kind of model.
@@ -151,7 +205,7 @@ absl::Status ApplyRuntimeFlags(const ParsedArgs& args, SimModel& model) {
 
 std::string TensorText(const simmodel::TensorSpec& tensor) {
   return absl::StrCat("'", tensor.name, "' ", std::string(DataTypeName(tensor.dtype)), " ",
-                      simmodel::FormatShape(tensor.shape));
+                      simmodel::ShapeToString(tensor.shape));
 }
 
 nlohmann::json TensorListJson(const std::vector<simmodel::TensorSpec>& tensors) {
@@ -198,8 +252,14 @@ absl::Status RunSimModel(const ParsedArgs& args, const CommandIo& io) {
                                    "' (all inputs are --flags)"));
   }
   const bool mlp = args.Has("mlp");
-  if (mlp == args.Has("identity")) {
-    return UsageError("give exactly one of --mlp=SIZES and --identity=SHAPE");
+  const bool classifier = args.Has("classifier");
+  if (static_cast<int>(mlp) + static_cast<int>(args.Has("identity")) +
+          static_cast<int>(classifier) !=
+      1) {
+    return UsageError("give exactly one of --mlp=SIZES, --identity=SHAPE and --classifier=V,S,H,C");
+  }
+  if (args.Has("dtype") && !args.Has("identity")) {
+    return UsageError("--dtype applies to --identity only");
   }
   absl::StatusOr<OutputFormat> format = GetOutputFormat(args);
   if (!format.ok()) return format.status();
@@ -211,8 +271,9 @@ absl::Status RunSimModel(const ParsedArgs& args, const CommandIo& io) {
   if (!output_name.ok()) return output_name.status();
 
   absl::StatusOr<BuiltModel> built =
-      mlp ? BuildMlp(args, *std::move(input_name), *std::move(output_name))
-          : BuildIdentity(args, *std::move(input_name), *std::move(output_name));
+      classifier ? BuildClassifier(args)
+      : mlp      ? BuildMlp(args, *std::move(input_name), *std::move(output_name))
+                 : BuildIdentity(args, *std::move(input_name), *std::move(output_name));
   if (!built.ok()) return built.status();
   if (absl::Status status = ApplyRuntimeFlags(args, built->model); !status.ok()) return status;
 

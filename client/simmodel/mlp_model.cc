@@ -1,12 +1,13 @@
 #include "client/simmodel/mlp_model.h"
 
 #include <cmath>
+#include <limits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/simmodel/prng.h"
-#include "client/simmodel/sim_model_validation.h"
+#include "client/simmodel/sim_neff.h"
 
 namespace neuronserve::simmodel {
 namespace {
@@ -33,17 +34,18 @@ absl::Status CheckOptions(const MlpOptions& options) {
           "MLP ", absl::StrJoin(sizes, ","), " has more than ", kMaxMlpParameters, " parameters"));
     }
   }
-  if (options.batch <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("batch must be positive, got ", options.batch));
+  if (options.batch <= 0 || options.batch > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch must be from 1 to 4294967295, got ", options.batch));
   }
   return absl::OkStatus();
 }
 
 Constant RandomConstant(Shape shape, double limit, SplitMix64& rng) {
   Constant constant{std::move(shape), {}};
-  const int64_t count = ElementCount(constant.shape);
+  const uint64_t count = ElementCount(constant.shape).value_or(0);  // checked: < 2^24
   constant.data.reserve(count);
-  for (int64_t i = 0; i < count; ++i) constant.data.push_back(rng.NextSymmetricFloat(limit));
+  for (uint64_t i = 0; i < count; ++i) constant.data.push_back(rng.NextSymmetricFloat(limit));
   return constant;
 }
 
@@ -63,8 +65,12 @@ absl::StatusOr<SimModel> BuildMlpModel(const MlpOptions& options) {
   const size_t layers = sizes.size() - 1;
 
   SimModel model;
-  model.inputs.push_back({options.input_name, DataType::kFloat32, {options.batch, sizes.front()}});
-  model.outputs.push_back({options.output_name, DataType::kFloat32, {options.batch, sizes.back()}});
+  // Sizes and batch were checked to fit the format's uint32 dimensions.
+  const auto dim = [](int64_t size) { return static_cast<uint32_t>(size); };
+  model.inputs.push_back(
+      {options.input_name, DataType::kFloat32, {dim(options.batch), dim(sizes.front())}});
+  model.outputs.push_back(
+      {options.output_name, DataType::kFloat32, {dim(options.batch), dim(sizes.back())}});
 
   SplitMix64 rng(options.seed);
   std::string activation = options.input_name;
@@ -75,8 +81,8 @@ absl::StatusOr<SimModel> BuildMlpModel(const MlpOptions& options) {
     const std::string weight = MlpWeightName(layer);
     const std::string bias = MlpBiasName(layer);
     // Drawn in this order (weight, then bias) so the sequence is part of the documented format.
-    model.constants[weight] = RandomConstant({fan_in, fan_out}, limit, rng);
-    model.constants[bias] = RandomConstant({fan_out}, limit, rng);
+    model.constants[weight] = RandomConstant({dim(fan_in), dim(fan_out)}, limit, rng);
+    model.constants[bias] = RandomConstant({dim(fan_out)}, limit, rng);
 
     const bool last = layer + 1 == layers;
     const std::string product = LayerTensorName(layer, "matmul");

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "client/simmodel/sim_model.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 
 namespace neuronserve::simmodel {
 

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core/nrtsim/log.h"
-#include "core/nrtsim/model_spec.h"
 
 namespace neuronserve::nrtsim {
 namespace {
@@ -23,9 +22,6 @@ void LogQuietly(const char* function, const char* what) noexcept {
 NRT_STATUS StatusForCurrentException(const char* function) noexcept {
   try {
     throw;
-  } catch (const ModelFormatError& e) {
-    LogQuietly(function, e.what());
-    return NRT_INVALID;
   } catch (const nlohmann::json::exception& e) {
     LogQuietly(function, e.what());
     return NRT_INVALID;

@@ -8,7 +8,7 @@
 namespace neuronserve::nrtsim {
 
 // Call only inside a catch block. Logs one line naming `function` and maps the exception to a
-// status: a malformed model or JSON -> NRT_INVALID, out of memory -> NRT_FAIL_HOST_MEM_ALLOC,
+// status: a JSON error -> NRT_INVALID, out of memory -> NRT_FAIL_HOST_MEM_ALLOC,
 // anything else -> NRT_FAILURE.
 NRT_STATUS StatusForCurrentException(const char* function) noexcept;
 

@@ -6,13 +6,14 @@
 
 #include "core/nrt/nrt_abi.h"
 #include "core/nrtsim/abi_guard.h"
-#include "core/nrtsim/compiled_graph.h"
 #include "core/nrtsim/loaded_model.h"
 #include "core/nrtsim/log.h"
-#include "core/nrtsim/model_parser.h"
 #include "core/nrtsim/runtime_state.h"
+#include "core/nrtsim/simmodel/model_graph.h"
+#include "core/nrtsim/simmodel/sim_model_reader.h"
 
 namespace nrtsim = neuronserve::nrtsim;
+namespace simmodel = neuronserve::simmodel;
 
 namespace {
 
@@ -23,18 +24,20 @@ NRT_STATUS RejectLoad(NRT_STATUS status, const std::string& why) {
 
 // A version that predates a dtype has no number for it (FP8 before 2.30), so such a model
 // cannot be described by nrt_get_model_tensor_info: refuse it, as the older runtime would.
-void CheckDtypesHaveNumbers(const nrtsim::ModelSpec& spec, neuronserve::DtypeNumbering numbering) {
-  for (const auto* decls : {&spec.inputs, &spec.outputs}) {
-    for (const nrtsim::TensorDecl& decl : *decls) {
-      if (!neuronserve::ToNrtDtype(decl.dtype, numbering)) {
-        throw nrtsim::ModelFormatError(
-            "tensor '" + decl.name + "': dtype " +
-            std::string(neuronserve::DataTypeName(decl.dtype)) +
-            " does not exist in the dtype numbering of the reported runtime version (" +
-            std::string(neuronserve::DtypeNumberingName(numbering)) + ")");
+// Returns the complaint, or an empty string.
+std::string DtypeWithoutNumber(const simmodel::SimModel& model,
+                               neuronserve::DtypeNumbering numbering) {
+  for (const auto* specs : {&model.inputs, &model.outputs}) {
+    for (const simmodel::TensorSpec& spec : *specs) {
+      if (!neuronserve::ToNrtDtype(spec.dtype, numbering)) {
+        return "tensor '" + spec.name + "': dtype " +
+               std::string(neuronserve::DataTypeName(spec.dtype)) +
+               " does not exist in the dtype numbering of the reported runtime version (" +
+               std::string(neuronserve::DtypeNumberingName(numbering)) + ")";
       }
     }
   }
+  return "";
 }
 
 NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
@@ -45,15 +48,16 @@ NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_co
   std::shared_ptr<const nrtsim::Session> session;
   if (NRT_STATUS s = nrtsim::CurrentSession(&session); s != NRT_SUCCESS) return s;
 
-  nrtsim::ModelSpec spec;
-  nrtsim::CompiledGraph graph;
-  try {
-    spec = nrtsim::ParseModelFile(neff_bytes, size);
-    CheckDtypesHaveNumbers(spec, session->config.dtype_numbering);
-    graph = nrtsim::CompileGraph(spec);
-  } catch (const nrtsim::ModelFormatError& e) {
-    return RejectLoad(NRT_INVALID, e.what());
+  simmodel::FormatResult<simmodel::SimModel> spec =
+      simmodel::ReadSimModel(std::string_view(static_cast<const char*>(neff_bytes), size));
+  if (!spec.ok()) return RejectLoad(NRT_INVALID, spec.error());
+  if (std::string why = DtypeWithoutNumber(spec.value(), session->config.dtype_numbering);
+      !why.empty()) {
+    return RejectLoad(NRT_INVALID, why);
   }
+  simmodel::FormatResult<simmodel::ModelGraph> graph = simmodel::CompileModelGraph(spec.value());
+  if (!graph.ok()) return RejectLoad(NRT_INVALID, graph.error());
+  const uint32_t nc_count = spec.value().nc_count;
 
   int64_t visible = static_cast<int64_t>(session->cores.size());
   int64_t start = vnc == -1 ? 0 : vnc;
@@ -64,26 +68,27 @@ NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_co
   if (vnc_count == 0 || vnc_count < -1) {
     return RejectLoad(NRT_INVALID, "vnc_count " + std::to_string(vnc_count) + " is invalid");
   }
-  if (vnc_count != -1 && static_cast<uint32_t>(vnc_count) < spec.nc_count) {
-    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(spec.nc_count) +
+  if (vnc_count != -1 && static_cast<uint32_t>(vnc_count) < nc_count) {
+    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(nc_count) +
                                                   " cores but vnc_count " + "grants " +
                                                   std::to_string(vnc_count));
   }
-  if (start + spec.nc_count > visible) {
-    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(spec.nc_count) +
+  if (start + nc_count > visible) {
+    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(nc_count) +
                                                   " cores from core " + std::to_string(start) +
                                                   ", but only " + std::to_string(visible) +
                                                   " are visible");
   }
   std::optional<nrtsim::HbmReservation> constants =
-      nrtsim::HbmReservation::TryReserve(session->cores[start], graph.constant_bytes);
+      nrtsim::HbmReservation::TryReserve(session->cores[start], graph.value().constant_bytes);
   if (!constants) {
-    return RejectLoad(NRT_RESOURCE, "the constants need " + std::to_string(graph.constant_bytes) +
+    return RejectLoad(NRT_RESOURCE, "the constants need " +
+                                        std::to_string(graph.value().constant_bytes) +
                                         " bytes of HBM, more than core " + std::to_string(start) +
                                         " has free");
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(spec.load_latency_ms));
-  *model = new nrt_model(std::move(spec), std::move(graph),
+  std::this_thread::sleep_for(std::chrono::milliseconds(spec.value().load_latency_ms));
+  *model = new nrt_model(std::move(spec).value(), std::move(graph).value(),
                          nrtsim::ModelPlacement{session, static_cast<uint32_t>(start)},
                          std::move(*constants));
   return NRT_SUCCESS;

@@ -8,7 +8,7 @@
 #include "core/nrtsim/log.h"
 #include "core/nrtsim/runtime_state.h"
 #include "core/nrtsim/sim_counters.h"
-#include "core/nrtsim/status_names.h"
+#include "core/nrtsim/simmodel/status_names.h"
 
 namespace nrtsim = neuronserve::nrtsim;
 
@@ -170,7 +170,7 @@ NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t* stats,
 }
 
 const char* nrt_get_status_as_str(NRT_STATUS status) {
-  const char* name = nrtsim::StatusName(status);
+  const char* name = neuronserve::simmodel::StatusName(status);
   return name != nullptr ? name : "NRT_UNKNOWN_STATUS";
 }
 

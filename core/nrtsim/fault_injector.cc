@@ -1,9 +1,25 @@
 #include "core/nrtsim/fault_injector.h"
 
+#include "core/nrtsim/simmodel/status_names.h"
+
 namespace neuronserve::nrtsim {
 
-FaultInjector::FaultInjector(std::vector<FaultRule> rules) {
-  for (const FaultRule& rule : rules) rules_.push_back(RuleState{rule, rule.seed});
+namespace {
+
+NRT_STATUS ResolveStatus(const simmodel::FaultStatus& status) {
+  if (const auto* name = std::get_if<std::string>(&status)) {
+    return simmodel::StatusFromName(*name).value_or(NRT_FAILURE);  // names were checked at load
+  }
+  return static_cast<NRT_STATUS>(std::get<int32_t>(status));
+}
+
+}  // namespace
+
+FaultInjector::FaultInjector(const std::vector<simmodel::Fault>& faults) {
+  for (const simmodel::Fault& fault : faults) {
+    const auto* random = std::get_if<simmodel::FaultWithProbability>(&fault.trigger);
+    rules_.push_back(RuleState{fault, ResolveStatus(fault.status), random ? random->seed : 0});
+  }
 }
 
 double FaultInjector::Draw(RuleState& state) {
@@ -22,18 +38,14 @@ std::optional<NRT_STATUS> FaultInjector::NextExecution() {
   std::optional<NRT_STATUS> fired;
   for (RuleState& state : rules_) {
     bool fires = false;
-    switch (state.rule.trigger) {
-      case FaultRule::Trigger::kOnExecution:
-        fires = execution == state.rule.execution;
-        break;
-      case FaultRule::Trigger::kEvery:
-        fires = execution % state.rule.execution == 0;
-        break;
-      case FaultRule::Trigger::kProbability:
-        fires = Draw(state) < state.rule.probability;
-        break;
+    if (const auto* on = std::get_if<simmodel::FaultOnExecution>(&state.rule.trigger)) {
+      fires = execution == on->execution;
+    } else if (const auto* every = std::get_if<simmodel::FaultEvery>(&state.rule.trigger)) {
+      fires = execution % every->period == 0;
+    } else {
+      fires = Draw(state) < std::get<simmodel::FaultWithProbability>(state.rule.trigger).probability;
     }
-    if (fires && !fired) fired = state.rule.status;
+    if (fires && !fired) fired = state.status;
   }
   return fired;
 }

@@ -8,13 +8,16 @@
 #include <optional>
 #include <vector>
 
-#include "core/nrtsim/model_spec.h"
+#include "core/nrt/nrt_abi.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 
 namespace neuronserve::nrtsim {
 
 class FaultInjector {
  public:
-  explicit FaultInjector(std::vector<FaultRule> rules);
+  // `faults` passed CompileModelGraph (their status names are known) and apply to this copy of
+  // the model (the caller dropped those of other cores).
+  explicit FaultInjector(const std::vector<simmodel::Fault>& faults);
 
   // Counts one execution; returns the status of the first rule that fires for it, if any.
   // Every probability rule draws from its own generator on every execution, whether or not an
@@ -23,8 +26,9 @@ class FaultInjector {
 
  private:
   struct RuleState {
-    FaultRule rule;
-    uint64_t generator_state = 0;  // splitmix64
+    simmodel::Fault rule;
+    NRT_STATUS status = NRT_FAILURE;  // rule.status resolved
+    uint64_t generator_state = 0;     // splitmix64
   };
 
   // A uniform double in [0, 1) from the rule's generator.

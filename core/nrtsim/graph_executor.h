@@ -1,20 +1,27 @@
-// Runs a compiled graph once: copies the inputs in, evaluates the steps in order, copies the
-// outputs out.
+// Runs a checked graph once: views the inputs and constants, evaluates the steps in order with
+// the kernels of core/nrtsim/compute, and copies the outputs out. Stateless; concurrent runs of
+// one graph are safe (each has its own values).
 #ifndef NEURON_SERVE_CORE_NRTSIM_GRAPH_EXECUTOR_H_
 #define NEURON_SERVE_CORE_NRTSIM_GRAPH_EXECUTOR_H_
 
 #include <cstddef>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
-#include "core/nrtsim/compiled_graph.h"
+#include "core/nrtsim/simmodel/model_graph.h"
 
 namespace neuronserve::nrtsim {
 
-// `inputs` and `outputs` are parallel to graph.input_values / graph.output_values, each exactly
-// the value's byte size (the caller checked).
-void RunGraph(const CompiledGraph& graph, const std::vector<std::span<const std::byte>>& inputs,
-              const std::vector<std::span<std::byte>>& outputs);
+// `constants` is parallel to graph.constants, `inputs` to graph.input_values and `outputs` to
+// graph.output_values, each exactly the value's byte size (the caller checked). Returns nullopt,
+// or a sentence naming the op that could not run and why ("op 1 (gather): index 7 at position 2
+// is outside the table's 5 rows"); the outputs are then unspecified.
+std::optional<std::string> RunGraph(const simmodel::ModelGraph& graph,
+                                    const std::vector<std::span<const std::byte>>& constants,
+                                    const std::vector<std::span<const std::byte>>& inputs,
+                                    const std::vector<std::span<std::byte>>& outputs);
 
 }  // namespace neuronserve::nrtsim
 

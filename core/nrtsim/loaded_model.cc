@@ -6,28 +6,66 @@
 #include <mutex>
 #include <thread>
 
+#include "core/nrtsim/compute/kernels.h"
 #include "core/nrtsim/graph_executor.h"
 #include "core/nrtsim/log.h"
 #include "core/nrtsim/sim_counters.h"
-#include "core/nrtsim/status_names.h"
+#include "core/nrtsim/simmodel/model_graph.h"
+#include "core/nrtsim/simmodel/status_names.h"
 
 namespace neuronserve::nrtsim {
 namespace {
 
 // The rules that apply to a copy of the model loaded at `start_core`.
-std::vector<FaultRule> FaultsForCore(const std::vector<FaultRule>& rules, uint32_t start_core) {
-  std::vector<FaultRule> applicable;
-  for (const FaultRule& rule : rules) {
+std::vector<simmodel::Fault> FaultsForCore(const std::vector<simmodel::Fault>& rules,
+                                           uint32_t start_core) {
+  std::vector<simmodel::Fault> applicable;
+  for (const simmodel::Fault& rule : rules) {
     if (!rule.core.has_value() || *rule.core == start_core) applicable.push_back(rule);
   }
   return applicable;
 }
 
+// A constant's numbers as the bytes of its dtype. Float constants are first rounded to float32
+// (the format's promise: each is a finite float32), then cast like any float32 tensor; integer
+// constants are whole numbers in range (checked at load), so the cast from int64 is exact.
+std::vector<std::byte> EncodeConstant(const simmodel::Constant& constant) {
+  const uint64_t count = constant.data.size();
+  std::vector<std::byte> bytes(count * DataTypeSize(constant.dtype));
+  const compute::MutTensor out{constant.dtype, &constant.shape, bytes};
+  if (simmodel::IsFloatingPoint(constant.dtype)) {
+    std::vector<float> floats(constant.data.begin(), constant.data.end());
+    compute::Cast({DataType::kFloat32, &constant.shape, std::as_bytes(std::span(floats))}, out);
+  } else {
+    std::vector<int64_t> integers;
+    integers.reserve(count);
+    for (double number : constant.data) integers.push_back(static_cast<int64_t>(number));
+    compute::Cast({DataType::kInt64, &constant.shape, std::as_bytes(std::span(integers))}, out);
+  }
+  return bytes;
+}
+
+std::vector<std::vector<std::byte>> EncodeConstants(const simmodel::SimModel& spec,
+                                                    const simmodel::ModelGraph& graph) {
+  std::vector<std::vector<std::byte>> encoded;
+  for (const simmodel::GraphConstant& constant : graph.constants) {
+    encoded.push_back(EncodeConstant(spec.constants.at(constant.name)));
+  }
+  return encoded;
+}
+
+// The spec without the constants' numbers, which live on as bytes.
+simmodel::SimModel WithoutConstantData(simmodel::SimModel spec) {
+  spec.constants.clear();
+  return spec;
+}
+
 }  // namespace
 
-LoadedModel::LoadedModel(ModelSpec spec, CompiledGraph graph, ModelPlacement placement,
-                         HbmReservation constants)
-    : spec_(std::move(spec)),
+LoadedModel::LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
+                         ModelPlacement placement, HbmReservation constants)
+    : constant_bytes_(EncodeConstants(spec, graph)),
+      spec_(WithoutConstantData(std::move(spec))),
       graph_(std::move(graph)),
       placement_(std::move(placement)),
       constants_(std::move(constants)),
@@ -46,7 +84,7 @@ NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   // fail whatever it passes.
   if (std::optional<NRT_STATUS> fault = faults_.NextExecution()) {
     Counters().faults_injected.fetch_add(1);
-    const char* name = StatusName(*fault);
+    const char* name = simmodel::StatusName(*fault);
     LogLine("nrt_execute: injected fault " +
             (name ? std::string(name) : std::to_string(static_cast<int32_t>(*fault))));
     return *fault;
@@ -57,16 +95,15 @@ NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   std::optional<std::vector<nrt_tensor*>> out =
       BindTensors(spec_.outputs, graph_.output_values, outputs, "output");
   if (!out) return NRT_INVALID;
-  RunOnDevice(*in, *out);
-  return NRT_SUCCESS;
+  return RunOnDevice(*in, *out);
 }
 
 std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
-    const std::vector<TensorDecl>& decls, const std::vector<size_t>& values, const TensorSet& set,
-    const char* usage) const {
+    const std::vector<simmodel::TensorSpec>& specs, const std::vector<size_t>& values,
+    const TensorSet& set, const char* usage) const {
   std::vector<nrt_tensor*> bound;
-  for (size_t i = 0; i < decls.size(); ++i) {
-    const std::string& name = decls[i].name;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string& name = specs[i].name;
     uint64_t expected_size = graph_.values[values[i]].byte_size;
     auto reject = [&](const std::string& problem) {
       LogLine("nrt_execute: " + std::string(usage) + " tensor '" + name + "' " + problem);
@@ -99,8 +136,8 @@ std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
   return bound;
 }
 
-void LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
-                              const std::vector<nrt_tensor*>& outputs) {
+NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
+                                    const std::vector<nrt_tensor*>& outputs) {
   // Like the hardware, a core runs one execution at a time. Cores are locked in ascending order
   // (cores() is ascending) so that two multi-core models that overlap cannot deadlock.
   std::vector<std::unique_lock<std::mutex>> held;
@@ -113,18 +150,25 @@ void LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
   for (const nrt_tensor* tensor : inputs) input_bytes.emplace_back(tensor->data(), tensor->size());
   std::vector<std::span<std::byte>> output_bytes;
   for (nrt_tensor* tensor : outputs) output_bytes.emplace_back(tensor->data(), tensor->size());
-  RunGraph(graph_, input_bytes, output_bytes);
+  std::vector<std::span<const std::byte>> constant_bytes(constant_bytes_.begin(),
+                                                         constant_bytes_.end());
+  std::optional<std::string> error = RunGraph(graph_, constant_bytes, input_bytes, output_bytes);
 
   // Sleep, not spin: on hardware the host CPU is idle while the core computes.
   std::this_thread::sleep_until(start + std::chrono::microseconds(spec_.latency_us));
   Counters().executions.fetch_add(1);
+  if (error) {
+    LogLine("nrt_execute: " + *error);
+    return NRT_EXEC_BAD_INPUT;
+  }
+  return NRT_SUCCESS;
 }
 
 nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
   size_t count = spec_.inputs.size() + spec_.outputs.size();
   size_t dims = 0;
-  for (const TensorDecl& d : spec_.inputs) dims += d.shape.size();
-  for (const TensorDecl& d : spec_.outputs) dims += d.shape.size();
+  for (const simmodel::TensorSpec& d : spec_.inputs) dims += d.shape.size();
+  for (const simmodel::TensorSpec& d : spec_.outputs) dims += d.shape.size();
   // One block: the header, the entries, then every shape array, so a single free() releases it.
   size_t header_bytes = sizeof(nrt_tensor_info_array_t) + count * sizeof(nrt_tensor_info_t);
   void* block = std::calloc(1, header_bytes + dims * sizeof(uint32_t));
@@ -133,7 +177,7 @@ nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
   auto* next_shape = reinterpret_cast<uint32_t*>(static_cast<char*>(block) + header_bytes);
   array->tensor_count = count;
   size_t index = 0;
-  auto fill = [&](const TensorDecl& decl, size_t value, nrt_tensor_usage_t usage) {
+  auto fill = [&](const simmodel::TensorSpec& decl, size_t value, nrt_tensor_usage_t usage) {
     nrt_tensor_info_t& info = array->tensor_array[index++];
     std::memcpy(info.name, decl.name.data(), decl.name.size());  // name < NRT_TENSOR_NAME_MAX
     info.usage = usage;

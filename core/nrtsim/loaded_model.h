@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "core/nrt/nrt_abi.h"
-#include "core/nrtsim/compiled_graph.h"
 #include "core/nrtsim/device_core.h"
 #include "core/nrtsim/fault_injector.h"
 #include "core/nrtsim/handle_tag.h"
 #include "core/nrtsim/runtime_state.h"
+#include "core/nrtsim/simmodel/model_graph.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 #include "core/nrtsim/tensor_set.h"
 
 namespace neuronserve::nrtsim {
@@ -27,9 +28,10 @@ struct ModelPlacement {
 
 class LoadedModel {
  public:
-  // `spec` has passed CompileGraph into `graph`; `constants` is the HBM the constants took on
-  // the start core.
-  LoadedModel(ModelSpec spec, CompiledGraph graph, ModelPlacement placement,
+  // `spec` has passed CompileModelGraph into `graph`; `constants` is the HBM the constants took
+  // on the start core. The constants' numbers are encoded in their dtypes here and dropped
+  // from the kept spec.
+  LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph, ModelPlacement placement,
               HbmReservation constants);
   ~LoadedModel();
   LoadedModel(const LoadedModel&) = delete;
@@ -39,8 +41,10 @@ class LoadedModel {
   uint32_t nc_count() const { return spec_.nc_count; }
   uint64_t session_id() const { return placement_.session->id; }
 
-  // nrt_execute after the runtime checks: NRT_SUCCESS, a fault's status, or NRT_INVALID (with
-  // a log line naming the tensor) when the sets do not match the model.
+  // nrt_execute after the runtime checks: NRT_SUCCESS, a fault's status, NRT_INVALID (with a
+  // log line naming the tensor) when the sets do not match the model, or NRT_EXEC_BAD_INPUT
+  // (with a line naming the op) when an op cannot run on the inputs, e.g. a gather index out of
+  // range.
   NRT_STATUS Execute(const TensorSet& inputs, TensorSet& outputs);
 
   // nrt_get_model_tensor_info: inputs, then outputs, in one calloc'd block (freed with free()).
@@ -51,15 +55,19 @@ class LoadedModel {
   std::span<const std::shared_ptr<DeviceCore>> cores() const;
   // Looks up every declared tensor of `decls` in `set` and checks it; nullopt (after logging)
   // on the first mismatch.
-  std::optional<std::vector<nrt_tensor*>> BindTensors(const std::vector<TensorDecl>& decls,
+  std::optional<std::vector<nrt_tensor*>> BindTensors(const std::vector<simmodel::TensorSpec>& specs,
                                                       const std::vector<size_t>& values,
                                                       const TensorSet& set,
                                                       const char* usage) const;
-  void RunOnDevice(const std::vector<nrt_tensor*>& inputs, const std::vector<nrt_tensor*>& outputs);
+  NRT_STATUS RunOnDevice(const std::vector<nrt_tensor*>& inputs,
+                         const std::vector<nrt_tensor*>& outputs);
 
   HandleTag<0x6e727473696d4d03> tag_;
-  const ModelSpec spec_;
-  const CompiledGraph graph_;
+  // The constants' bytes in their dtypes, parallel to graph_.constants. Declared before spec_,
+  // from whose numbers it is made before they are dropped.
+  const std::vector<std::vector<std::byte>> constant_bytes_;
+  const simmodel::SimModel spec_;  // without the constants' numbers
+  const simmodel::ModelGraph graph_;
   const ModelPlacement placement_;
   HbmReservation constants_;
   FaultInjector faults_;

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "client/simmodel/identity_model.h"
-#include "client/simmodel/sim_neff_writer.h"
+#include "client/simmodel/sim_neff.h"
 #include "core/util/sha256.h"
 #include "grpcpp/client_context.h"
 #include "tests/bench/payload.h"

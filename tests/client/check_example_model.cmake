@@ -1,8 +1,9 @@
-# Regenerates the shipped example model with the command its README documents and fails unless
+# Regenerates a shipped example model with the command its README documents and fails unless
 # the bytes equal the committed file: guards the determinism of --seed and keeps the file current.
-# Variables: NEURONCTL (the binary), GENERATED (a path in the build tree), COMMITTED.
+# Variables: NEURONCTL (the binary), ARGS (the sim-model arguments, a ;-list, without --out),
+# GENERATED (a path in the build tree), COMMITTED.
 execute_process(
-  COMMAND ${NEURONCTL} sim-model --mlp 16,32,8 --softmax --seed 1 --out ${GENERATED}
+  COMMAND ${NEURONCTL} sim-model ${ARGS} --out ${GENERATED}
   RESULT_VARIABLE exit_code)
 if(NOT exit_code EQUAL 0)
   message(FATAL_ERROR "neuronctl sim-model failed with exit code ${exit_code}")

@@ -7,8 +7,7 @@
 #include "client/simmodel/identity_model.h"
 #include "client/simmodel/mlp_model.h"
 #include "client/simmodel/prng.h"
-#include "client/simmodel/sim_model_validation.h"
-#include "client/simmodel/sim_neff_writer.h"
+#include "client/simmodel/sim_neff.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -135,9 +134,9 @@ TEST(ValidationTest, InfersShapes) {
   EXPECT_TRUE(ValidateSimModel(TwoInputModel({2, 3}, {3}, OpKind::kAdd, {2, 3})).ok());
   EXPECT_TRUE(ValidateSimModel(TwoInputModel({3}, {5, 3}, OpKind::kMul, {5, 3})).ok());
   EXPECT_THAT(ValidateSimModel(TwoInputModel({2, 3}, {4, 4}, OpKind::kMatMul, {2, 4})).message(),
-              HasSubstr("[M,K] x [K,N]"));
+              HasSubstr("inner dimensions differ: [2,3] x [4,4]"));
   EXPECT_THAT(ValidateSimModel(TwoInputModel({2, 3}, {2}, OpKind::kAdd, {2, 3})).message(),
-              HasSubstr("rank-1"));
+              HasSubstr("shapes [2,3] and [2] do not broadcast"));
   EXPECT_THAT(ValidateSimModel(TwoInputModel({2, 3}, {3, 4}, OpKind::kMatMul, {2, 5})).message(),
               HasSubstr("declared [2,5] but its op produces [2,4]"));
 }
@@ -145,11 +144,11 @@ TEST(ValidationTest, InfersShapes) {
 TEST(ValidationTest, RejectsBrokenNames) {
   SimModel undefined = TwoInputModel({2}, {2}, OpKind::kAdd, {2});
   undefined.ops[0].inputs[1] = "missing";
-  EXPECT_THAT(ValidateSimModel(undefined).message(), HasSubstr("reads 'missing'"));
+  EXPECT_THAT(ValidateSimModel(undefined).message(), HasSubstr("input 'missing' is not defined before this op"));
 
   SimModel redefined = TwoInputModel({2}, {2}, OpKind::kAdd, {2});
   redefined.ops.push_back({OpKind::kRelu, {"out"}, "a"});
-  EXPECT_THAT(ValidateSimModel(redefined).message(), HasSubstr("reuses the name of input"));
+  EXPECT_THAT(ValidateSimModel(redefined).message(), HasSubstr("name 'a' is already defined by inputs[0]"));
 
   SimModel unproduced = TwoInputModel({2}, {2}, OpKind::kAdd, {2});
   unproduced.outputs.push_back({"other", DataType::kFloat32, {2}});
@@ -159,14 +158,14 @@ TEST(ValidationTest, RejectsBrokenNames) {
 TEST(ValidationTest, RejectsConstantWithWrongValueCount) {
   SimModel model = TwoInputModel({2}, {2}, OpKind::kAdd, {2});
   model.constants["c"] = Constant{{2, 2}, {1, 2, 3}};
-  EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("4 elements) but 3 values"));
+  EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("data has 3 values but shape [2,2] (4 elements)"));
 }
 
 TEST(ValidationTest, RejectsOutOfRangeFaults) {
   SimModel model = TwoInputModel({2}, {2}, OpKind::kAdd, {2});
   model.faults = {Fault{FaultEvery{0}, FaultStatus(std::string("NRT_HW_ERROR"))}};
   EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("every must be at least 1"));
-  model.faults = {Fault{FaultWithProbability{0, 1}, FaultStatus(6)}};
+  model.faults = {Fault{FaultWithProbability{1.5, 1}, FaultStatus(6)}};
   EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("probability"));
   model.faults = {Fault{FaultOnExecution{1}, FaultStatus(0)}};
   EXPECT_THAT(ValidateSimModel(model).message(), HasSubstr("no fault"));
@@ -217,7 +216,7 @@ TEST(SimNeffWriterTest, WritesMagicThenJsonWithExactFloats) {
   EXPECT_EQ(json["nc_count"], 1);
   EXPECT_EQ(json["faults"][0]["every"], 2);
   EXPECT_EQ(json["faults"][0]["status"], "NRT_HW_ERROR");
-  const std::vector<float>& w0 = model->constants.at("w0").data;
+  const std::vector<double>& w0 = model->constants.at("w0").data;
   ASSERT_EQ(json["constants"]["w0"]["data"].size(), w0.size());
   for (size_t i = 0; i < w0.size(); ++i) {
     // The shortest float32 decimal, read back as a double and rounded, is the same float.

@@ -22,7 +22,7 @@
 #include "absl/time/time.h"
 #include "client/lib/client.h"
 #include "client/simmodel/mlp_model.h"
-#include "client/simmodel/sim_model.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/server.h"

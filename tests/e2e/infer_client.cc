@@ -5,7 +5,7 @@
 
 #include "client/simmodel/identity_model.h"
 #include "client/simmodel/mlp_model.h"
-#include "client/simmodel/sim_neff_writer.h"
+#include "client/simmodel/sim_neff.h"
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 

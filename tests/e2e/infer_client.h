@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "client/simmodel/sim_model.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 

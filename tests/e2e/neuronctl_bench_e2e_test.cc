@@ -11,7 +11,7 @@
 #include "absl/time/time.h"
 #include "client/lib/client.h"
 #include "client/simmodel/fault_spec.h"
-#include "client/simmodel/sim_model.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/simmodel/mlp_model.h"
-#include "client/simmodel/sim_model.h"
+#include "core/nrtsim/simmodel/sim_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

@@ -111,4 +111,32 @@ NRT_STATUS SimTest::Run(nrt_model_t* model, int vnc, const FloatMap& inputs,
   return status;
 }
 
+NRT_STATUS SimTest::RunBytes(nrt_model_t* model, const ByteMap& inputs,
+                             const std::map<std::string, size_t>& output_bytes, ByteMap* outputs) {
+  std::vector<TensorPtr> tensors;
+  TensorSetPtr input_set = MustAllocateSet();
+  TensorSetPtr output_set = MustAllocateSet();
+  for (const auto& [name, bytes] : inputs) {
+    tensors.push_back(MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, bytes.size()));
+    EXPECT_EQ(api().nrt_tensor_write(tensors.back().get(), bytes.data(), 0, bytes.size()),
+              NRT_SUCCESS);
+    MustAdd(input_set.get(), name, tensors.back().get());
+  }
+  std::map<std::string, nrt_tensor_t*> output_tensors;
+  for (const auto& [name, size] : output_bytes) {
+    tensors.push_back(MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, size));
+    output_tensors[name] = tensors.back().get();
+    MustAdd(output_set.get(), name, tensors.back().get());
+  }
+  NRT_STATUS status = api().nrt_execute(model, input_set.get(), output_set.get());
+  if (status == NRT_SUCCESS) {
+    for (const auto& [name, tensor] : output_tensors) {
+      std::string bytes(output_bytes.at(name), '\0');
+      EXPECT_EQ(api().nrt_tensor_read(tensor, bytes.data(), 0, bytes.size()), NRT_SUCCESS);
+      (*outputs)[name] = std::move(bytes);
+    }
+  }
+  return status;
+}
+
 }  // namespace nrtsim_test

@@ -37,6 +37,8 @@ std::string SimNeff(const json& model);
 json Float32(const std::string& name, std::vector<uint32_t> shape);
 
 using FloatMap = std::map<std::string, std::vector<float>>;
+// Tensor name -> its bytes.
+using ByteMap = std::map<std::string, std::string>;
 
 class SimTest : public ::testing::Test {
  protected:
@@ -68,6 +70,11 @@ class SimTest : public ::testing::Test {
   // output_sizes gives the element count of each output. Fills *outputs on success.
   NRT_STATUS Run(nrt_model_t* model, int vnc, const FloatMap& inputs,
                  const std::map<std::string, size_t>& output_sizes, FloatMap* outputs);
+
+  // Executes `model` on core 0 with inputs and outputs of any dtype as bytes in DEVICE tensors;
+  // output_bytes gives the byte size of each output. Fills *outputs on success.
+  NRT_STATUS RunBytes(nrt_model_t* model, const ByteMap& inputs,
+                      const std::map<std::string, size_t>& output_bytes, ByteMap* outputs);
 };
 
 }  // namespace nrtsim_test

@@ -1,9 +1,10 @@
-#include "client/simmodel/sim_neff_writer.h"
+#include "core/nrtsim/simmodel/sim_model_writer.h"
 
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 
-#include "client/simmodel/sim_model_validation.h"
-#include "nlohmann/json.hpp"
+#include "core/nrtsim/simmodel/model_graph.h"
 
 namespace neuronserve::simmodel {
 namespace {
@@ -27,6 +28,32 @@ Float32Json TensorListJson(const std::vector<TensorSpec>& tensors) {
   return list;
 }
 
+Float32Json ConstantJson(const Constant& constant) {
+  Float32Json data = Float32Json::array();
+  // Validated: floats are finite float32, integers whole and within 2^53.
+  if (IsFloatingPoint(constant.dtype)) {
+    for (double number : constant.data) data.push_back(static_cast<float>(number));
+  } else {
+    for (double number : constant.data) data.push_back(static_cast<int64_t>(number));
+  }
+  Float32Json json{{"shape", constant.shape}, {"data", std::move(data)}};
+  // float32 is the default and stays implicit, as in files written before constants had dtypes.
+  if (constant.dtype != DataType::kFloat32) {
+    json["dtype"] = std::string(DataTypeName(constant.dtype));
+  }
+  return json;
+}
+
+Float32Json OpJson(const Op& op) {
+  Float32Json json{
+      {"op", std::string(OpKindName(op.kind))}, {"inputs", op.inputs}, {"output", op.output}};
+  if (op.dtype) json["dtype"] = std::string(DataTypeName(*op.dtype));
+  if (op.shape) json["shape"] = *op.shape;
+  if (op.axis) json["axis"] = *op.axis;
+  if (op.keepdims) json["keepdims"] = true;
+  return json;
+}
+
 Float32Json FaultJson(const Fault& fault) {
   Float32Json json = Float32Json::object();
   if (const auto* on = std::get_if<FaultOnExecution>(&fault.trigger)) {
@@ -42,27 +69,24 @@ Float32Json FaultJson(const Fault& fault) {
   } else {
     json["status"] = std::get<int32_t>(fault.status);
   }
+  if (fault.core) json["core"] = *fault.core;
   return json;
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> EncodeSimNeff(const SimModel& model) {
-  if (absl::Status status = ValidateSimModel(model); !status.ok()) return status;
-
+FormatResult<std::string> WriteSimModel(const SimModel& model) {
+  if (FormatResult<ModelGraph> graph = CompileModelGraph(model); !graph.ok()) {
+    return FormatError{graph.error()};
+  }
   Float32Json constants = Float32Json::object();
-  for (const auto& [name, constant] : model.constants) {
-    constants[name] = Float32Json{{"shape", constant.shape}, {"data", constant.data}};
-  }
+  for (const auto& [name, constant] : model.constants) constants[name] = ConstantJson(constant);
   Float32Json ops = Float32Json::array();
-  for (const Op& op : model.ops) {
-    ops.push_back(Float32Json{
-        {"op", std::string(OpKindName(op.kind))}, {"inputs", op.inputs}, {"output", op.output}});
-  }
+  for (const Op& op : model.ops) ops.push_back(OpJson(op));
   Float32Json faults = Float32Json::array();
   for (const Fault& fault : model.faults) faults.push_back(FaultJson(fault));
 
-  const Float32Json document = {
+  Float32Json document = {
       {"nc_count", model.nc_count},
       {"latency_us", model.latency_us},
       {"load_latency_ms", model.load_latency_ms},
@@ -72,6 +96,8 @@ absl::StatusOr<std::string> EncodeSimNeff(const SimModel& model) {
       {"ops", std::move(ops)},
       {"faults", std::move(faults)},
   };
+  if (!model.name.empty()) document["name"] = model.name;
+  if (!model.description.empty()) document["description"] = model.description;
   std::string bytes(kSimNeffMagic);
   bytes += document.dump();
   bytes += '\n';

@@ -1,8 +1,8 @@
-#include "core/nrtsim/status_names.h"
+#include "core/nrtsim/simmodel/status_names.h"
 
 #include <array>
 
-namespace neuronserve::nrtsim {
+namespace neuronserve::simmodel {
 namespace {
 
 struct StatusRow {
@@ -65,4 +65,4 @@ std::optional<NRT_STATUS> StatusFromName(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace neuronserve::nrtsim
+}  // namespace neuronserve::simmodel
