@@ -1,5 +1,6 @@
 #include "tests/nrtsim/compute/reference_formats.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -26,6 +27,22 @@ uint16_t ReferenceBFloat16Bits(float value) {
   // bit as well makes an exact half round up only when that bit is odd.
   bits += 0x7FFF + ((bits >> 16) & 1);
   return static_cast<uint16_t>(bits >> 16);
+}
+
+uint16_t ReferenceBFloat16BitsFromDouble(double value) {
+  if (std::isnan(value) || std::isinf(value))
+    return ReferenceBFloat16Bits(static_cast<float>(value));
+  int exponent = 0;
+  std::frexp(value, &exponent);  // |value| = m * 2^exponent, m in [0.5, 1)
+  // 8 significant bits for normals (value in [2^(exponent-1), 2^exponent)); below the smallest
+  // normal 2^-126 the last kept bit is fixed at 2^-133.
+  const int last_bit_exponent = std::max(exponent - 8, -133);
+  const double rounded =
+      std::ldexp(std::nearbyint(std::ldexp(value, -last_bit_exponent)), last_bit_exponent);
+  const double largest_finite = std::ldexp(255.0, 120);  // (2 - 2^-7) * 2^127
+  if (std::fabs(rounded) > largest_finite) return std::signbit(value) ? 0xFF80 : 0x7F80;
+  // rounded is now a bfloat16 value, so also an exact float32.
+  return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(rounded)) >> 16);
 }
 
 float ReferenceBFloat16Value(uint16_t bits) {

@@ -19,6 +19,10 @@ float ReferenceFloat16Value(uint16_t bits);
 // bfloat16 bits of a float32, rounded to nearest-even on the float32 bits; a NaN keeps its sign
 // and top payload bits and is made quiet.
 uint16_t ReferenceBFloat16Bits(float value);
+// bfloat16 bits of any double, rounded to nearest-even by scaling the value so that the kept
+// bits are the integer part and rounding that with std::nearbyint (the default rounding mode is
+// to nearest, ties to even): no float32 in between, so no double rounding.
+uint16_t ReferenceBFloat16BitsFromDouble(double value);
 // The float32 whose top half is `bits`.
 float ReferenceBFloat16Value(uint16_t bits);
 
