@@ -158,6 +158,29 @@ TEST_F(NeuronctlTest, PrintsOneLineOrOneJsonObject) {
   EXPECT_EQ(report["outputs"][0]["shape"], nlohmann::json::parse("[1,1024]"));
 }
 
+TEST_F(NeuronctlTest, WritesAClassifierAndIdentitiesOfOtherDtypes) {
+  const std::string path = (dir_ / "m.neff").string();
+  ProcessResult classifier = Neuronctl(
+      {"sim-model", "--classifier=100,8,4,3", "--seed=2", "--output=json", "--out=" + path});
+  ASSERT_EQ(classifier.exit_code, 0) << classifier.err;
+  const nlohmann::json report = nlohmann::json::parse(classifier.out);
+  EXPECT_EQ(report["kind"], "classifier");
+  EXPECT_EQ(report["vocab"], 100);
+  EXPECT_EQ(report["inputs"][0]["name"], "input_ids");
+  EXPECT_EQ(report["inputs"][0]["dtype"], "int64");
+  EXPECT_EQ(report["inputs"][1]["name"], "attention_mask");
+  EXPECT_EQ(report["outputs"][0]["shape"], nlohmann::json::parse("[1,3]"));
+  EXPECT_EQ(report["outputs"][1]["dtype"], "float16");
+  const nlohmann::json model = ModelJson(WriteModel({"--classifier=100,8,4,3"}));
+  EXPECT_EQ(model["constants"]["embeddings"]["shape"], nlohmann::json::parse("[100,4]"));
+
+  ProcessResult identity =
+      Neuronctl({"sim-model", "--identity=2,3", "--dtype=bfloat16", "--out=" + path});
+  ASSERT_EQ(identity.exit_code, 0) << identity.err;
+  EXPECT_THAT(identity.out, HasSubstr("'input' bfloat16 [2,3]"));
+  EXPECT_THAT(identity.out, HasSubstr("'output' bfloat16 [2,3]"));
+}
+
 struct UsageCase {
   std::string name;  // of the test case
   std::vector<std::string> args;
@@ -186,7 +209,22 @@ INSTANTIATE_TEST_SUITE_P(
     BadCommandLines, NeuronctlUsageTest,
     ::testing::Values(
         UsageCase{"MissingOut", {"--mlp=16,8"}, "--out is required"},
-        UsageCase{"NoModelKind", {"OUT"}, "exactly one of --mlp=SIZES and --identity=SHAPE"},
+        UsageCase{"NoModelKind",
+                  {"OUT"},
+                  "exactly one of --mlp=SIZES, --identity=SHAPE and --classifier=V,S,H,C"},
+        UsageCase{"ThreeClassifierSizes",
+                  {"--classifier=512,16,32", "OUT"},
+                  "--classifier: '512,16,32' needs four sizes VOCAB,SEQ,HIDDEN,CLASSES"},
+        UsageCase{"ZeroClassifierSize", {"--classifier=512,0,32,4", "OUT"}, "--classifier"},
+        UsageCase{"InputNameWithClassifier",
+                  {"--classifier=8,4,2,2", "--input-name=x", "OUT"},
+                  "--input-name does not apply to --classifier"},
+        UsageCase{"DtypeWithMlp",
+                  {"--mlp=4,4", "--dtype=int64", "OUT"},
+                  "--dtype applies to --identity only"},
+        UsageCase{"UnknownDtype",
+                  {"--identity=4", "--dtype=float33", "OUT"},
+                  "--dtype: 'float33' is not a dtype"},
         UsageCase{"BothModelKinds", {"--mlp=16,8", "--identity=1,4", "OUT"}, "exactly one of"},
         UsageCase{"OneMlpSize", {"--mlp=16", "OUT"}, "--mlp: '16' needs at least two sizes"},
         UsageCase{"ZeroMlpSize", {"--mlp=16,0,8", "OUT"}, "--mlp: '16,0,8'"},

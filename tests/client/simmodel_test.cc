@@ -138,7 +138,7 @@ TEST(ValidationTest, InfersShapes) {
   EXPECT_THAT(ValidateSimModel(TwoInputModel({2, 3}, {2}, OpKind::kAdd, {2, 3})).message(),
               HasSubstr("shapes [2,3] and [2] do not broadcast"));
   EXPECT_THAT(ValidateSimModel(TwoInputModel({2, 3}, {3, 4}, OpKind::kMatMul, {2, 5})).message(),
-              HasSubstr("declared [2,5] but its op produces [2,4]"));
+              HasSubstr("is declared [2,5] but op 0 (matmul) produces [2,4]"));
 }
 
 TEST(ValidationTest, RejectsBrokenNames) {
