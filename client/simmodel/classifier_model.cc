@@ -32,14 +32,6 @@ absl::Status CheckOptions(const ClassifierOptions& options) {
   return absl::OkStatus();
 }
 
-Constant RandomConstant(Shape shape, double limit, SplitMix64& rng) {
-  Constant constant{std::move(shape), {}};
-  const uint64_t count = ElementCount(constant.shape).value_or(0);  // checked: < 2^24
-  constant.data.reserve(count);
-  for (uint64_t i = 0; i < count; ++i) constant.data.push_back(rng.NextSymmetricFloat(limit));
-  return constant;
-}
-
 Op Step(OpKind kind, std::vector<std::string> inputs, std::string output) {
   Op op;
   op.kind = kind;

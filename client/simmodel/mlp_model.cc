@@ -41,14 +41,6 @@ absl::Status CheckOptions(const MlpOptions& options) {
   return absl::OkStatus();
 }
 
-Constant RandomConstant(Shape shape, double limit, SplitMix64& rng) {
-  Constant constant{std::move(shape), {}};
-  const uint64_t count = ElementCount(constant.shape).value_or(0);  // checked: < 2^24
-  constant.data.reserve(count);
-  for (uint64_t i = 0; i < count; ++i) constant.data.push_back(rng.NextSymmetricFloat(limit));
-  return constant;
-}
-
 // "dense0.matmul": the intermediates of a layer, named so a reader of the file can follow it.
 std::string LayerTensorName(size_t layer, absl::string_view step) {
   return absl::StrCat("dense", layer, ".", step);

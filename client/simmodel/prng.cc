@@ -1,5 +1,7 @@
 #include "client/simmodel/prng.h"
 
+#include <utility>
+
 namespace neuronserve::simmodel {
 
 uint64_t SplitMix64::Next() {
@@ -17,6 +19,14 @@ float SplitMix64::NextSymmetricFloat(double limit) {
   const int64_t k = static_cast<int64_t>(Next() >> 39);
   const double unit = static_cast<double>(k - kHalfRange) / static_cast<double>(kHalfRange);
   return static_cast<float>(unit * limit);
+}
+
+Constant RandomConstant(Shape shape, double limit, SplitMix64& rng) {
+  Constant constant{std::move(shape), {}};
+  const uint64_t count = ElementCount(constant.shape).value_or(0);  // builders bound the size
+  constant.data.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) constant.data.push_back(rng.NextSymmetricFloat(limit));
+  return constant;
 }
 
 }  // namespace neuronserve::simmodel

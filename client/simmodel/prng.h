@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/nrtsim/simmodel/sim_model.h"
+
 namespace neuronserve::simmodel {
 
 // SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators", 2014).
@@ -26,6 +28,11 @@ class SplitMix64 {
  private:
   uint64_t state_;
 };
+
+// A float32 constant of `shape` whose elements, in row-major order, are the generator's next
+// NextSymmetricFloat(limit) values: how the builders draw weights, so the order of the draws is
+// part of each model's documented format.
+Constant RandomConstant(Shape shape, double limit, SplitMix64& rng);
 
 }  // namespace neuronserve::simmodel
 

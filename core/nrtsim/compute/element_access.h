@@ -55,6 +55,22 @@ void StoreFloat(DataType type, double value, std::byte* element);
 // wrapped to the dtype's width.
 void StoreIntegerBits(DataType type, uint64_t bits, std::byte* element);
 
+// The accumulators of matmul and the reductions: float32 for the float dtypes, the value modulo
+// 2^64 for the integers (wrapping multiply-add is then the same for signed and unsigned). The
+// unused tag picks the overload.
+inline float LoadAccumulator(DataType type, const std::byte* element, float /*tag*/) {
+  return LoadFloat(type, element);
+}
+inline uint64_t LoadAccumulator(DataType type, const std::byte* element, uint64_t /*tag*/) {
+  return LoadIntegerBits(type, element);
+}
+inline void StoreAccumulator(DataType type, float value, std::byte* element) {
+  StoreFloat(type, value, element);
+}
+inline void StoreAccumulator(DataType type, uint64_t value, std::byte* element) {
+  StoreIntegerBits(type, value, element);
+}
+
 }  // namespace neuronserve::nrtsim::compute
 
 #endif  // NEURON_SERVE_CORE_NRTSIM_COMPUTE_ELEMENT_ACCESS_H_

@@ -37,20 +37,6 @@ void Float32MatMul(ConstTensor a, ConstTensor b, size_t m, size_t k, size_t n, M
   out_floats.Commit();
 }
 
-// Element conversion to and from the accumulator: float32 for float dtypes, the value modulo 2^64
-// for integers (wrapping multiply-add is then the same for signed and unsigned).
-float LoadAccumulator(DataType type, const std::byte* element, float /*tag*/) {
-  return LoadFloat(type, element);
-}
-uint64_t LoadAccumulator(DataType type, const std::byte* element, uint64_t /*tag*/) {
-  return LoadIntegerBits(type, element);
-}
-void StoreAccumulator(DataType type, float value, std::byte* element) {
-  StoreFloat(type, value, element);
-}
-void StoreAccumulator(DataType type, uint64_t value, std::byte* element) {
-  StoreIntegerBits(type, value, element);
-}
 
 template <typename Accumulator>
 void ConvertingMatMul(ConstTensor a, ConstTensor b, size_t m, size_t k, size_t n, MutTensor out) {

@@ -36,18 +36,6 @@ uint64_t MeanOf(uint64_t sum, size_t count, bool is_signed) {
   return static_cast<uint64_t>(static_cast<int64_t>(sum) / static_cast<int64_t>(count));
 }
 
-float LoadAccumulator(DataType type, const std::byte* element, float /*tag*/) {
-  return LoadFloat(type, element);
-}
-uint64_t LoadAccumulator(DataType type, const std::byte* element, uint64_t /*tag*/) {
-  return LoadIntegerBits(type, element);
-}
-void StoreAccumulator(DataType type, float value, std::byte* element) {
-  StoreFloat(type, value, element);
-}
-void StoreAccumulator(DataType type, uint64_t value, std::byte* element) {
-  StoreIntegerBits(type, value, element);
-}
 
 // Every path adds the elements along the axis in index order, starting from 0. Walking the
 // inner dimension in the innermost loop keeps the reads sequential.
