@@ -12,6 +12,7 @@
 
 #include "core/nrt/nrt_abi.h"
 #include "core/nrtsim/compiled_graph.h"
+#include "core/nrtsim/core_occupancy.h"
 #include "core/nrtsim/device_core.h"
 #include "core/nrtsim/fault_injector.h"
 #include "core/nrtsim/handle_tag.h"
@@ -23,6 +24,7 @@ namespace neuronserve::nrtsim {
 struct ModelPlacement {
   std::shared_ptr<const Session> session;
   uint32_t start_core = 0;  // visible numbering
+  CoreOccupancy::Claim cores;  // the model's cores, marked as holding a model while it lives
 };
 
 class LoadedModel {
@@ -39,8 +41,9 @@ class LoadedModel {
   uint32_t nc_count() const { return spec_.nc_count; }
   uint64_t session_id() const { return placement_.session->id; }
 
-  // nrt_execute after the runtime checks: NRT_SUCCESS, a fault's status, or NRT_INVALID (with
-  // a log line naming the tensor) when the sets do not match the model.
+  // nrt_execute after the runtime checks: NRT_SUCCESS, a fault's status, NRT_INVALID (with a
+  // log line naming the tensor) when the sets do not match the model, or NRT_TIMEOUT when
+  // latency_us is longer than NEURON_RT_EXEC_TIMEOUT.
   NRT_STATUS Execute(const TensorSet& inputs, TensorSet& outputs);
 
   // nrt_get_model_tensor_info: inputs, then outputs, in one calloc'd block (freed with free()).
@@ -55,7 +58,8 @@ class LoadedModel {
                                                       const std::vector<size_t>& values,
                                                       const TensorSet& set,
                                                       const char* usage) const;
-  void RunOnDevice(const std::vector<nrt_tensor*>& inputs, const std::vector<nrt_tensor*>& outputs);
+  NRT_STATUS RunOnDevice(const std::vector<nrt_tensor*>& inputs,
+                         const std::vector<nrt_tensor*>& outputs);
 
   HandleTag<0x6e727473696d4d03> tag_;
   const ModelSpec spec_;
