@@ -4,8 +4,7 @@
 
 namespace neuronserve::nrtsim {
 
-DeviceCore::DeviceCore(uint32_t visible_index, uint32_t machine_index,
-                       std::shared_ptr<HbmPool> hbm)
+DeviceCore::DeviceCore(uint32_t visible_index, uint32_t machine_index, std::shared_ptr<HbmPool> hbm)
     : visible_index_(visible_index), machine_index_(machine_index), hbm_(std::move(hbm)) {}
 
 std::optional<HbmReservation> HbmReservation::TryReserve(std::shared_ptr<DeviceCore> core,

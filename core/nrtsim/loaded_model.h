@@ -23,7 +23,7 @@ namespace neuronserve::nrtsim {
 
 struct ModelPlacement {
   std::shared_ptr<const Session> session;
-  uint32_t start_core = 0;  // visible numbering
+  uint32_t start_core = 0;     // visible numbering
   CoreOccupancy::Claim cores;  // the model's cores, marked as holding a model while it lives
 };
 

@@ -65,10 +65,9 @@ void LogInit(const Session& session) {
   cores += ")";
   std::string hbm = "HBM " + DescribeBytes(c.hbm_bytes_per_pool) +
                     (c.cores_per_hbm_pool > 1 ? " shared by each pair of cores" : " per core");
-  std::string timeout = c.exec_timeout_seconds
-                            ? ", executions time out after " +
-                                  std::to_string(*c.exec_timeout_seconds) + " s"
-                            : "";
+  std::string timeout = c.exec_timeout_seconds ? ", executions time out after " +
+                                                     std::to_string(*c.exec_timeout_seconds) + " s"
+                                               : "";
   LogLine("nrt_init: simulated runtime " + DescribeVersion(c.version) + " (dtype numbering " +
           std::string(DtypeNumberingName(c.dtype_numbering)) + "), instance " +
           std::string(c.family->name) + "." + NrtInstanceSizeName(c.instance_size) + " (" +
@@ -149,7 +148,8 @@ NRT_STATUS OpenRuntime() {
     session->cores.push_back(
         std::make_shared<DeviceCore>(static_cast<uint32_t>(i), c.visible_cores[i], pool));
   }
-  session->occupancy = std::make_shared<CoreOccupancy>(static_cast<uint32_t>(c.visible_cores.size()));
+  session->occupancy =
+      std::make_shared<CoreOccupancy>(static_cast<uint32_t>(c.visible_cores.size()));
   LogInit(*session);
   state.session = std::move(session);
   state.core_locks = std::move(locks);

@@ -24,7 +24,7 @@ struct Session {
   uint64_t id = 0;  // distinct for every nrt_init of the process
   SimConfig config;
   std::vector<std::shared_ptr<DeviceCore>> cores;  // indexed by visible core number
-  std::shared_ptr<CoreOccupancy> occupancy;         // which cores hold loaded models
+  std::shared_ptr<CoreOccupancy> occupancy;        // which cores hold loaded models
 
   // nullptr if vnc is not a visible core.
   std::shared_ptr<DeviceCore> CoreAt(int64_t vnc) const;

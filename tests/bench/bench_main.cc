@@ -172,9 +172,10 @@ class Bench {
     if (const char* lock_dir = std::getenv("NRTSIM_LOCK_DIR"); lock_dir != nullptr) {
       env["NRTSIM_LOCK_DIR"] = lock_dir;
     }
-    daemon_ = std::make_unique<ChildProcess>(
-        ChildSpec{daemon_argv, env, {"NEURON_LOGICAL_NC_CONFIG"},
-                  {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
+    daemon_ = std::make_unique<ChildProcess>(ChildSpec{daemon_argv,
+                                                       env,
+                                                       {"NEURON_LOGICAL_NC_CONFIG"},
+                                                       {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
     const std::string echo_address = AddressOf(*echo_, "echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
     if (echo_address.empty() || daemon_address.empty()) return false;

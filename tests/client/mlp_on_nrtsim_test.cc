@@ -98,10 +98,10 @@ class MlpOnNrtsimTest : public ::testing::Test {
   static void SetUpTestSuite() {
     // A plain simulated machine: the developer's environment must not reshape it.
     // (NRTSIM_LOCK_DIR stays: it is this test's private lock directory, tests/sim_lock_dir.)
-    for (const char* name : {"NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES",
-                             "NEURON_LOGICAL_NC_CONFIG", "NEURON_RT_EXEC_TIMEOUT",
-                             "NRTSIM_INSTANCE", "NRTSIM_HBM_BYTES", "NRTSIM_VERSION",
-                             "NRTSIM_VOID_DTYPE_TENSORS"}) {
+    for (const char* name :
+         {"NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG",
+          "NEURON_RT_EXEC_TIMEOUT", "NRTSIM_INSTANCE", "NRTSIM_HBM_BYTES", "NRTSIM_VERSION",
+          "NRTSIM_VOID_DTYPE_TENSORS"}) {
       ::unsetenv(name);
     }
     ::setenv("NRTSIM_CORES", "2", /*overwrite=*/1);

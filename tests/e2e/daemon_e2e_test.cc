@@ -28,15 +28,9 @@ DaemonArgs SimDaemon(std::map<std::string, std::string> env = {}) {
   // The test's own environment must not shape the simulated machine.
   // Not NRTSIM_LOCK_DIR: the daemon inherits the test's private lock directory
   // (tests/sim_lock_dir), so it never collides with other tests' daemons or a developer's.
-  args.unset_env = {"NRTSIM_CORES",
-                    "NRTSIM_INSTANCE",
-                    "NRTSIM_HBM_BYTES",
-                    "NRTSIM_VERSION",
-                    "NRTSIM_VOID_DTYPE_TENSORS",
-                    "NEURON_RT_VISIBLE_CORES",
-                    "NEURON_RT_NUM_CORES",
-                    "NEURON_LOGICAL_NC_CONFIG",
-                    "NEURON_RT_EXEC_TIMEOUT"};
+  args.unset_env = {"NRTSIM_CORES",        "NRTSIM_INSTANCE",           "NRTSIM_HBM_BYTES",
+                    "NRTSIM_VERSION",      "NRTSIM_VOID_DTYPE_TENSORS", "NEURON_RT_VISIBLE_CORES",
+                    "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG",  "NEURON_RT_EXEC_TIMEOUT"};
   return args;
 }
 

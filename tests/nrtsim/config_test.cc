@@ -80,8 +80,8 @@ TEST_F(ConfigTest, VisibleCoreRangeIsRenumberedFromZero) {
 // refused forms are in VisibleCoresMustBeOneContiguousAscendingSet).
 TEST_F(ConfigTest, VisibleCoreListsThatFormOneContiguousRun) {
   SetEnv("NRTSIM_CORES", "8");
-  const std::pair<const char*, uint32_t> accepted[] = {
-      {"2-5", 4}, {"3,4", 2}, {"2-3,4-5", 4}, {"0,1-2,3", 4}, {"3", 1}, {"0-7", 8}};
+  const std::pair<const char*, uint32_t> accepted[] = {{"2-5", 4},     {"3,4", 2}, {"2-3,4-5", 4},
+                                                       {"0,1-2,3", 4}, {"3", 1},   {"0-7", 8}};
   for (const auto& [list, count] : accepted) {
     SetEnv("NEURON_RT_VISIBLE_CORES", list);
     EXPECT_EQ(Visible(), count) << list;
@@ -205,8 +205,8 @@ TEST_F(ConfigTest, Trn2LogicalCoreCountsAndSizes) {
     uint32_t reported;
     uint32_t size;
   } cases[] = {
-      {"4", nullptr, 4, NRT_INSTANCE_SIZE_3XL},  {"4", "2", 4, NRT_INSTANCE_SIZE_3XL},
-      {"4", "1", 8, NRT_INSTANCE_SIZE_3XL},      {"64", nullptr, 64, NRT_INSTANCE_SIZE_48XL},
+      {"4", nullptr, 4, NRT_INSTANCE_SIZE_3XL}, {"4", "2", 4, NRT_INSTANCE_SIZE_3XL},
+      {"4", "1", 8, NRT_INSTANCE_SIZE_3XL},     {"64", nullptr, 64, NRT_INSTANCE_SIZE_48XL},
       {"64", "1", 128, NRT_INSTANCE_SIZE_48XL},
   };
   for (const auto& c : cases) {

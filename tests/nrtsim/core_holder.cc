@@ -22,7 +22,8 @@ CoreHolder::CoreHolder(const std::string& visible_cores, std::map<std::string, s
   std::map<std::string, std::string> merged;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const char* equals = std::strchr(*entry, '=');
-    if (equals != nullptr) merged[std::string(*entry, static_cast<size_t>(equals - *entry))] = equals + 1;
+    if (equals != nullptr)
+      merged[std::string(*entry, static_cast<size_t>(equals - *entry))] = equals + 1;
   }
   for (const auto& [name, value] : env) merged[name] = value;
   std::vector<std::string> env_strings;

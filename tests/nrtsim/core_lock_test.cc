@@ -55,9 +55,9 @@ TEST_F(CoreLockTest, TheSecondProcessIsRefusedAndNamesTheFirst) {
   CoreHolder refused("0-3");
   EXPECT_EQ(refused.WaitForExit(), 1) << refused.output();
   EXPECT_NE(refused.output().find("nrt_init failed: 4"), std::string::npos) << refused.output();
-  EXPECT_NE(refused.output().find("NeuronCores 0,1 are in use by process " +
-                                  std::to_string(getpid())),
-            std::string::npos)
+  EXPECT_NE(
+      refused.output().find("NeuronCores 0,1 are in use by process " + std::to_string(getpid())),
+      std::string::npos)
       << refused.output();
 
   // nrt_close releases the cores; a new nrt_init takes them again.

@@ -110,8 +110,9 @@ TEST_F(VersionQuirksTest, AMalformedVoidDtypeListIsRefused) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(api().nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""), NRT_INVALID) << bad;
     std::string printed = testing::internal::GetCapturedStderr();
-    EXPECT_NE(printed.find(std::string("nrtsim: nrt_init: NRTSIM_VOID_DTYPE_TENSORS='") + bad + "'"),
-              std::string::npos)
+    EXPECT_NE(
+        printed.find(std::string("nrtsim: nrt_init: NRTSIM_VOID_DTYPE_TENSORS='") + bad + "'"),
+        std::string::npos)
         << printed;
   }
 }

@@ -25,8 +25,8 @@ class PrivateLockDir {
  public:
   PrivateLockDir() : owner_(getpid()) {
     const char* tmp = std::getenv("TMPDIR");
-    std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                       "/nrtsim-locks-XXXXXX";
+    std::string path =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/nrtsim-locks-XXXXXX";
     if (mkdtemp(path.data()) == nullptr) {
       std::perror(("private_lock_dir: mkdtemp " + path).c_str());
       std::abort();  // without it the test would share the developer's lock directory
