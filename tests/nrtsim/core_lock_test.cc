@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "tests/nrtsim/core_holder.h"
@@ -30,6 +31,20 @@ class CoreLockTest : public SimTest {
     return status;
   }
 };
+
+// tests/sim_lock_dir gives this process a lock directory of its own, and the simulator uses it.
+TEST_F(CoreLockTest, TheTestProcessHasAPrivateLockDirectory) {
+  const char* dir = std::getenv("NRTSIM_LOCK_DIR");
+  ASSERT_NE(dir, nullptr);
+  const std::filesystem::path path(dir);
+  EXPECT_EQ(path.filename().string().rfind("nrtsim-locks-", 0), 0u) << dir;
+  EXPECT_TRUE(std::filesystem::is_directory(path)) << dir;
+  std::string printed;
+  ASSERT_EQ(InitWith("1-2", &printed), NRT_SUCCESS) << printed;
+  EXPECT_NE(printed.find(std::string("core locks in ") + dir), std::string::npos) << printed;
+  EXPECT_TRUE(std::filesystem::exists(path / "nc1.lock"));
+  EXPECT_TRUE(std::filesystem::exists(path / "nc2.lock"));
+}
 
 TEST_F(CoreLockTest, OverlappingCoresAreRefusedUntilTheHolderIsKilled) {
   CoreHolder holder("0-1");
