@@ -43,7 +43,7 @@ std::string Rfc3339Millis(std::chrono::system_clock::time_point time) {
   const std::time_t whole = static_cast<std::time_t>(seconds.count());
   std::tm utc;
   gmtime_r(&whole, &utc);
-  char text[40];
+  char text[80];  // room for any int the compiler cannot rule out (-Wformat-truncation)
   std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
                 utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
   return text;

@@ -1,5 +1,6 @@
 #include "core/device/device_inventory.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,18 @@
 #include "core/nrt/nrt_status.h"
 
 namespace neuronserve {
+
+namespace {
+
+// nrt_instance_info_t grew at runtime 2.30 (arch_name and device_revision after family and
+// size); an older runtime knows only its 8-byte struct and refuses a larger length, so pass the
+// size of the struct of the runtime's version.
+size_t InstanceInfoBytesFor(const RuntimeVersion& version) {
+  const bool has_names = version.major > 2 || (version.major == 2 && version.minor >= 30);
+  return has_names ? sizeof(nrt_instance_info_t) : offsetof(nrt_instance_info_t, arch_name);
+}
+
+}  // namespace
 
 std::string InstanceDescription::TypeName() const { return absl::StrCat(family, ".", size); }
 
@@ -37,9 +50,10 @@ absl::StatusOr<DeviceInventory> EnumerateDevices(const NrtRuntime& runtime) {
   inventory.runtime_version = runtime.version();
   inventory.runtime_library = runtime.library_path();
 
-  nrt_instance_info_t info{};
+  nrt_instance_info_t info{};  // before 2.30 arch_name and device_revision stay empty
   if (absl::Status status =
-          NrtError("nrt_get_instance_info", api.get_instance_info(&info, sizeof(info)));
+          NrtError("nrt_get_instance_info",
+                   api.get_instance_info(&info, InstanceInfoBytesFor(inventory.runtime_version)));
       !status.ok()) {
     return status;
   }
@@ -70,8 +84,9 @@ absl::StatusOr<DeviceInventory> EnumerateDevices(const NrtRuntime& runtime) {
     core.architecture = std::string(generation.architecture);
     core.capabilities = generation.capabilities;
     core.memory_bytes = generation.MemoryPerCoreBytes();
-    // The runtime's own limit wins over the table: it knows the logical-core configuration
-    // (e.g. trn2 with NEURON_LOGICAL_NC_CONFIG=1 halves the memory per core).
+    // The runtime's own limit wins over the table (e.g. NRTSIM_HBM_BYTES, or another memory
+    // size than the generation's). On trn2 with NEURON_LOGICAL_NC_CONFIG=1 both cores of a pair
+    // report the whole HBM bank they share.
     absl::StatusOr<CoreMemoryStats> stats = runtime.MemoryStats(index);
     if (stats.ok() && stats->bytes_limit > 0) core.memory_bytes = stats->bytes_limit;
     inventory.cores.push_back(std::move(core));

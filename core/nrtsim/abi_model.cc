@@ -6,6 +6,7 @@
 
 #include "core/nrt/nrt_abi.h"
 #include "core/nrtsim/abi_guard.h"
+#include "core/nrtsim/load_placement.h"
 #include "core/nrtsim/loaded_model.h"
 #include "core/nrtsim/log.h"
 #include "core/nrtsim/runtime_state.h"
@@ -59,26 +60,12 @@ NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_co
   if (!graph.ok()) return RejectLoad(NRT_INVALID, graph.error());
   const uint32_t nc_count = spec.value().nc_count;
 
-  int64_t visible = static_cast<int64_t>(session->cores.size());
-  int64_t start = vnc == -1 ? 0 : vnc;
-  if (start < 0 || start >= visible) {
-    return RejectLoad(NRT_INVALID, "start core " + std::to_string(vnc) + " is not visible (" +
-                                       std::to_string(visible) + " visible cores)");
+  std::optional<nrtsim::CoreOccupancy::Claim> cores;
+  if (NRT_STATUS s = nrtsim::PlaceModel(*session, vnc, vnc_count, nc_count, &cores);
+      s != NRT_SUCCESS) {
+    return s;
   }
-  if (vnc_count == 0 || vnc_count < -1) {
-    return RejectLoad(NRT_INVALID, "vnc_count " + std::to_string(vnc_count) + " is invalid");
-  }
-  if (vnc_count != -1 && static_cast<uint32_t>(vnc_count) < nc_count) {
-    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(nc_count) +
-                                                  " cores but vnc_count " + "grants " +
-                                                  std::to_string(vnc_count));
-  }
-  if (start + nc_count > visible) {
-    return RejectLoad(NRT_LOAD_NOT_ENOUGH_NC, "the model needs " + std::to_string(nc_count) +
-                                                  " cores from core " + std::to_string(start) +
-                                                  ", but only " + std::to_string(visible) +
-                                                  " are visible");
-  }
+  const uint32_t start = cores->start();
   std::optional<nrtsim::HbmReservation> constants =
       nrtsim::HbmReservation::TryReserve(session->cores[start], graph.value().constant_bytes);
   if (!constants) {
@@ -89,7 +76,7 @@ NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_co
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(spec.value().load_latency_ms));
   *model = new nrt_model(std::move(spec).value(), std::move(graph).value(),
-                         nrtsim::ModelPlacement{session, static_cast<uint32_t>(start)},
+                         nrtsim::ModelPlacement{session, start, std::move(*cores)},
                          std::move(*constants));
   return NRT_SUCCESS;
 }
@@ -143,12 +130,16 @@ NRT_STATUS nrt_unload(nrt_model_t* model) {
   }
 }
 
+// libnrtsim_no_model_nc_count.so leaves this deprecated function out, as a future runtime may,
+// so that a caller's fallback can be tested.
+#ifndef NRTSIM_WITHOUT_MODEL_NC_COUNT
 NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count) {
   if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
   if (vnc_count == nullptr) return NRT_INVALID;
   *vnc_count = model->nc_count();
   return NRT_SUCCESS;
 }
+#endif
 
 NRT_STATUS nrt_get_model_tensor_info(nrt_model_t* model, nrt_tensor_info_array_t** tensor_info) {
   try {

@@ -1,5 +1,6 @@
 // extern "C" entry points: runtime lifecycle and queries about the (simulated) machine.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -27,13 +28,18 @@ void CopyString(const std::string& text, char* out, size_t capacity) {
   out[n] = '\0';
 }
 
+// nrt_instance_info_t up to runtime 2.29: uint32_t family, uint32_t size.
+constexpr size_t kInstanceInfoBytesBefore230 = offsetof(nrt_instance_info_t, arch_name);
+static_assert(kInstanceInfoBytesBefore230 == 8);
+
 enum class CoreCountKind { kTotal, kVisible };
 
 NRT_STATUS GetCoreCount(const char* caller, CoreCountKind kind, uint32_t* count) {
   if (count == nullptr) return NRT_INVALID;
   nrtsim::SimConfig config;
   if (NRT_STATUS s = nrtsim::ConfigForQuery(caller, &config); s != NRT_SUCCESS) return s;
-  *count = kind == CoreCountKind::kTotal ? config.physical_core_count
+  // Logical cores, as the real runtime counts them (LNC).
+  *count = kind == CoreCountKind::kTotal ? config.core_count
                                          : static_cast<uint32_t>(config.visible_cores.size());
   return NRT_SUCCESS;
 }
@@ -104,6 +110,22 @@ NRT_STATUS nrt_get_instance_info(nrt_instance_info_t* info, size_t instance_info
     nrt_instance_info_t full{};
     full.family = config.family->family;
     full.size = config.instance_size;
+    // Before 2.30 the struct was `family` and `size` only (8 bytes); such a runtime knows no
+    // other size, so a caller that passes the 2.30 struct's 32 bytes is refused.
+    if (!config.version.AtLeast(2, 30)) {
+      if (instance_info_len != kInstanceInfoBytesBefore230) {
+        nrtsim::LogLine("nrt_get_instance_info: instance_info_len " +
+                        std::to_string(instance_info_len) + " is not the " +
+                        std::to_string(kInstanceInfoBytesBefore230) +
+                        " bytes of nrt_instance_info_t in runtime versions before 2.30 (family, "
+                        "size; reported version " +
+                        std::to_string(config.version.major) + "." +
+                        std::to_string(config.version.minor) + ")");
+        return NRT_INVALID;
+      }
+      CopyPrefix(full, info, instance_info_len);
+      return NRT_SUCCESS;
+    }
     CopyString(std::string(config.family->arch_name), full.arch_name, sizeof(full.arch_name));
     CopyString("sim", full.device_revision, sizeof(full.device_revision));
     CopyPrefix(full, info, instance_info_len);

@@ -30,6 +30,13 @@ NRT_STATUS Allocate(nrt_tensor_placement_t placement, int vnc, size_t size, cons
       placement != NRT_TENSOR_PLACEMENT_VIRTUAL) {
     return RejectAllocate(NRT_INVALID, "unknown placement " + std::to_string(placement));
   }
+  if (placement == NRT_TENSOR_PLACEMENT_VIRTUAL && session->config.version.AtLeast(2, 32)) {
+    return RejectAllocate(NRT_INVALID,
+                          "VIRTUAL placement does not exist in runtime 2.32 and later (reported "
+                          "version " +
+                              std::to_string(session->config.version.major) + "." +
+                              std::to_string(session->config.version.minor) + ")");
+  }
   if (size == 0) return RejectAllocate(NRT_INVALID, "size 0");
   std::shared_ptr<nrtsim::DeviceCore> core = session->CoreAt(vnc);
   // A DEVICE tensor needs a visible core; HOST and VIRTUAL ones take -1 or a visible core.

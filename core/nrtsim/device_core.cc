@@ -2,34 +2,10 @@
 
 #include <utility>
 
-#include "core/nrtsim/sim_counters.h"
-
 namespace neuronserve::nrtsim {
 
-DeviceCore::DeviceCore(uint32_t visible_index, uint32_t physical_index, uint64_t hbm_bytes_limit)
-    : visible_index_(visible_index),
-      physical_index_(physical_index),
-      hbm_bytes_limit_(hbm_bytes_limit) {}
-
-uint64_t DeviceCore::hbm_bytes_used() const {
-  std::lock_guard<std::mutex> lock(hbm_mutex_);
-  return hbm_bytes_used_;
-}
-
-bool DeviceCore::TryReserveHbm(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(hbm_mutex_);
-  // Written as a subtraction so that a huge request cannot wrap around.
-  if (bytes > hbm_bytes_limit_ - hbm_bytes_used_) return false;
-  hbm_bytes_used_ += bytes;
-  Counters().device_bytes_used.fetch_add(bytes);
-  return true;
-}
-
-void DeviceCore::ReleaseHbm(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(hbm_mutex_);
-  hbm_bytes_used_ -= bytes;
-  Counters().device_bytes_used.fetch_sub(bytes);
-}
+DeviceCore::DeviceCore(uint32_t visible_index, uint32_t machine_index, std::shared_ptr<HbmPool> hbm)
+    : visible_index_(visible_index), machine_index_(machine_index), hbm_(std::move(hbm)) {}
 
 std::optional<HbmReservation> HbmReservation::TryReserve(std::shared_ptr<DeviceCore> core,
                                                          uint64_t bytes) {

@@ -1,4 +1,6 @@
-// One simulated NeuronCore: its HBM budget and the lock that serializes executions on it.
+// One simulated (logical) NeuronCore: the HBM pool it allocates from and the lock that
+// serializes executions on it. Thread-safe; shared (shared_ptr) by its session and by every
+// handle that took HBM on it.
 #ifndef NEURON_SERVE_CORE_NRTSIM_DEVICE_CORE_H_
 #define NEURON_SERVE_CORE_NRTSIM_DEVICE_CORE_H_
 
@@ -7,32 +9,35 @@
 #include <mutex>
 #include <optional>
 
+#include "core/nrtsim/hbm_pool.h"
+
 namespace neuronserve::nrtsim {
 
 class DeviceCore {
  public:
-  DeviceCore(uint32_t visible_index, uint32_t physical_index, uint64_t hbm_bytes_limit);
+  // `machine_index`: the core's number on the machine (logical numbering, before
+  // NEURON_RT_VISIBLE_CORES renumbers it to `visible_index`).
+  DeviceCore(uint32_t visible_index, uint32_t machine_index, std::shared_ptr<HbmPool> hbm);
   DeviceCore(const DeviceCore&) = delete;
   DeviceCore& operator=(const DeviceCore&) = delete;
 
   uint32_t visible_index() const { return visible_index_; }
-  uint32_t physical_index() const { return physical_index_; }
-  uint64_t hbm_bytes_limit() const { return hbm_bytes_limit_; }
-  uint64_t hbm_bytes_used() const;
+  uint32_t machine_index() const { return machine_index_; }
+  // The limit and use of the core's HBM pool (shared with its pair at LNC=1 on trn2).
+  uint64_t hbm_bytes_limit() const { return hbm_->bytes_limit(); }
+  uint64_t hbm_bytes_used() const { return hbm_->bytes_used(); }
 
   // Takes `bytes` of HBM if they fit; false (and nothing taken) if not.
-  bool TryReserveHbm(uint64_t bytes);
-  void ReleaseHbm(uint64_t bytes);
+  bool TryReserveHbm(uint64_t bytes) { return hbm_->TryReserve(bytes); }
+  void ReleaseHbm(uint64_t bytes) { hbm_->Release(bytes); }
 
   // Held for the whole device section of an execution: a core runs one execution at a time.
   std::mutex& execution_mutex() { return execution_mutex_; }
 
  private:
   const uint32_t visible_index_;
-  const uint32_t physical_index_;
-  const uint64_t hbm_bytes_limit_;
-  mutable std::mutex hbm_mutex_;
-  uint64_t hbm_bytes_used_ = 0;  // guarded by hbm_mutex_
+  const uint32_t machine_index_;
+  const std::shared_ptr<HbmPool> hbm_;
   std::mutex execution_mutex_;
 };
 

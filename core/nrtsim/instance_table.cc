@@ -32,7 +32,8 @@ constexpr std::array<InstanceSize, 2> kTrn1Sizes = {{
     {NRT_INSTANCE_SIZE_32XL, 32},
 }};
 // trn2 counts logical cores (two physical cores each, the default LNC=2): trn2.3xlarge has one
-// chip (4 logical cores), trn2.48xlarge sixteen (64).
+// chip (4 logical cores), trn2.48xlarge sixteen (64). The size is looked up with the count of
+// the default configuration, so NEURON_LOGICAL_NC_CONFIG=1 (128 cores) is still a 48xlarge.
 constexpr std::array<InstanceSize, 2> kTrn2Sizes = {{
     {NRT_INSTANCE_SIZE_3XL, 4},
     {NRT_INSTANCE_SIZE_48XL, 64},
@@ -41,10 +42,10 @@ constexpr std::array<InstanceSize, 2> kTrn2Sizes = {{
 // inf1 has 8 GiB of DRAM per 4-core chip, i.e. 2 GiB per core; trn2's 96 GiB chip is four
 // logical cores of 24 GiB.
 constexpr std::array<InstanceFamily, 4> kFamilies = {{
-    {"inf1", NRT_INSTANCE_INF1, "inferentia", 2 * kGiB},
-    {"inf2", NRT_INSTANCE_INF2, "inferentia2", 16 * kGiB},
-    {"trn1", NRT_INSTANCE_TRN1, "trainium", 16 * kGiB},
-    {"trn2", NRT_INSTANCE_TRN2, "trainium2", 24 * kGiB},
+    {"inf1", NRT_INSTANCE_INF1, "inferentia", 2 * kGiB, 1},
+    {"inf2", NRT_INSTANCE_INF2, "inferentia2", 16 * kGiB, 1},
+    {"trn1", NRT_INSTANCE_TRN1, "trainium", 16 * kGiB, 1},
+    {"trn2", NRT_INSTANCE_TRN2, "trainium2", 24 * kGiB, 2},
 }};
 
 std::span<const InstanceSize> SizesOf(const InstanceFamily& family) {

@@ -145,6 +145,15 @@ NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
     held.emplace_back(core->execution_mutex());
   DeviceSectionScope in_device;
   auto start = std::chrono::steady_clock::now();
+  // NEURON_RT_EXEC_TIMEOUT: an execution that would run longer holds its cores for the timeout,
+  // like a hung one, and fails without touching the outputs.
+  if (const std::optional<uint32_t>& timeout = placement_.session->config.exec_timeout_seconds;
+      timeout && spec_.latency_us > uint64_t{*timeout} * 1000000) {
+    std::this_thread::sleep_until(start + std::chrono::seconds(*timeout));
+    LogLine("nrt_execute: timed out after NEURON_RT_EXEC_TIMEOUT=" + std::to_string(*timeout) +
+            " s (the execution takes " + std::to_string(spec_.latency_us) + " us)");
+    return NRT_TIMEOUT;
+  }
 
   std::vector<std::span<const std::byte>> input_bytes;
   for (const nrt_tensor* tensor : inputs) input_bytes.emplace_back(tensor->data(), tensor->size());
@@ -182,8 +191,12 @@ nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
     std::memcpy(info.name, decl.name.data(), decl.name.size());  // name < NRT_TENSOR_NAME_MAX
     info.usage = usage;
     info.size = graph_.values[value].byte_size;
-    // nrt_load refused a dtype the reported version has no number for.
-    info.dtype = ToNrtDtype(decl.dtype, placement_.session->config.dtype_numbering).value_or(0);
+    // nrt_load refused a dtype the reported version has no number for. NRTSIM_VOID_DTYPE_TENSORS
+    // imitates runtimes that report some tensors' dtype as void (0).
+    const SimConfig& config = placement_.session->config;
+    info.dtype = config.ReportsVoidDtype(decl.name)
+                     ? 0
+                     : ToNrtDtype(decl.dtype, config.dtype_numbering).value_or(0);
     info.shape = next_shape;
     info.ndim = static_cast<uint32_t>(decl.shape.size());
     for (uint32_t dim : decl.shape) *next_shape++ = dim;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/nrt/nrt_abi.h"
+#include "core/nrtsim/core_occupancy.h"
 #include "core/nrtsim/device_core.h"
 #include "core/nrtsim/fault_injector.h"
 #include "core/nrtsim/handle_tag.h"
@@ -23,7 +24,8 @@ namespace neuronserve::nrtsim {
 
 struct ModelPlacement {
   std::shared_ptr<const Session> session;
-  uint32_t start_core = 0;  // visible numbering
+  uint32_t start_core = 0;     // visible numbering
+  CoreOccupancy::Claim cores;  // the model's cores, marked as holding a model while it lives
 };
 
 class LoadedModel {
@@ -42,9 +44,9 @@ class LoadedModel {
   uint64_t session_id() const { return placement_.session->id; }
 
   // nrt_execute after the runtime checks: NRT_SUCCESS, a fault's status, NRT_INVALID (with a
-  // log line naming the tensor) when the sets do not match the model, or NRT_EXEC_BAD_INPUT
-  // (with a line naming the op) when an op cannot run on the inputs, e.g. a gather index out of
-  // range.
+  // log line naming the tensor) when the sets do not match the model, NRT_TIMEOUT when
+  // latency_us is longer than NEURON_RT_EXEC_TIMEOUT, or NRT_EXEC_BAD_INPUT (with a line naming
+  // the op) when an op cannot run on the inputs, e.g. a gather index out of range.
   NRT_STATUS Execute(const TensorSet& inputs, TensorSet& outputs);
 
   // nrt_get_model_tensor_info: inputs, then outputs, in one calloc'd block (freed with free()).

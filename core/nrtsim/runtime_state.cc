@@ -1,9 +1,11 @@
 #include "core/nrtsim/runtime_state.h"
 
+#include <map>
 #include <mutex>
 #include <string>
 
 #include "core/nrt/instance_size_names.h"
+#include "core/nrtsim/core_locks.h"
 #include "core/nrtsim/log.h"
 #include "core/nrtsim/sim_counters.h"
 
@@ -17,6 +19,7 @@ struct RuntimeState {
   RuntimePhase phase = RuntimePhase::kNeverInitialized;  // guarded by mutex
   std::shared_ptr<const Session> session;                // guarded by mutex; set when kOpen
   uint64_t last_session_id = 0;                          // guarded by mutex
+  std::unique_ptr<CoreLocks> core_locks;                 // guarded by mutex; set when kOpen
 };
 
 RuntimeState& State() {
@@ -37,7 +40,11 @@ std::string DescribeVersion(const RuntimeVersion& v) {
          (v.maintenance != 0 ? "." + std::to_string(v.maintenance) : "");
 }
 
-std::string DescribeCoreList(const std::vector<uint32_t>& cores) {
+// "3", "2,3", "0,1,2,3" as "0-3": a list that may have gaps, shortened where it has none.
+std::string DescribeCores(const std::vector<uint32_t>& cores) {
+  if (cores.size() > 2 && cores.back() - cores.front() + 1 == cores.size()) {
+    return std::to_string(cores.front()) + "-" + std::to_string(cores.back());
+  }
   std::string text;
   for (uint32_t core : cores) {
     if (!text.empty()) text += ",";
@@ -48,13 +55,63 @@ std::string DescribeCoreList(const std::vector<uint32_t>& cores) {
 
 void LogInit(const Session& session) {
   const SimConfig& c = session.config;
+  std::string cores = std::to_string(c.visible_cores.size()) + " of " +
+                      std::to_string(c.core_count) + " cores visible (" +
+                      DescribeCores(c.visible_cores);
+  if (c.family->default_lnc > 1) {
+    cores += "; LNC=" + std::to_string(c.lnc) + ", physical cores " +
+             DescribeCores(c.VisiblePhysicalCores());
+  }
+  cores += ")";
+  std::string hbm = "HBM " + DescribeBytes(c.hbm_bytes_per_pool) +
+                    (c.cores_per_hbm_pool > 1 ? " shared by each pair of cores" : " per core");
+  std::string timeout = c.exec_timeout_seconds ? ", executions time out after " +
+                                                     std::to_string(*c.exec_timeout_seconds) + " s"
+                                               : "";
   LogLine("nrt_init: simulated runtime " + DescribeVersion(c.version) + " (dtype numbering " +
           std::string(DtypeNumberingName(c.dtype_numbering)) + "), instance " +
           std::string(c.family->name) + "." + NrtInstanceSizeName(c.instance_size) + " (" +
-          std::string(c.family->arch_name) + "), " + std::to_string(c.visible_cores.size()) +
-          " of " + std::to_string(c.physical_core_count) + " cores visible (physical " +
-          DescribeCoreList(c.visible_cores) + "), HBM " + DescribeBytes(c.hbm_bytes_per_core) +
-          " per core");
+          std::string(c.family->arch_name) + "), " + cores + ", " + hbm + timeout +
+          ", core locks in " + c.lock_dir);
+}
+
+// "NeuronCores 1,2 are in use by process 4242": one clause per holder, cores in the machine's
+// logical numbering (with the physical cores when a logical core has several).
+std::string DescribeBusyCores(const SimConfig& config, const std::vector<BusyCore>& busy) {
+  std::map<pid_t, std::vector<uint32_t>> physical_by_holder;
+  for (const BusyCore& core : busy) physical_by_holder[core.holder].push_back(core.physical_core);
+  std::string text;
+  for (const auto& [holder, physical] : physical_by_holder) {
+    std::vector<uint32_t> logical;
+    for (uint32_t core : physical) {
+      if (logical.empty() || logical.back() != core / config.lnc) {
+        logical.push_back(core / config.lnc);
+      }
+    }
+    if (!text.empty()) text += ", ";
+    text += (logical.size() == 1 ? "NeuronCore " : "NeuronCores ") + DescribeCores(logical);
+    if (config.lnc > 1) text += " (physical " + DescribeCores(physical) + ")";
+    text += logical.size() == 1 ? " is" : " are";
+    text += holder != 0 ? " in use by process " + std::to_string(holder)
+                        : " in use by another process (its pid is not written yet)";
+  }
+  return text;
+}
+
+// Takes the visible cores' lock files; NRT_SUCCESS and *locks set, or a status after a log line.
+NRT_STATUS LockCores(const SimConfig& config, std::unique_ptr<CoreLocks>* locks) {
+  CoreLockResult result = CoreLocks::Acquire(config.lock_dir, config.VisiblePhysicalCores());
+  if (!result.error.empty()) {
+    LogLine("nrt_init: " + result.error + " (NRTSIM_LOCK_DIR chooses the lock directory)");
+    return NRT_FAILURE;
+  }
+  if (!result.busy.empty()) {
+    LogLine("nrt_init: " + DescribeBusyCores(config, result.busy) +
+            "; a NeuronCore belongs to one process (lock files in " + config.lock_dir + ")");
+    return NRT_RESOURCE;
+  }
+  *locks = std::move(result.locks);
+  return NRT_SUCCESS;
 }
 
 }  // namespace
@@ -77,16 +134,25 @@ NRT_STATUS OpenRuntime() {
     LogLine("nrt_init: " + error);
     return NRT_INVALID;
   }
+  std::unique_ptr<CoreLocks> locks;
+  if (NRT_STATUS status = LockCores(*config, &locks); status != NRT_SUCCESS) return status;
   auto session = std::make_shared<Session>();
   session->id = ++state.last_session_id;
   session->config = std::move(*config);
-  const std::vector<uint32_t>& visible = session->config.visible_cores;
-  for (size_t i = 0; i < visible.size(); ++i) {
-    session->cores.push_back(std::make_shared<DeviceCore>(static_cast<uint32_t>(i), visible[i],
-                                                          session->config.hbm_bytes_per_core));
+  const SimConfig& c = session->config;
+  // One pool per HBM bank among the visible cores; at LNC=1 on trn2 a pair shares one.
+  std::map<uint32_t, std::shared_ptr<HbmPool>> pools;
+  for (size_t i = 0; i < c.visible_cores.size(); ++i) {
+    std::shared_ptr<HbmPool>& pool = pools[c.HbmPoolOf(c.visible_cores[i])];
+    if (pool == nullptr) pool = std::make_shared<HbmPool>(c.hbm_bytes_per_pool);
+    session->cores.push_back(
+        std::make_shared<DeviceCore>(static_cast<uint32_t>(i), c.visible_cores[i], pool));
   }
+  session->occupancy =
+      std::make_shared<CoreOccupancy>(static_cast<uint32_t>(c.visible_cores.size()));
   LogInit(*session);
   state.session = std::move(session);
+  state.core_locks = std::move(locks);
   state.phase = RuntimePhase::kOpen;
   Counters().init_count.fetch_add(1);
   return NRT_SUCCESS;
@@ -98,6 +164,7 @@ bool CloseRuntime() {
   if (state.phase != RuntimePhase::kOpen) return false;
   state.phase = RuntimePhase::kClosed;
   state.session.reset();
+  state.core_locks.reset();  // other processes may take the cores now
   Counters().close_count.fetch_add(1);
   return true;
 }

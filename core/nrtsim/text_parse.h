@@ -22,6 +22,11 @@ struct RuntimeVersion {
   uint64_t minor = 0;
   uint64_t patch = 0;
   uint64_t maintenance = 0;
+
+  // True if this version is major.minor or later (the quirks change at minor versions).
+  bool AtLeast(uint64_t at_least_major, uint64_t at_least_minor) const {
+    return major != at_least_major ? major > at_least_major : minor >= at_least_minor;
+  }
 };
 
 // "major.minor.patch" or "major.minor.patch.maintenance".

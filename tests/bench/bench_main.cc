@@ -166,9 +166,16 @@ class Bench {
     const std::string cores = std::to_string(CoresNeeded());
     env["NRTSIM_CORES"] = cores;
     // The bench's own environment must not shape the daemon (a NEURON_SERVE_STATE_DIR would
-    // bring back old models, NEURON_RT_VISIBLE_CORES would hide cores).
-    daemon_ = std::make_unique<ChildProcess>(
-        ChildSpec{daemon_argv, env, {}, {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
+    // bring back old models, NEURON_RT_VISIBLE_CORES would hide cores), except for the lock
+    // directory, where the simulator reserves its cores: the bench's private one
+    // (tests/sim_lock_dir), so that its daemon never collides with another one on this machine.
+    if (const char* lock_dir = std::getenv("NRTSIM_LOCK_DIR"); lock_dir != nullptr) {
+      env["NRTSIM_LOCK_DIR"] = lock_dir;
+    }
+    daemon_ = std::make_unique<ChildProcess>(ChildSpec{daemon_argv,
+                                                       env,
+                                                       {"NEURON_LOGICAL_NC_CONFIG"},
+                                                       {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
     const std::string echo_address = AddressOf(*echo_, "echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
     if (echo_address.empty() || daemon_address.empty()) return false;

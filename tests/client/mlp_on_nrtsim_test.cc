@@ -97,8 +97,13 @@ class MlpOnNrtsimTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // A plain simulated machine: the developer's environment must not reshape it.
-    ::unsetenv("NEURON_RT_VISIBLE_CORES");
-    ::unsetenv("NEURON_RT_NUM_CORES");
+    // (NRTSIM_LOCK_DIR stays: it is this test's private lock directory, tests/sim_lock_dir.)
+    for (const char* name :
+         {"NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG",
+          "NEURON_RT_EXEC_TIMEOUT", "NRTSIM_INSTANCE", "NRTSIM_HBM_BYTES", "NRTSIM_VERSION",
+          "NRTSIM_VOID_DTYPE_TENSORS"}) {
+      ::unsetenv(name);
+    }
     ::setenv("NRTSIM_CORES", "2", /*overwrite=*/1);
     absl::StatusOr<std::unique_ptr<NrtLibrary>> library = NrtLibrary::Open(NRTSIM_PATH);
     ASSERT_TRUE(library.ok()) << library.status();

@@ -75,6 +75,39 @@ TEST(DeviceInventoryTest, Trn2) {
   EXPECT_EQ(inventory.cores[63].memory_bytes, 24 * kGiB);
 }
 
+// A 2.29 runtime knows only the 8-byte nrt_instance_info_t (family, size) and refuses the
+// 2.30 struct's 32 bytes: the inventory passes the size of the runtime's version.
+TEST(DeviceInventoryTest, RuntimeBefore230GetsItsEightByteInstanceInfo) {
+  setenv("NRTSIM_VERSION", "2.29.0", 1);
+  setenv("NRTSIM_INSTANCE", "trn1", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.runtime_version.ToString(), "2.29.0.0");
+  EXPECT_EQ(inventory.instance.TypeName(), "trn1.2xlarge");
+  EXPECT_EQ(inventory.instance.arch_name, "");  // not in the 2.29 struct
+  EXPECT_EQ(inventory.instance.device_revision, "");
+  EXPECT_EQ(inventory.cores.size(), 2u);
+}
+
+TEST(DeviceInventoryTest, Runtime230FillsTheNames) {
+  setenv("NRTSIM_VERSION", "2.30.1", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.instance.arch_name, "inferentia2");
+  EXPECT_EQ(inventory.instance.device_revision, "sim");
+}
+
+// trn2 at LNC=1: twice the cores of the default LNC=2, each reporting the 24 GiB bank it shares
+// with its pair.
+TEST(DeviceInventoryTest, Trn2WithOnePhysicalCorePerLogicalCore) {
+  setenv("NRTSIM_INSTANCE", "trn2", 1);
+  setenv("NRTSIM_CORES", "4", 1);
+  setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);
+  DeviceInventory inventory = EnumerateSim();
+  EXPECT_EQ(inventory.instance.TypeName(), "trn2.3xlarge");
+  EXPECT_EQ(inventory.total_cores, 8u);
+  ASSERT_EQ(inventory.cores.size(), 8u);
+  EXPECT_EQ(inventory.cores[7].memory_bytes, 24 * kGiB);
+}
+
 TEST(DeviceInventoryTest, RuntimeMemoryLimitWinsOverTheTable) {
   setenv("NRTSIM_HBM_BYTES", "4GiB", 1);
   DeviceInventory inventory = EnumerateSim();

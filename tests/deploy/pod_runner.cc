@@ -89,7 +89,11 @@ absl::Status RunInitContainer(const ContainerRef& container, const PodFilesystem
 
 std::map<std::string, std::string> ImageEnvironment() {
   std::map<std::string, std::string> env = {{"PATH", kImagePath}};
-  for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"}) {
+  // Besides the sanitizers' options, the test's private lock directory of the simulator
+  // (tests/sim_lock_dir): the daemon's cores must not collide with another test's or a
+  // developer's daemon on this machine (in a real pod the runtime's devices are the pod's own).
+  for (const char* name :
+       {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "NRTSIM_LOCK_DIR"}) {
     if (const char* value = std::getenv(name); value != nullptr) env[name] = value;
   }
   return env;

@@ -52,9 +52,10 @@ struct RunningPod {
 // waits for its "listening on" line (the startup models are loaded then).
 absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string& root);
 
-// The environment a container of the image gets besides its manifest env: PATH, and this test
+// The environment a container of the image gets besides its manifest env: PATH, this test
 // run's sanitizer options (ASAN_OPTIONS and the like), which only make a sanitizer build of the
-// daemon behave as the rest of the suite's.
+// daemon behave as the rest of the suite's, and the test's private NRTSIM_LOCK_DIR, which keeps
+// the simulator's core reservations apart from other tests' and a developer's daemons.
 std::map<std::string, std::string> ImageEnvironment();
 
 // grpc.health.v1 Check of `service` at `address`: the HealthCheckResponse status number

@@ -26,8 +26,11 @@ DaemonArgs SimDaemon(std::map<std::string, std::string> env = {}) {
   args.flags = {"--listen=127.0.0.1:0", std::string("--nrt-library=") + NRTSIM_LIBRARY_PATH};
   args.env = std::move(env);
   // The test's own environment must not shape the simulated machine.
-  args.unset_env = {"NRTSIM_CORES",   "NRTSIM_INSTANCE",         "NRTSIM_HBM_BYTES",
-                    "NRTSIM_VERSION", "NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES"};
+  // Not NRTSIM_LOCK_DIR: the daemon inherits the test's private lock directory
+  // (tests/sim_lock_dir), so it never collides with other tests' daemons or a developer's.
+  args.unset_env = {"NRTSIM_CORES",        "NRTSIM_INSTANCE",           "NRTSIM_HBM_BYTES",
+                    "NRTSIM_VERSION",      "NRTSIM_VOID_DTYPE_TENSORS", "NEURON_RT_VISIBLE_CORES",
+                    "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG",  "NEURON_RT_EXEC_TIMEOUT"};
   return args;
 }
 
@@ -238,14 +241,32 @@ TEST(DaemonE2ETest, RuntimeInitFailureIsAClearStartupError) {
 }
 
 TEST(DaemonE2ETest, AddressInUseIsAClearStartupError) {
-  DaemonProcess first(SimDaemon());
+  // The two daemons run on disjoint cores of one machine: a NeuronCore belongs to one process,
+  // and the daemon opens the runtime (nrt_init) before it listens, so on the same cores the
+  // second would fail on its cores before it ever reached the address in use.
+  DaemonProcess first(SimDaemon({{"NRTSIM_CORES", "4"}, {"NEURON_RT_VISIBLE_CORES", "0-1"}}));
   auto address = first.WaitUntilListening();
   ASSERT_TRUE(address.has_value()) << first.Stderr();
-  DaemonArgs args = SimDaemon();
+  DaemonArgs args = SimDaemon({{"NRTSIM_CORES", "4"}, {"NEURON_RT_VISIBLE_CORES", "2-3"}});
   args.flags[0] = "--listen=" + *address;
   DaemonProcess second(args);
   EXPECT_EQ(second.WaitForExit(), 1);
   EXPECT_THAT(second.Stderr(), HasSubstr("cannot listen on '" + *address + "'"));
+}
+
+// A NeuronCore belongs to one process: a second daemon on cores a live one holds fails at
+// nrt_init, naming the holder; once the first is gone (even killed) the cores are free again.
+TEST(DaemonE2ETest, ASecondDaemonOnTheSameCoresIsAClearStartupError) {
+  DaemonProcess first(SimDaemon());
+  ASSERT_TRUE(first.WaitUntilListening().has_value()) << first.Stderr();
+  DaemonProcess second(SimDaemon());
+  EXPECT_EQ(second.WaitForExit(), 1);
+  EXPECT_THAT(second.Stderr(), HasSubstr("NRT_RESOURCE (4)"));
+  EXPECT_THAT(second.Stderr(),
+              HasSubstr("NeuronCores 0,1 are in use by process " + std::to_string(first.pid())));
+  first.StopWith(SIGKILL);
+  DaemonProcess third(SimDaemon());
+  EXPECT_TRUE(third.WaitUntilListening().has_value()) << third.Stderr();
 }
 
 TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {

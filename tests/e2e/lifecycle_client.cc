@@ -154,8 +154,11 @@ DaemonArgs SimDaemonArgs(std::vector<std::string> extra_flags,
   args.flags = {"--listen=127.0.0.1:0", std::string("--nrt-library=") + NRTSIM_LIBRARY_PATH};
   args.flags.insert(args.flags.end(), extra_flags.begin(), extra_flags.end());
   args.env = std::move(env);
-  args.unset_env = {"NRTSIM_CORES",   "NRTSIM_INSTANCE",         "NRTSIM_HBM_BYTES",
-                    "NRTSIM_VERSION", "NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES"};
+  // Not NRTSIM_LOCK_DIR: the daemon inherits the test's private lock directory
+  // (tests/sim_lock_dir), so it never collides with other tests' daemons or a developer's.
+  args.unset_env = {"NRTSIM_CORES",        "NRTSIM_INSTANCE",           "NRTSIM_HBM_BYTES",
+                    "NRTSIM_VERSION",      "NRTSIM_VOID_DTYPE_TENSORS", "NEURON_RT_VISIBLE_CORES",
+                    "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG",  "NEURON_RT_EXEC_TIMEOUT"};
   // Flags of the test's environment must not change the daemon under test.
   for (const char* flag :
        {"NEURON_SERVE_MODEL_REPOSITORY", "NEURON_SERVE_LOAD_MODELS", "NEURON_SERVE_STATE_DIR",

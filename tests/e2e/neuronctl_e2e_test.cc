@@ -183,6 +183,9 @@ TEST_F(NeuronctlE2ETest, LoadFromTheDaemonsRepository) {
   TempDir repository;
   WriteFile(repository.Join("id/model.neff"), EncodeNeff(IdentityModel({1, 4})));
   WriteFile(repository.Join("id/config.pbtxt"), "version: \"2\"\n");
+  // The fixture's daemon holds the simulated machine's cores, and a NeuronCore belongs to one
+  // process: stop it (kill and reap) before a daemon with a repository starts on them.
+  daemon_.reset();
   std::string log;
   std::unique_ptr<RunningDaemon> daemon =
       StartDaemon(SimDaemonArgs({"--model-repository=" + repository.path()}), &log);

@@ -75,16 +75,42 @@ TEST_F(ConfigTest, VisibleCoreRangeIsRenumberedFromZero) {
   EXPECT_EQ(Allocate(NRT_TENSOR_PLACEMENT_DEVICE, 4, 8, &tensor), NRT_INVALID);
 }
 
-TEST_F(ConfigTest, VisibleCoreListsAndMixedForms) {
-  SetEnv("NRTSIM_CORES", "4");
-  SetEnv("NEURON_RT_VISIBLE_CORES", "1,3");
-  EXPECT_EQ(Visible(), 2u);
-  SetEnv("NEURON_RT_VISIBLE_CORES", "0,2-3");
-  EXPECT_EQ(Visible(), 3u);
-  SetEnv("NEURON_RT_VISIBLE_CORES", "3");
-  EXPECT_EQ(Visible(), 1u);
+// The runtime's developer guide requires one contiguous ascending set ("3,5,6" is invalid).
+// This test used to accept "1,3" and "0,2-3"; the simulator is now as strict as the guide (the
+// refused forms are in VisibleCoresMustBeOneContiguousAscendingSet).
+TEST_F(ConfigTest, VisibleCoreListsThatFormOneContiguousRun) {
+  SetEnv("NRTSIM_CORES", "8");
+  const std::pair<const char*, uint32_t> accepted[] = {{"2-5", 4},     {"3,4", 2}, {"2-3,4-5", 4},
+                                                       {"0,1-2,3", 4}, {"3", 1},   {"0-7", 8}};
+  for (const auto& [list, count] : accepted) {
+    SetEnv("NEURON_RT_VISIBLE_CORES", list);
+    EXPECT_EQ(Visible(), count) << list;
+  }
+  SetEnv("NEURON_RT_VISIBLE_CORES", "3,4");
   Init();
-  EXPECT_EQ(Visible(), 1u);
+  EXPECT_EQ(Visible(), 2u);
+  TensorPtr tensor;
+  EXPECT_EQ(Allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 8, &tensor), NRT_SUCCESS);  // physical 4
+  EXPECT_EQ(Allocate(NRT_TENSOR_PLACEMENT_DEVICE, 2, 8, &tensor), NRT_INVALID);
+}
+
+TEST_F(ConfigTest, VisibleCoresMustBeOneContiguousAscendingSet) {
+  SetEnv("NRTSIM_CORES", "8");
+  for (const char* bad : {"1,3", "3,5,6", "3,2", "0-2,2", "4-5,2-3", "0,2-3", "1-2,4"}) {
+    ExpectInitRejects("NEURON_RT_VISIBLE_CORES", bad);
+    SetEnv("NEURON_RT_VISIBLE_CORES", bad);
+    uint32_t count = 99;
+    EXPECT_EQ(api().nrt_get_visible_nc_count(&count), NRT_INVALID) << bad;
+    unsetenv("NEURON_RT_VISIBLE_CORES");
+  }
+}
+
+TEST_F(ConfigTest, NumCoresZeroMeansAllCores) {
+  SetEnv("NRTSIM_CORES", "6");
+  SetEnv("NEURON_RT_NUM_CORES", "0");
+  EXPECT_EQ(Visible(), 6u);
+  Init();
+  EXPECT_EQ(Visible(), 6u);
 }
 
 TEST_F(ConfigTest, NumCoresTakesTheFirstN) {
@@ -112,7 +138,8 @@ TEST_F(ConfigTest, MalformedVisibleCoresAreRejectedEverywhere) {
     EXPECT_EQ(api().nrt_get_total_nc_count(&count), NRT_INVALID) << bad;
     unsetenv("NEURON_RT_VISIBLE_CORES");
   }
-  for (const char* bad : {"0", "5", "x", "-2"}) ExpectInitRejects("NEURON_RT_NUM_CORES", bad);
+  // "0" is not here: it is the runtime's default and means all cores (NumCoresZeroMeansAllCores).
+  for (const char* bad : {"5", "x", "-2", " 1"}) ExpectInitRejects("NEURON_RT_NUM_CORES", bad);
 }
 
 TEST_F(ConfigTest, MalformedSimVariablesAreRejected) {
@@ -124,6 +151,9 @@ TEST_F(ConfigTest, MalformedSimVariablesAreRejected) {
   }
   for (const char* bad : {"2", "2.30", "2.30.0.1.2", "2.x.0", "v2.30.0", "2..0"}) {
     ExpectInitRejects("NRTSIM_VERSION", bad);
+  }
+  for (const char* bad : {"0", "-1", "1.5", "x", "1s", "4294967296"}) {
+    ExpectInitRejects("NEURON_RT_EXEC_TIMEOUT", bad);
   }
   Init();  // and with everything unset again, it works
 }
@@ -161,6 +191,110 @@ TEST_F(ConfigTest, InstanceFamiliesSizesAndHbm) {
     EXPECT_STREQ(info.arch_name, c.arch);
     EXPECT_EQ(HbmLimit(0), c.hbm_per_core);
     api().nrt_close();
+  }
+}
+
+// trn2: NRTSIM_CORES counts the logical cores of the default LNC=2 (so NRTSIM_CORES=4 is a
+// trn2.3xlarge with 4 cores of 24 GiB); NEURON_LOGICAL_NC_CONFIG=1 reports twice as many cores
+// on the same instance, each pair sharing one 24 GiB HBM bank.
+TEST_F(ConfigTest, Trn2LogicalCoreCountsAndSizes) {
+  SetEnv("NRTSIM_INSTANCE", "trn2");
+  const struct {
+    const char* cores;
+    const char* lnc;  // nullptr: the default
+    uint32_t reported;
+    uint32_t size;
+  } cases[] = {
+      {"4", nullptr, 4, NRT_INSTANCE_SIZE_3XL}, {"4", "2", 4, NRT_INSTANCE_SIZE_3XL},
+      {"4", "1", 8, NRT_INSTANCE_SIZE_3XL},     {"64", nullptr, 64, NRT_INSTANCE_SIZE_48XL},
+      {"64", "1", 128, NRT_INSTANCE_SIZE_48XL},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.cores) + " cores, LNC " + (c.lnc ? c.lnc : "default"));
+    SetEnv("NRTSIM_CORES", c.cores);
+    if (c.lnc != nullptr) SetEnv("NEURON_LOGICAL_NC_CONFIG", c.lnc);
+    EXPECT_EQ(Total(), c.reported);  // before nrt_init too
+    Init();
+    EXPECT_EQ(Total(), c.reported);
+    EXPECT_EQ(Visible(), c.reported);
+    EXPECT_EQ(Instance().size, c.size);
+    EXPECT_EQ(HbmLimit(0), 24 * kGiB);
+    EXPECT_EQ(HbmLimit(c.reported - 1), 24 * kGiB);
+    api().nrt_close();
+    unsetenv("NEURON_LOGICAL_NC_CONFIG");
+  }
+}
+
+TEST_F(ConfigTest, Trn2VisibleCoresCountLogicalCores) {
+  SetEnv("NRTSIM_INSTANCE", "trn2");
+  SetEnv("NRTSIM_CORES", "4");
+  SetEnv("NEURON_RT_VISIBLE_CORES", "6-7");
+  ExpectInitRejects("NEURON_RT_VISIBLE_CORES", "6-7");  // LNC=2: cores 0..3
+  SetEnv("NEURON_LOGICAL_NC_CONFIG", "1");
+  SetEnv("NEURON_RT_VISIBLE_CORES", "6-7");
+  EXPECT_EQ(Visible(), 2u);
+  SetEnv("NEURON_RT_NUM_CORES", "5");
+  unsetenv("NEURON_RT_VISIBLE_CORES");
+  EXPECT_EQ(Visible(), 5u);
+}
+
+TEST_F(ConfigTest, Trn2AtLnc1APairOfCoresSharesOneHbmBank) {
+  SetEnv("NRTSIM_INSTANCE", "trn2");
+  SetEnv("NRTSIM_CORES", "4");
+  SetEnv("NRTSIM_HBM_BYTES", "1MiB");
+  SetEnv("NEURON_LOGICAL_NC_CONFIG", "1");
+  SetEnv("NEURON_RT_VISIBLE_CORES", "2-5");  // the pairs (2,3) and (4,5)
+  Init();
+  auto used = [&](uint32_t vnc) {
+    nrt_vnc_memory_stats_t stats{};
+    EXPECT_EQ(api().nrt_get_vnc_memory_stats(vnc, &stats, sizeof(stats), nullptr), NRT_SUCCESS);
+    EXPECT_EQ(stats.bytes_limit, 1u << 20);  // each reports the bank, not half of it
+    return stats.bytes_used;
+  };
+  TensorPtr on_first = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 768 << 10);  // physical 2
+  EXPECT_EQ(used(0), 768u << 10);
+  EXPECT_EQ(used(1), 768u << 10);  // physical 3 shares the bank
+  EXPECT_EQ(used(2), 0u);
+  TensorPtr too_big;
+  EXPECT_EQ(Allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 512 << 10, &too_big), NRT_RESOURCE);
+  TensorPtr fits = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 256 << 10);
+  EXPECT_EQ(used(0), 1u << 20);
+  TensorPtr other_bank = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 2, 1 << 20);
+  EXPECT_EQ(used(3), 1u << 20);
+  on_first.reset();
+  EXPECT_EQ(used(1), 256u << 10);
+}
+
+TEST_F(ConfigTest, Trn2AtLnc2EveryCoreHasItsOwnBank) {
+  SetEnv("NRTSIM_INSTANCE", "trn2");
+  SetEnv("NRTSIM_HBM_BYTES", "1MiB");
+  Init();
+  TensorPtr full = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 1 << 20);
+  TensorPtr other = MustAllocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 1 << 20);
+  EXPECT_NE(other, nullptr);
+}
+
+TEST_F(ConfigTest, LogicalCoreConfigOnlyOneWithoutLogicalCores) {
+  for (const char* instance : {"inf1", "inf2", "trn1"}) {
+    SCOPED_TRACE(instance);
+    SetEnv("NRTSIM_INSTANCE", instance);
+    ExpectInitRejects("NEURON_LOGICAL_NC_CONFIG", "2");
+    SetEnv("NEURON_LOGICAL_NC_CONFIG", "1");
+    Init();
+    EXPECT_EQ(Total(), 2u);
+    api().nrt_close();
+    unsetenv("NEURON_LOGICAL_NC_CONFIG");
+  }
+  unsetenv("NRTSIM_INSTANCE");
+  SetEnv("NEURON_LOGICAL_NC_CONFIG", "2");
+  uint32_t count = 0;
+  EXPECT_EQ(api().nrt_get_total_nc_count(&count), NRT_INVALID);  // a query refuses it too
+}
+
+TEST_F(ConfigTest, MalformedLogicalCoreConfigIsRejected) {
+  SetEnv("NRTSIM_INSTANCE", "trn2");
+  for (const char* bad : {"0", "3", "4", "x", "-1", " 2", "2x"}) {
+    ExpectInitRejects("NEURON_LOGICAL_NC_CONFIG", bad);
   }
 }
 

@@ -232,7 +232,40 @@ TEST_F(ModelPlacementTest, RejectsAStartCoreOutOfRange) {
   EXPECT_EQ(Load(MatmulModel(), &model, 4), NRT_INVALID);
   EXPECT_EQ(Load(MatmulModel(), &model, -2), NRT_INVALID);
   EXPECT_EQ(Load(MatmulModel(), &model, 3), NRT_SUCCESS);
-  EXPECT_EQ(Load(MatmulModel(), &model, -1), NRT_SUCCESS);  // -1 means core 0
+  EXPECT_EQ(Load(MatmulModel(), &model, -1), NRT_SUCCESS);  // -1: the first free core
+}
+
+// Start core -1 takes the first free core: the lowest from which nc_count consecutive cores
+// hold no loaded model. (It used to mean core 0.) Where a model went shows in the HBM of its
+// constants, which its start core pays.
+TEST_F(ModelPlacementTest, StartCoreMinusOneTakesTheFirstFreeCores) {
+  auto used = [&](uint32_t vnc) {
+    nrt_vnc_memory_stats_t stats{};
+    EXPECT_EQ(api().nrt_get_vnc_memory_stats(vnc, &stats, sizeof(stats), nullptr), NRT_SUCCESS);
+    return stats.bytes_used;
+  };
+  json two_core = MatmulModel();
+  two_core["nc_count"] = 2;
+  ModelPtr on_zero = MustLoad(MatmulModel(), 0);
+  ModelPtr first_free = MustLoad(MatmulModel(), -1);
+  EXPECT_EQ(used(1), 48u);
+  ModelPtr pair = MustLoad(two_core, -1);  // cores 2 and 3
+  EXPECT_EQ(used(2), 48u);
+  EXPECT_EQ(used(3), 0u);
+
+  ModelPtr none;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(Load(MatmulModel(), &none, -1), NRT_LOAD_NOT_ENOUGH_NC);
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("nrtsim: nrt_load: start core -1: no 1 consecutive visible cores"),
+            std::string::npos)
+      << printed;
+
+  first_free.reset();  // core 1 is free again, but alone: no room for two cores
+  EXPECT_EQ(Load(two_core, &none, -1), NRT_LOAD_NOT_ENOUGH_NC);
+  ModelPtr again = MustLoad(MatmulModel(), -1);
+  EXPECT_EQ(used(1), 48u);
+  EXPECT_EQ(Load(MatmulModel(), &none, 1), NRT_SUCCESS);  // an explicit core may still be shared
 }
 
 TEST_F(ModelPlacementTest, RejectsAModelThatDoesNotFitFromItsStartCore) {

@@ -11,8 +11,12 @@ json Float32(const std::string& name, std::vector<uint32_t> shape) {
 }
 
 void SimTest::SetUp() {
-  for (const char* name : {"NRTSIM_CORES", "NRTSIM_INSTANCE", "NRTSIM_HBM_BYTES", "NRTSIM_VERSION",
-                           "NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES"}) {
+  // Not NRTSIM_LOCK_DIR: it is this process's private lock directory
+  // (tests/sim_lock_dir/private_lock_dir.cc), which keeps parallel tests apart.
+  for (const char* name :
+       {"NRTSIM_CORES", "NRTSIM_INSTANCE", "NRTSIM_HBM_BYTES", "NRTSIM_VERSION",
+        "NRTSIM_VOID_DTYPE_TENSORS", "NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES",
+        "NEURON_LOGICAL_NC_CONFIG", "NEURON_RT_EXEC_TIMEOUT"}) {
     unsetenv(name);
   }
 }

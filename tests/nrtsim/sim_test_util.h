@@ -42,7 +42,8 @@ using ByteMap = std::map<std::string, std::string>;
 
 class SimTest : public ::testing::Test {
  protected:
-  // Clears every variable the simulator reads, so each case starts from the defaults.
+  // Clears every variable the simulator reads, except NRTSIM_LOCK_DIR, so each case starts from
+  // the defaults.
   void SetUp() override;
   // Closes the runtime (a no-op if the case already did).
   void TearDown() override;
