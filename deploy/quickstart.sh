@@ -9,7 +9,8 @@ cmake -S . -B build -G Ninja
 cmake --build build --target neuron-serve nrtsim neuronctl
 echo
 echo "Starting neuron-serve on the simulated runtime with the example repository deploy/models"
-echo "(model 'mlp': a simulated NEFF, an MLP 16 -> 32 -> 8 with softmax)."
+echo "(models 'mlp': a simulated NEFF, an MLP 16 -> 32 -> 8 with softmax, and 'classifier':"
+echo "BERT-shaped, int64 input_ids and attention_mask in, float32 and float16 logits out)."
 echo "The line 'listening on' says where; 'model 'mlp' ready' that the model serves."
 echo "Metrics and HTTP probes: curl http://${HTTP_LISTEN:-127.0.0.1:8002}/metrics (also /readyz, /livez, /v1/models)."
 exec ./build/server/neuron-serve \
