@@ -76,7 +76,7 @@ NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_co
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(spec.value().load_latency_ms));
   *model = new nrt_model(std::move(spec).value(), std::move(graph).value(),
-                         nrtsim::ModelPlacement{session, start, std::move(*cores)},
+                         nrtsim::ModelPlacement{session, std::move(*cores)},
                          std::move(*constants));
   return NRT_SUCCESS;
 }

@@ -119,8 +119,7 @@ NRT_STATUS nrt_get_instance_info(nrt_instance_info_t* info, size_t instance_info
                         std::to_string(kInstanceInfoBytesBefore230) +
                         " bytes of nrt_instance_info_t in runtime versions before 2.30 (family, "
                         "size; reported version " +
-                        std::to_string(config.version.major) + "." +
-                        std::to_string(config.version.minor) + ")");
+                        config.version.ToString() + ")");
         return NRT_INVALID;
       }
       CopyPrefix(full, info, instance_info_len);

@@ -34,8 +34,7 @@ NRT_STATUS Allocate(nrt_tensor_placement_t placement, int vnc, size_t size, cons
     return RejectAllocate(NRT_INVALID,
                           "VIRTUAL placement does not exist in runtime 2.32 and later (reported "
                           "version " +
-                              std::to_string(session->config.version.major) + "." +
-                              std::to_string(session->config.version.minor) + ")");
+                              session->config.version.ToString() + ")");
   }
   if (size == 0) return RejectAllocate(NRT_INVALID, "size 0");
   std::shared_ptr<nrtsim::DeviceCore> core = session->CoreAt(vnc);

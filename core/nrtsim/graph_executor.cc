@@ -119,7 +119,7 @@ bool OutputsOverlapInputs(const std::vector<std::span<const std::byte>>& inputs,
 }  // namespace
 
 std::optional<std::string> RunGraph(const ModelGraph& graph,
-                                    const std::vector<std::span<const std::byte>>& constants,
+                                    const std::vector<std::vector<std::byte>>& constants,
                                     const std::vector<std::span<const std::byte>>& inputs,
                                     const std::vector<std::span<std::byte>>& outputs) {
   ValueTable table(graph.values.size());

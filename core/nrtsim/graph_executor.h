@@ -19,7 +19,7 @@ namespace neuronserve::nrtsim {
 // or a sentence naming the op that could not run and why ("op 1 (gather): index 7 at position 2
 // is outside the table's 5 rows"); the outputs are then unspecified.
 std::optional<std::string> RunGraph(const simmodel::ModelGraph& graph,
-                                    const std::vector<std::span<const std::byte>>& constants,
+                                    const std::vector<std::vector<std::byte>>& constants,
                                     const std::vector<std::span<const std::byte>>& inputs,
                                     const std::vector<std::span<std::byte>>& outputs);
 

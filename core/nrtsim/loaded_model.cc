@@ -69,14 +69,14 @@ LoadedModel::LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
       graph_(std::move(graph)),
       placement_(std::move(placement)),
       constants_(std::move(constants)),
-      faults_(FaultsForCore(spec_.faults, placement_.start_core)) {
+      faults_(FaultsForCore(spec_.faults, placement_.cores.start())) {
   Counters().live_models.fetch_add(1);
 }
 
 LoadedModel::~LoadedModel() { Counters().live_models.fetch_sub(1); }
 
 std::span<const std::shared_ptr<DeviceCore>> LoadedModel::cores() const {
-  return std::span(placement_.session->cores).subspan(placement_.start_core, spec_.nc_count);
+  return std::span(placement_.session->cores).subspan(placement_.cores.start(), spec_.nc_count);
 }
 
 NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
@@ -126,8 +126,8 @@ std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
       }
       if (!on_model_core) {
         return reject("is on a core outside the model's cores " +
-                      std::to_string(placement_.start_core) + ".." +
-                      std::to_string(placement_.start_core + spec_.nc_count - 1) +
+                      std::to_string(placement_.cores.start()) + ".." +
+                      std::to_string(placement_.cores.start() + spec_.nc_count - 1) +
                       " (or from before the last nrt_close)");
       }
     }
@@ -159,9 +159,7 @@ NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
   for (const nrt_tensor* tensor : inputs) input_bytes.emplace_back(tensor->data(), tensor->size());
   std::vector<std::span<std::byte>> output_bytes;
   for (nrt_tensor* tensor : outputs) output_bytes.emplace_back(tensor->data(), tensor->size());
-  std::vector<std::span<const std::byte>> constant_bytes(constant_bytes_.begin(),
-                                                         constant_bytes_.end());
-  std::optional<std::string> error = RunGraph(graph_, constant_bytes, input_bytes, output_bytes);
+  std::optional<std::string> error = RunGraph(graph_, constant_bytes_, input_bytes, output_bytes);
 
   // Sleep, not spin: on hardware the host CPU is idle while the core computes.
   std::this_thread::sleep_until(start + std::chrono::microseconds(spec_.latency_us));

@@ -24,8 +24,9 @@ namespace neuronserve::nrtsim {
 
 struct ModelPlacement {
   std::shared_ptr<const Session> session;
-  uint32_t start_core = 0;     // visible numbering
-  CoreOccupancy::Claim cores;  // the model's cores, marked as holding a model while it lives
+  // The model's cores, from cores.start() (visible numbering), marked as holding a model while
+  // it lives.
+  CoreOccupancy::Claim cores;
 };
 
 class LoadedModel {

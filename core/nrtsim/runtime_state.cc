@@ -35,11 +35,6 @@ std::string DescribeBytes(uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-std::string DescribeVersion(const RuntimeVersion& v) {
-  return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.patch) +
-         (v.maintenance != 0 ? "." + std::to_string(v.maintenance) : "");
-}
-
 // "3", "2,3", "0,1,2,3" as "0-3": a list that may have gaps, shortened where it has none.
 std::string DescribeCores(const std::vector<uint32_t>& cores) {
   if (cores.size() > 2 && cores.back() - cores.front() + 1 == cores.size()) {
@@ -68,7 +63,7 @@ void LogInit(const Session& session) {
   std::string timeout = c.exec_timeout_seconds ? ", executions time out after " +
                                                      std::to_string(*c.exec_timeout_seconds) + " s"
                                                : "";
-  LogLine("nrt_init: simulated runtime " + DescribeVersion(c.version) + " (dtype numbering " +
+  LogLine("nrt_init: simulated runtime " + c.version.ToString() + " (dtype numbering " +
           std::string(DtypeNumberingName(c.dtype_numbering)) + "), instance " +
           std::string(c.family->name) + "." + NrtInstanceSizeName(c.instance_size) + " (" +
           std::string(c.family->arch_name) + "), " + cores + ", " + hbm + timeout +

@@ -42,6 +42,11 @@ std::optional<uint64_t> ParseByteSize(std::string_view text) {
   return *count * multiplier;
 }
 
+std::string RuntimeVersion::ToString() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
+         (maintenance != 0 ? "." + std::to_string(maintenance) : "");
+}
+
 std::optional<RuntimeVersion> ParseRuntimeVersion(std::string_view text) {
   std::vector<uint64_t> parts;
   while (true) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace neuronserve::nrtsim {
@@ -27,6 +28,9 @@ struct RuntimeVersion {
   bool AtLeast(uint64_t at_least_major, uint64_t at_least_minor) const {
     return major != at_least_major ? major > at_least_major : minor >= at_least_minor;
   }
+
+  // "2.29.0", with ".maintenance" when it is not 0: how messages name the reported version.
+  std::string ToString() const;
 };
 
 // "major.minor.patch" or "major.minor.patch.maintenance".
