@@ -52,30 +52,6 @@ std::vector<std::thread> SendInFlight(v1::NeuronServing::Stub& stub, std::vector
   return threads;
 }
 
-// Waits until the daemon holds all `count` requests, queued or executing, as its own metrics
-// say (neuronserve_queue_depth + neuronserve_executions_in_flight); false after 10 s.
-bool WaitUntilInFlight(const RunningDaemon& daemon, int count) {
-  const std::optional<std::string> http = WaitForLog(*daemon.process, "HTTP endpoint on ([^ ]+)");
-  if (!http.has_value()) return false;
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    absl::StatusOr<std::vector<PromFamily>> families =
-        ParsePrometheusText(HttpGet("http://" + *http + "/metrics").body + "\n");
-    if (families.ok()) {
-      double held = 0;
-      for (const PromFamily& family : *families) {
-        if (family.name != "neuronserve_queue_depth" &&
-            family.name != "neuronserve_executions_in_flight") {
-          continue;
-        }
-        for (const PromSample& sample : family.samples) held += sample.value;
-      }
-      if (held >= count) return true;
-    }
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  return false;
-}
-
 std::unique_ptr<RunningDaemon> StartWithSlowModel(const std::vector<std::string>& flags,
                                                   std::string* log) {
   std::vector<std::string> all_flags = flags;
@@ -111,7 +87,7 @@ TEST(DrainE2ETest, SigtermLetsEveryRequestInFlightFinishAndRefusesNewOnes) {
 
   std::vector<Outcome> outcomes(kInFlight);
   std::vector<std::thread> threads = SendInFlight(*daemon->stub, outcomes);
-  ASSERT_TRUE(WaitUntilInFlight(*daemon, kInFlight + 1));  // and the busy stream's request
+  ASSERT_TRUE(WaitUntilInFlight(*daemon->process, kInFlight + 1));  // and the busy stream's request
 
   const absl::Time signalled = absl::Now();
   ASSERT_EQ(kill(daemon->process->pid(), SIGTERM), 0);
@@ -166,7 +142,7 @@ TEST(DrainE2ETest, TheDrainTimeoutCutsTheWaitShortAndStillUnloads) {
   ASSERT_NE(daemon, nullptr) << log;
   std::vector<Outcome> outcomes(kInFlight);
   std::vector<std::thread> threads = SendInFlight(*daemon->stub, outcomes);
-  ASSERT_TRUE(WaitUntilInFlight(*daemon, kInFlight));
+  ASSERT_TRUE(WaitUntilInFlight(*daemon->process, kInFlight));
   const absl::Time signalled = absl::Now();
   EXPECT_EQ(daemon->process->StopWith(SIGTERM, absl::Seconds(10)), 0);
   // Far less than the 4 s all 32 would take.
@@ -196,7 +172,7 @@ TEST(DrainE2ETest, ASecondSigtermEndsTheDrainAtOnce) {
   ASSERT_NE(daemon, nullptr) << log;
   std::vector<Outcome> outcomes(kInFlight);
   std::vector<std::thread> threads = SendInFlight(*daemon->stub, outcomes);
-  ASSERT_TRUE(WaitUntilInFlight(*daemon, kInFlight));
+  ASSERT_TRUE(WaitUntilInFlight(*daemon->process, kInFlight));
   const absl::Time signalled = absl::Now();
   ASSERT_EQ(kill(daemon->process->pid(), SIGTERM), 0);
   ASSERT_TRUE(WaitForLog(*daemon->process, "(draining: )").has_value());

@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/ops_client.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -457,8 +458,8 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
 // c. The unload timeout.
 
 TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailable) {
-  START_DAEMON(daemon,
-               SimDaemonArgs({"--unload-timeout=300ms"}, {{"NRTSIM_CORES", "2"}}));
+  START_DAEMON(daemon, SimDaemonArgs({"--unload-timeout=300ms", "--http-listen=127.0.0.1:0"},
+                                     {{"NRTSIM_CORES", "2"}}));
   ASSERT_TRUE(Upload(*daemon->stub, Config("slow", "1"), VersionNeff(false, 500000)).status.ok());
   const std::vector<uint64_t> loaded = MemoryUsed(*daemon->stub);
   ASSERT_EQ(loaded.size(), 2u);
@@ -478,7 +479,7 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
     });
   };
   start_unary(0);
-  absl::SleepFor(absl::Milliseconds(30));
+  ASSERT_TRUE(WaitUntilInFlight(*daemon->process, 1));  // request 0 is the one executing
   for (int i = 1; i < kUnary; ++i) start_unary(i);
   grpc::Status stream_status;
   std::vector<v1::InferResponse> stream_responses;
@@ -488,7 +489,7 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
                                   MakeRequest("slow", "s1", RandomRow(random))},
                                  &stream_status, absl::Seconds(30));
   });
-  absl::SleepFor(absl::Milliseconds(30));
+  ASSERT_TRUE(WaitUntilInFlight(*daemon->process, kUnary + 2));  // all of them reached the daemon
 
   const absl::Time unload_started = absl::Now();
   v1::UnloadModelResponse unload_response;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tests/support/prometheus_text_parser.h"
 
 namespace neuronserve::testing {
 
@@ -20,6 +21,28 @@ std::optional<std::string> WaitForLog(const ChildProcess& process, const std::st
     absl::SleepFor(absl::Milliseconds(10));
   }
   return std::nullopt;
+}
+
+bool WaitUntilInFlight(const ChildProcess& process, int count) {
+  const std::optional<std::string> http = WaitForLog(process, "HTTP endpoint on ([^ ]+)");
+  if (!http.has_value()) return false;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    absl::StatusOr<std::vector<PromFamily>> families =
+        ParsePrometheusText(HttpGet("http://" + *http + "/metrics").body + "\n");
+    if (families.ok()) {
+      double held = 0;
+      for (const PromFamily& family : *families) {
+        if (family.name != "neuronserve_queue_depth" &&
+            family.name != "neuronserve_executions_in_flight") {
+          continue;
+        }
+        for (const PromSample& sample : family.samples) held += sample.value;
+      }
+      if (held >= count) return true;
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return false;
 }
 
 HealthWatch::HealthWatch(const std::shared_ptr<grpc::Channel>& channel,

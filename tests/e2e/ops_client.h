@@ -25,6 +25,11 @@ using HealthStatus = grpc::health::v1::HealthCheckResponse::ServingStatus;
 std::optional<std::string> WaitForLog(const ChildProcess& process, const std::string& pattern,
                                       absl::Duration timeout = absl::Seconds(20));
 
+// Waits until the daemon holds `count` requests or more, queued or executing, as its own
+// metrics say (neuronserve_queue_depth + neuronserve_executions_in_flight, scraped from the
+// HTTP endpoint its log names); false after 10 s.
+bool WaitUntilInFlight(const ChildProcess& process, int count);
+
 // One Watch call on the health service, read on its own thread; every status it receives is
 // kept in order. Cancelled on destruction.
 class HealthWatch {
