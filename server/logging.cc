@@ -46,10 +46,12 @@ void LogGrpcLine(gpr_log_func_args* args) {
   logger->log(level, "{}:{}: {}", file, args->line, args->message != nullptr ? args->message : "");
 }
 
-// What gRPC itself prints: the --log-level, as far as gRPC's three severities go.
+// What gRPC itself prints, one step below the --log-level: gRPC's INFO lines are its internals
+// (polling engine, pollers, connection events), detail for debugging rather than the lifecycle
+// events the daemon logs at info, so the default (info) keeps gRPC's own default, ERROR.
 gpr_log_severity GrpcVerbosity(spdlog::level::level_enum level) {
-  if (level <= spdlog::level::debug) return GPR_LOG_SEVERITY_DEBUG;
-  if (level == spdlog::level::info) return GPR_LOG_SEVERITY_INFO;
+  if (level <= spdlog::level::trace) return GPR_LOG_SEVERITY_DEBUG;
+  if (level == spdlog::level::debug) return GPR_LOG_SEVERITY_INFO;
   return GPR_LOG_SEVERITY_ERROR;
 }
 

@@ -23,8 +23,8 @@ absl::Status ParseLogFormat(const std::string& text, LogFormat* format);
 // Makes the default spdlog logger ("neuron-serve") and the "grpc" logger write to a duplicate
 // of fd 2 taken now: an OutputCapture started later does not capture the daemon's own lines.
 // Installs the gRPC log function and, unless GRPC_VERBOSITY is set in the environment (an
-// explicit choice wins), sets gRPC's verbosity from `level` (debug and trace: DEBUG; info:
-// INFO; above: ERROR). Call once, before gRPC starts; not thread-safe.
+// explicit choice wins), sets gRPC's verbosity from `level` (trace: DEBUG; debug: INFO;
+// info and above: ERROR, gRPC's default). Call once, before gRPC starts; not thread-safe.
 absl::Status ConfigureLogging(const std::string& level, LogFormat format = LogFormat::kText);
 
 }  // namespace neuronserve

@@ -193,6 +193,9 @@ absl::StatusOr<std::unique_ptr<OutputCapture>> OutputCapture::Start() {
   close(stdout_pipe[1]);
   close(stderr_pipe[1]);
   if (!status.ok()) return status;  // the destructor restores fds 1 and 2 and reaps the child
+  // stdio would buffer a pipe fully: a runtime's printf lines would arrive in 4 KiB lumps, late,
+  // and be lost in a crash. Line by line, as on a terminal.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   return capture;
 }
 

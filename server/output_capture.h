@@ -15,8 +15,9 @@
 // original_stdout().
 //
 // Limits: a line still open (no '\n') is written when its stream ends, not before. If the
-// daemon is PID 1 of a container, the kernel kills the forwarder together with it when it
-// crashes; run it under an init (docker --init, tini) to keep its crash output.
+// daemon is PID 1 of its PID namespace, the kernel kills the forwarder as soon as the daemon
+// dies, so a crash's last lines may be lost there (an init such as tini does not help: it
+// exits when the daemon does, with the same effect).
 //
 // Thread safety: Start() must run while the process has one thread (it forks); Stop() from
 // one thread, once the rest of the process has stopped writing. Ownership: the object owns the

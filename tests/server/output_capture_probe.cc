@@ -34,8 +34,7 @@ int main(int argc, char** argv) {
     return 4;
   }
   spdlog::info("probe started");
-  std::printf("stdout line one\n");
-  std::fflush(stdout);
+  std::printf("stdout line one\n");  // no fflush: stdout is line-buffered, even in a crash
   std::fputs("2026-Dec-03 06:10:05.123 4242:4242 ERROR  NRT:nrt_init  stderr line\n", stderr);
   Write(STDOUT_FILENO, "partial ");
   Write(STDOUT_FILENO, "line\r\n\n\n");
