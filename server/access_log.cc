@@ -42,7 +42,8 @@ absl::StatusOr<std::unique_ptr<AccessLog>> AccessLog::Open(const std::string& pa
     if (path == "-") {
       absl::StatusOr<std::shared_ptr<FdLogSink>> stdout_sink = FdLogSink::Duplicate(stdout_fd);
       if (!stdout_sink.ok()) {
-        return absl::UnavailableError(absl::StrCat("--access-log=-: ", stdout_sink.status().message()));
+        return absl::UnavailableError(
+            absl::StrCat("--access-log=-: ", stdout_sink.status().message()));
       }
       sink = *std::move(stdout_sink);
     } else {

@@ -13,8 +13,8 @@ namespace neuronserve {
 absl::StatusOr<std::shared_ptr<FdLogSink>> FdLogSink::Duplicate(int fd) {
   const int owned = fcntl(fd, F_DUPFD_CLOEXEC, 3);
   if (owned < 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot duplicate file descriptor ", fd, " for logging: ", std::strerror(errno)));
+    return absl::InternalError(absl::StrCat("cannot duplicate file descriptor ", fd,
+                                            " for logging: ", std::strerror(errno)));
   }
   return std::shared_ptr<FdLogSink>(new FdLogSink(owned));
 }

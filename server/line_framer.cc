@@ -4,7 +4,8 @@
 
 namespace neuronserve {
 
-LineFramer::LineFramer(size_t max_line_bytes) : max_line_bytes_(std::max<size_t>(max_line_bytes, 4)) {}
+LineFramer::LineFramer(size_t max_line_bytes)
+    : max_line_bytes_(std::max<size_t>(max_line_bytes, 4)) {}
 
 size_t LineFramer::CutLength(std::string_view text) const {
   // Back off to the start of a UTF-8 sequence (at most 3 continuation bytes), so that both

@@ -43,7 +43,7 @@ class LineFramer {
   size_t CutLength(std::string_view text) const;
 
   const size_t max_line_bytes_;
-  std::string pending_;    // bytes after the last '\n' seen
+  std::string pending_;      // bytes after the last '\n' seen
   bool continuing_ = false;  // the last record emitted was marked continued
 };
 

@@ -1,13 +1,12 @@
 #include "server/logging.h"
 
+#include <grpc/support/log.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-
-#include <grpc/support/log.h>
 
 #include "absl/strings/str_cat.h"
 #include "server/fd_log_sink.h"

@@ -59,16 +59,17 @@ struct CapturedStream {
   int fd;
   std::string_view default_level;
   LineFramer framer;
+  // The level of the line whose pieces are being emitted: every piece keeps the first's.
+  std::string_view continuing_level = {};
 };
 
 }  // namespace
 
 std::string_view CapturedLineLevel(std::string_view line, std::string_view stream_default) {
   static constexpr std::pair<std::string_view, std::string_view> kLevels[] = {
-      {"trace", "trace"},       {"debug", "debug"}, {"info", "info"},
-      {"warn", "warning"},      {"warning", "warning"}, {"err", "error"},
-      {"error", "error"},       {"fatal", "critical"}, {"critical", "critical"},
-      {"panic", "critical"},
+      {"trace", "trace"},       {"debug", "debug"},    {"info", "info"},   {"warn", "warning"},
+      {"warning", "warning"},   {"err", "error"},      {"error", "error"}, {"fatal", "critical"},
+      {"critical", "critical"}, {"panic", "critical"},
   };
   std::string_view rest = line;
   for (int word = 0; word < 4; ++word) {
@@ -83,8 +84,9 @@ std::string_view CapturedLineLevel(std::string_view line, std::string_view strea
     const size_t length = token.size();
     while (!token.empty() && std::strchr("[(<", token.front()) != nullptr) token.remove_prefix(1);
     while (!token.empty() && std::strchr("])>:,", token.back()) != nullptr) token.remove_suffix(1);
-    const bool marked = token.size() < length ||
-                        std::none_of(token.begin(), token.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    const bool marked =
+        token.size() < length ||
+        std::none_of(token.begin(), token.end(), [](char c) { return c >= 'a' && c <= 'z'; });
     if (!marked) continue;
     for (const auto& [name, level] : kLevels) {
       if (absl::EqualsIgnoreCase(absl::string_view(token.data(), token.size()),
@@ -100,11 +102,15 @@ void ForwardCapturedOutput(int stdout_read_fd, int stderr_read_fd, int out_fd) {
   CapturedStream streams[] = {{stdout_read_fd, "info", LineFramer()},
                               {stderr_read_fd, "warning", LineFramer()}};
   std::string line;
-  auto emit_for = [&](const CapturedStream& stream) {
+  auto emit_for = [&](CapturedStream& stream) {
     return [&line, &stream, out_fd](std::string_view text, bool continued) {
+      const std::string_view level = !stream.continuing_level.empty()
+                                         ? stream.continuing_level
+                                         : CapturedLineLevel(text, stream.default_level);
+      stream.continuing_level = continued ? level : std::string_view();
       line.clear();
       AppendJsonLogLine({.time = std::chrono::system_clock::now(),
-                         .level = CapturedLineLevel(text, stream.default_level),
+                         .level = level,
                          .logger = "nrt",
                          .message = text,
                          .continued = continued},

@@ -31,7 +31,8 @@ v1::InferRequest IdentityRequest(const std::string& model) {
 std::vector<nlohmann::json> JsonLines(const std::string& output, std::string_view stream) {
   std::vector<nlohmann::json> lines;
   for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty())) {
-    nlohmann::json parsed = nlohmann::json::parse(std::string(line), nullptr, /*allow_exceptions=*/false);
+    nlohmann::json parsed =
+        nlohmann::json::parse(std::string(line), nullptr, /*allow_exceptions=*/false);
     EXPECT_TRUE(parsed.is_object()) << stream << " line is not a JSON object: " << line;
     if (parsed.is_object()) lines.push_back(std::move(parsed));
   }
@@ -107,8 +108,7 @@ TEST(LogStreamE2ETest, AnAbortingRuntimesMessageStillReachesStderr) {
   EXPECT_EQ(daemon->process->WaitForExit(absl::Seconds(60)), -1);
   const std::vector<nlohmann::json> lines = JsonLines(daemon->process->Stderr(), "stderr");
   const std::vector<std::string> nrt = MessagesOf(lines, "nrt");
-  EXPECT_THAT(nrt, ::testing::Contains(
-                       "nrtsim: nrt_execute: aborting (NRTSIM_ABORT_ON_EXECUTE=1)"))
+  EXPECT_THAT(nrt, ::testing::Contains("nrtsim: nrt_execute: aborting (NRTSIM_ABORT_ON_EXECUTE=1)"))
       << daemon->process->Stderr();
 }
 

@@ -23,9 +23,9 @@ TEST(JsonLogFormatterTest, ValidUtf8PassesAndInvalidBytesBecomeReplacementCharac
   EXPECT_EQ(Escaped("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
             "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
   EXPECT_EQ(Escaped("a\xFFz"), "a\\ufffdz");
-  EXPECT_EQ(Escaped("\xC3"), "\\ufffd");                       // truncated sequence
-  EXPECT_EQ(Escaped("\xC0\xAF"), "\\ufffd\\ufffd");             // overlong '/'
-  EXPECT_EQ(Escaped("\xED\xA0\x80"), "\\ufffd\\ufffd\\ufffd");  // a surrogate
+  EXPECT_EQ(Escaped("\xC3"), "\\ufffd");                                   // truncated sequence
+  EXPECT_EQ(Escaped("\xC0\xAF"), "\\ufffd\\ufffd");                        // overlong '/'
+  EXPECT_EQ(Escaped("\xED\xA0\x80"), "\\ufffd\\ufffd\\ufffd");             // a surrogate
   EXPECT_EQ(Escaped("\xF4\x90\x80\x80"), "\\ufffd\\ufffd\\ufffd\\ufffd");  // above U+10FFFF
 }
 
@@ -49,9 +49,9 @@ TEST(JsonLogFormatterTest, LinesParseWhateverTheMessageHolds) {
   EXPECT_TRUE(parsed["time"].get<std::string>().ends_with("Z"));
 
   line.clear();
-  AppendJsonLogLine({.time = std::chrono::system_clock::now(), .level = "info", .logger = "x",
-                     .message = "m"},
-                    line);
+  AppendJsonLogLine(
+      {.time = std::chrono::system_clock::now(), .level = "info", .logger = "x", .message = "m"},
+      line);
   EXPECT_FALSE(nlohmann::json::parse(line).contains("continued")) << line;
 }
 

@@ -79,8 +79,10 @@ TEST(LineFramerTest, AnOpenLineIsCutBeforeItsNewlineArrives) {
 TEST(LineFramerTest, CutsDoNotSplitUtf8Sequences) {
   // 15 ASCII bytes, then "é" (2 bytes) and "€" (3 bytes): a cut at 16 would split "é".
   const std::string line = std::string(15, 'a') + "\xC3\xA9" + "\xE2\x82\xAC" + "z";
-  EXPECT_EQ(Frame({line + "\n"}),
-            (Records{{std::string(15, 'a'), true}, {"\xC3\xA9\xE2\x82\xAC" "z", false}}));
+  EXPECT_EQ(Frame({line + "\n"}), (Records{{std::string(15, 'a'), true},
+                                           {"\xC3\xA9\xE2\x82\xAC"
+                                            "z",
+                                            false}}));
   // Bytes that are not UTF-8 at all are cut at the limit.
   const std::string binary(20, '\x80');
   EXPECT_EQ(Frame({binary + "\n"}),

@@ -24,7 +24,8 @@ using ::neuronserve::testing::ChildSpec;
 std::vector<nlohmann::json> JsonLines(const std::string& output) {
   std::vector<nlohmann::json> lines;
   for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty())) {
-    nlohmann::json parsed = nlohmann::json::parse(std::string(line), nullptr, /*allow_exceptions=*/false);
+    nlohmann::json parsed =
+        nlohmann::json::parse(std::string(line), nullptr, /*allow_exceptions=*/false);
     EXPECT_TRUE(parsed.is_object()) << "not a JSON object: " << line;
     if (parsed.is_object()) lines.push_back(std::move(parsed));
   }
@@ -41,8 +42,7 @@ std::vector<nlohmann::json> OfLogger(const std::vector<nlohmann::json>& lines,
 }
 
 TEST(CapturedLineLevelTest, FindsALevelWordNearTheStart) {
-  EXPECT_EQ(CapturedLineLevel("2026-Dec-03 06:10:05 42:42 ERROR  NRT:nrt_init x", "info"),
-            "error");
+  EXPECT_EQ(CapturedLineLevel("2026-Dec-03 06:10:05 42:42 ERROR  NRT:nrt_init x", "info"), "error");
   EXPECT_EQ(CapturedLineLevel("[warn] low memory", "info"), "warning");
   EXPECT_EQ(CapturedLineLevel("nrtsim: warning: nrt_close with 1 model", "info"), "warning");
   EXPECT_EQ(CapturedLineLevel("FATAL: giving up", "info"), "critical");
@@ -87,8 +87,8 @@ TEST(ForwardCapturedOutputTest, BothStreamsBecomeNrtLinesUntilBothEnd) {
         << messages.back();
   }
   EXPECT_THAT(messages, ::testing::UnorderedElementsAre(
-                            "hello from stdout", "and an unterminated rest",
-                            "something went wrong", "\"quoted\" \\ \x01\xEF\xBF\xBD"));
+                            "hello from stdout", "and an unterminated rest", "something went wrong",
+                            "\"quoted\" \\ \x01\xEF\xBF\xBD"));
 }
 
 TEST(OutputCaptureTest, RefusesToForkOnceThreadsRun) {
@@ -144,9 +144,10 @@ void ExpectCapturedLines(const ProbeRun& run) {
     EXPECT_FALSE(message.empty());
   }
   EXPECT_EQ(long_line, std::string(40000, 'x'));
-  EXPECT_THAT(messages, ::testing::IsSupersetOf(
-                            {"stdout line one", "partial line",
-                             "2026-Dec-03 06:10:05.123 4242:4242 ERROR  NRT:nrt_init  stderr line"}));
+  EXPECT_THAT(messages,
+              ::testing::IsSupersetOf(
+                  {"stdout line one", "partial line",
+                   "2026-Dec-03 06:10:05.123 4242:4242 ERROR  NRT:nrt_init  stderr line"}));
   EXPECT_EQ(OfLogger(lines, "neuron-serve").front()["message"], "probe started");
 }
 
