@@ -2,11 +2,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "server/fd_log_sink.h"
 #include "server/json_log_formatter.h"
 #include "spdlog/async.h"
 #include "spdlog/async_logger.h"
 #include "spdlog/sinks/basic_file_sink.h"
-#include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
 
 namespace neuronserve {
@@ -34,13 +34,18 @@ void AppendTextValue(std::string_view value, std::string& out) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AccessLog>> AccessLog::Open(const std::string& path,
-                                                           LogFormat format) {
+                                                           LogFormat format, int stdout_fd) {
   std::unique_ptr<AccessLog> log(new AccessLog());
   log->format_ = format;
   spdlog::sink_ptr sink;
   try {
     if (path == "-") {
-      sink = std::make_shared<spdlog::sinks::stdout_sink_mt>();
+      absl::StatusOr<std::shared_ptr<FdLogSink>> stdout_sink = FdLogSink::Duplicate(stdout_fd);
+      if (!stdout_sink.ok()) {
+        return absl::UnavailableError(
+            absl::StrCat("--access-log=-: ", stdout_sink.status().message()));
+      }
+      sink = *std::move(stdout_sink);
     } else {
       sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, /*truncate=*/false);
     }

@@ -41,9 +41,11 @@ struct AccessRecord {
 
 class AccessLog {
  public:
-  // Opens (appends to) `path`, or stdout for "-". UNAVAILABLE naming the path when it cannot.
+  // Opens (appends to) `path`, or for "-" a duplicate of `stdout_fd`: the process's real
+  // standard output, which is not fd 1 while OutputCapture holds it. UNAVAILABLE naming the
+  // path when it cannot.
   static absl::StatusOr<std::unique_ptr<AccessLog>> Open(const std::string& path,
-                                                         LogFormat format);
+                                                         LogFormat format, int stdout_fd = 1);
   // Writes every line still queued.
   ~AccessLog();
   AccessLog(const AccessLog&) = delete;

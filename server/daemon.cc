@@ -47,7 +47,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_);
   if (!options.access_log.empty()) {
     absl::StatusOr<std::unique_ptr<AccessLog>> access_log =
-        AccessLog::Open(options.access_log, options.log_format);
+        AccessLog::Open(options.access_log, options.log_format, options.stdout_fd);
     if (!access_log.ok()) return access_log.status();
     daemon->access_log_ = *std::move(access_log);
   }

@@ -52,6 +52,7 @@ struct DaemonOptions {
   int max_message_bytes = 64 << 20;
   std::string http_listen;  // empty: no HTTP endpoint
   std::string access_log;   // empty: none; "-": stdout
+  int stdout_fd = 1;        // the real stdout for "-" (OutputCapture::original_stdout())
   LogFormat log_format = LogFormat::kText;
   absl::Duration execution_timeout = absl::Minutes(2);
 };

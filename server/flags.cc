@@ -16,7 +16,9 @@ ABSL_FLAG(std::string, nrt_library, "",
 ABSL_FLAG(std::string, log_level, "info",
           "Log level: trace, debug, info, warn, error, critical or off.");
 ABSL_FLAG(std::string, log_format, "text",
-          "Log line format: text, or json (one JSON object per line, for log collectors).");
+          "Log line format: text, or json (one JSON object per line, for log collectors; "
+          "what the runtime and libraries write to stdout and stderr is captured and "
+          "re-emitted as JSON lines with logger nrt).");
 ABSL_FLAG(std::string, access_log, "",
           "Write one line per inference request to this file ('-': standard output), in the "
           "--log-format. Empty: no access log.");

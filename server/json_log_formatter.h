@@ -1,9 +1,13 @@
 // JsonLogFormatter: spdlog lines as JSON objects, one per line (--log-format=json), for log
 // collectors: {"time":"2026-12-03T06:10:05.123Z","level":"info","logger":"neuron-serve",
 // "message":"..."}. Time is UTC with milliseconds; the message is escaped per RFC 8259.
+//
+// AppendJsonLogLine is the one writer of that line: the formatter uses it for spdlog's records,
+// and the output-capture forwarder (a forked process without spdlog) for the runtime's lines.
 #ifndef NEURON_SERVE_SERVER_JSON_LOG_FORMATTER_H_
 #define NEURON_SERVE_SERVER_JSON_LOG_FORMATTER_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,9 +22,24 @@ class JsonLogFormatter final : public spdlog::formatter {
   std::unique_ptr<spdlog::formatter> clone() const override;
 };
 
-// Appends `text` to `out` as the inside of a JSON string (quotes, backslashes and control
-// characters escaped; bytes >= 0x80 passed through).
+// Appends `text` to `out` as the inside of a JSON string: quotes, backslashes and control
+// characters escaped; valid UTF-8 passed through; each byte that is not part of a valid UTF-8
+// sequence becomes U+FFFD, so that the line stays valid JSON whatever bytes a message carries
+// (the runtime's captured output is not ours to trust).
 void AppendJsonEscaped(std::string_view text, std::string& out);
+
+struct JsonLogRecord {
+  std::chrono::system_clock::time_point time;
+  std::string_view level;  // spdlog's names: "trace", "debug", "info", "warning", "error", ...
+  std::string_view logger;
+  std::string_view message;
+  // The message is one piece of a line too long for one record; the next record of the same
+  // logger goes on with it. Written as "continued":true, and left out when false.
+  bool continued = false;
+};
+
+// Appends the record's JSON object and a newline to `out`.
+void AppendJsonLogLine(const JsonLogRecord& record, std::string& out);
 
 // "2026-12-03T06:10:05.123Z" for a system_clock time.
 std::string Rfc3339Millis(std::chrono::system_clock::time_point time);

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "server/daemon.h"
 #include "server/flags.h"
 #include "server/logging.h"
+#include "server/output_capture.h"
 #include "server/shutdown_signal.h"
 #include "spdlog/spdlog.h"
 
@@ -92,6 +94,19 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Before the runtime is loaded and before any thread starts (it forks): from here on, what
+  // the runtime or a library writes to stdout or stderr becomes JSON lines too.
+  std::unique_ptr<neuronserve::OutputCapture> output_capture;
+  if (log_format == neuronserve::LogFormat::kJson) {
+    absl::StatusOr<std::unique_ptr<neuronserve::OutputCapture>> started =
+        neuronserve::OutputCapture::Start();
+    if (!started.ok()) {
+      spdlog::critical("neuron-serve failed to start: {}", started.status().message());
+      return kExitStartupFailure;
+    }
+    output_capture = *std::move(started);
+  }
+
   neuronserve::DaemonOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.nrt_library = absl::GetFlag(FLAGS_nrt_library);
@@ -104,6 +119,7 @@ int main(int argc, char** argv) {
   options.max_message_bytes = static_cast<int>(max_message_bytes);
   options.http_listen = absl::GetFlag(FLAGS_http_listen);
   options.access_log = absl::GetFlag(FLAGS_access_log);
+  if (output_capture != nullptr) options.stdout_fd = output_capture->original_stdout();
   options.log_format = log_format;
   options.execution_timeout = absl::GetFlag(FLAGS_execution_timeout);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
@@ -127,5 +143,8 @@ int main(int argc, char** argv) {
   spdlog::info("unloading models and closing the runtime");
   daemon->reset();  // unloads, then nrt_close
   spdlog::info("neuron-serve stopped");
+  // The forwarder writes the runtime's last lines before the process ends (the destructor
+  // would too; done here so that it happens before static destructors).
+  if (output_capture != nullptr) output_capture->Stop();
   return EXIT_SUCCESS;
 }

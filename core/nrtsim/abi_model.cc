@@ -6,6 +6,7 @@
 
 #include "core/nrt/nrt_abi.h"
 #include "core/nrtsim/abi_guard.h"
+#include "core/nrtsim/abort_hook.h"
 #include "core/nrtsim/load_placement.h"
 #include "core/nrtsim/loaded_model.h"
 #include "core/nrtsim/log.h"
@@ -103,6 +104,7 @@ NRT_STATUS Execute(nrt_model_t* model, const nrt_tensor_set_t* input_set,
     return NRT_INVALID;
   }
   if (!inputs->valid_handle() || !outputs->valid_handle()) return NRT_INVALID_HANDLE;
+  nrtsim::AbortIfRequested();
   return model->Execute(*inputs, *outputs);
 }
 

@@ -15,6 +15,7 @@ struct DaemonArgs {
   std::vector<std::string> flags;          // e.g. {"--listen=127.0.0.1:0"}
   std::map<std::string, std::string> env;  // added to (or overriding) the test's environment
   std::vector<std::string> unset_env;      // removed from the environment
+  bool capture_stdout = false;             // collect stdout (ChildProcess::Stdout)
 };
 
 class DaemonProcess : public ChildProcess {
@@ -28,6 +29,7 @@ class DaemonProcess : public ChildProcess {
     spec.argv.insert(spec.argv.end(), args.flags.begin(), args.flags.end());
     spec.env = args.env;
     spec.unset_env = args.unset_env;
+    spec.capture_stdout = args.capture_stdout;
     return spec;
   }
 };

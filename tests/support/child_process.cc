@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,7 +39,13 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
   envp.push_back(nullptr);
 
   int pipe_fds[2];
+  int stdout_fds[2] = {-1, -1};
   if (argv_strings.empty() || pipe(pipe_fds) != 0) return;
+  if (spec.capture_stdout && pipe2(stdout_fds, O_CLOEXEC) != 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return;
+  }
   pid_ = fork();
   if (pid_ == 0) {
     // A test that crashes or is killed by ctest's timeout must not leave its server behind.
@@ -46,17 +53,25 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
     dup2(pipe_fds[1], STDERR_FILENO);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
+    if (stdout_fds[1] >= 0) {
+      dup2(stdout_fds[1], STDOUT_FILENO);
+      close(stdout_fds[0]);
+      close(stdout_fds[1]);
+    }
     execve(argv[0], argv.data(), envp.data());
     const char message[] = "cannot execute the child process\n";
     (void)!write(STDERR_FILENO, message, sizeof(message) - 1);
     _exit(127);
   }
   close(pipe_fds[1]);
+  if (stdout_fds[1] >= 0) close(stdout_fds[1]);
   if (pid_ < 0) {
     close(pipe_fds[0]);
+    if (stdout_fds[0] >= 0) close(stdout_fds[0]);
     return;
   }
   reader_ = std::thread([this, fd = pipe_fds[0]] { ReadStderr(fd); });
+  if (stdout_fds[0] >= 0) stdout_reader_ = std::thread([this, fd = stdout_fds[0]] { ReadStdout(fd); });
 }
 
 ChildProcess::~ChildProcess() {
@@ -66,6 +81,19 @@ ChildProcess::~ChildProcess() {
     waitpid(pid_, &status, 0);
   }
   if (reader_.joinable()) reader_.join();
+  if (stdout_reader_.joinable()) stdout_reader_.join();
+}
+
+void ChildProcess::ReadStdout(int fd) {
+  char buffer[4096];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    absl::MutexLock lock(&mutex_);
+    stdout_.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
 }
 
 void ChildProcess::ReadStderr(int fd) {
@@ -109,6 +137,7 @@ int ChildProcess::WaitForExit(absl::Duration timeout) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   if (reader_.joinable()) reader_.join();
+  if (stdout_reader_.joinable()) stdout_reader_.join();
   return *exit_status_;
 }
 
@@ -121,6 +150,11 @@ int ChildProcess::StopWith(int signal_number, absl::Duration timeout) {
 std::string ChildProcess::Stderr() const {
   absl::MutexLock lock(&mutex_);
   return stderr_;
+}
+
+std::string ChildProcess::Stdout() const {
+  absl::MutexLock lock(&mutex_);
+  return stdout_;
 }
 
 }  // namespace neuronserve::testing

@@ -24,6 +24,7 @@ struct ChildSpec {
   std::map<std::string, std::string> env;   // added to (or overriding) this process's
   std::vector<std::string> unset_env;       // variables removed from it
   std::vector<std::string> unset_prefixes;  // variables starting with these, removed
+  bool capture_stdout = false;  // collect stdout too (else it is this process's stdout)
 };
 
 class ChildProcess {
@@ -45,18 +46,23 @@ class ChildProcess {
 
   // Everything the process wrote to stderr so far.
   std::string Stderr() const;
+  // Everything it wrote to stdout so far, with ChildSpec::capture_stdout.
+  std::string Stdout() const;
 
   // The child's process id (-1 if it could not be started).
   pid_t pid() const { return pid_; }
 
  private:
   void ReadStderr(int fd);
+  void ReadStdout(int fd);
 
   pid_t pid_ = -1;
   std::thread reader_;
+  std::thread stdout_reader_;
   mutable absl::Mutex mutex_;
   std::string stderr_ ABSL_GUARDED_BY(mutex_);
   bool stderr_closed_ ABSL_GUARDED_BY(mutex_) = false;
+  std::string stdout_ ABSL_GUARDED_BY(mutex_);
   std::optional<int> exit_status_;
 };
 
