@@ -8,37 +8,87 @@ namespace {
 
 static_assert(sizeof(float) == 4, "float32 tensors travel as 4-byte IEEE-754 values");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "raw_data is little-endian and is copied as is: this build assumes a little-endian host"
+#error "raw_data and the typed fields are copied as little-endian bytes: a little-endian host is assumed"
 #endif
+
+// Notes the value field `field` of `given` when it is filled: the first one becomes the values,
+// a second one is remembered so that validation can refuse the pair.
+void NoteField(GivenInput& given, ValueField field, const void* values, size_t count) {
+  if (count == 0) return;
+  if (given.field != ValueField::kNone) {
+    if (given.second_field == ValueField::kNone) given.second_field = field;
+    return;
+  }
+  given.field = field;
+  given.values = values;
+  given.count = count;
+}
 
 GivenInput ToGivenInput(const v1::InputTensor& tensor) {
   GivenInput given;
   given.name = tensor.name();
   given.shape = absl::MakeConstSpan(tensor.shape().data(), tensor.shape_size());
-  given.has_floats = tensor.float_data_size() > 0;
-  given.float_count = static_cast<size_t>(tensor.float_data_size());
-  given.has_raw = !tensor.raw_data().empty();
-  if (given.has_raw) {
-    given.bytes = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(tensor.raw_data().data()),
-                                      tensor.raw_data().size());
-  } else {
-    given.bytes = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(tensor.float_data().data()),
-                                      given.float_count * sizeof(float));
-  }
+  given.dtype = tensor.dtype();
+  NoteField(given, ValueField::kRaw, tensor.raw_data().data(), tensor.raw_data().size());
+  NoteField(given, ValueField::kFloat, tensor.float_data().data(), tensor.float_data_size());
+  NoteField(given, ValueField::kInt32, tensor.int32_data().data(), tensor.int32_data_size());
+  NoteField(given, ValueField::kUInt32, tensor.uint32_data().data(), tensor.uint32_data_size());
+  NoteField(given, ValueField::kInt64, tensor.int64_data().data(), tensor.int64_data_size());
+  NoteField(given, ValueField::kUInt64, tensor.uint64_data().data(), tensor.uint64_data_size());
   return given;
 }
 
-// Sizes float_data to `count` without zero-filling it (AddNAlreadyReserved leaves the new
-// elements uninitialized): the device read that follows overwrites all of them, and at 16 MiB
-// the fill is one more pass over memory on the core's worker thread. raw_data has no such
-// way before C++23 (std::string::resize_and_overwrite), so it is resized and filled.
-float* ResizeForOverwrite(google::protobuf::RepeatedField<float>& floats, int count) {
-  if (floats.size() != count) {
-    floats.Clear();
-    floats.Reserve(count);
-    floats.AddNAlreadyReserved(count);
+// Sizes a repeated field to `count` without zero-filling it (AddNAlreadyReserved leaves the new
+// elements uninitialized): the device read or the conversion that follows overwrites all of
+// them, and at 16 MiB the fill is one more pass over memory on the core's worker thread.
+// raw_data has no such way before C++23 (std::string::resize_and_overwrite), so it is resized
+// and filled.
+template <typename T>
+T* ResizeForOverwrite(google::protobuf::RepeatedField<T>& values, int count) {
+  if (values.size() != count) {
+    values.Clear();
+    values.Reserve(count);
+    values.AddNAlreadyReserved(count);
   }
-  return floats.mutable_data();
+  return values.mutable_data();
+}
+
+// The values of `field` in `output`, sized to `count` for overwriting.
+void* ResizeField(v1::OutputTensor& output, ValueField field, size_t count) {
+  const int n = static_cast<int>(count);
+  switch (field) {
+    case ValueField::kFloat:
+      return ResizeForOverwrite(*output.mutable_float_data(), n);
+    case ValueField::kInt32:
+      return ResizeForOverwrite(*output.mutable_int32_data(), n);
+    case ValueField::kUInt32:
+      return ResizeForOverwrite(*output.mutable_uint32_data(), n);
+    case ValueField::kInt64:
+      return ResizeForOverwrite(*output.mutable_int64_data(), n);
+    case ValueField::kUInt64:
+      return ResizeForOverwrite(*output.mutable_uint64_data(), n);
+    case ValueField::kRaw:
+    case ValueField::kNone:
+      break;
+  }
+  std::string* raw = output.mutable_raw_data();
+  raw->resize(count);
+  return raw->data();
+}
+
+OutputForm FormOf(const v1::InferRequest& request) {
+  switch (request.response_form()) {
+    case v1::TENSOR_FORM_RAW:
+      return OutputForm::kRaw;
+    case v1::TENSOR_FORM_FLOAT:
+      return OutputForm::kFloat;
+    case v1::TENSOR_FORM_TYPED:
+      return OutputForm::kTyped;
+    default:
+      return request.inputs_size() > 0 && !request.inputs(0).raw_data().empty()
+                 ? OutputForm::kRaw
+                 : OutputForm::kTyped;
+  }
 }
 
 }  // namespace
@@ -64,15 +114,13 @@ absl::Status InferCall::Bind(const InferContext& context, const v1::InferRequest
                        "' was asked for, but version '", model.identity().version,
                        "' is serving"));
     }
-    if (absl::Status servable = CheckServableDtypes(name, model.inputs(), model.outputs());
-        !servable.ok()) {
-      return servable;
-    }
     absl::InlinedVector<GivenInput, 4> given;
     given.reserve(request.inputs_size());
     for (const v1::InputTensor& tensor : request.inputs()) given.push_back(ToGivenInput(tensor));
     inputs_.resize(model.inputs().size());
-    if (absl::Status matched = MatchInputs(name, model.inputs(), given, absl::MakeSpan(inputs_));
+    converted_inputs_.resize(model.inputs().size());
+    if (absl::Status matched = MatchInputs(name, model.inputs(), given, absl::MakeSpan(inputs_),
+                                           absl::MakeSpan(converted_inputs_));
         !matched.ok()) {
       return matched;
     }
@@ -85,24 +133,21 @@ absl::Status InferCall::Bind(const InferContext& context, const v1::InferRequest
         !chosen.ok()) {
       return chosen;
     }
-    switch (request.response_form()) {
-      case v1::TENSOR_FORM_RAW:
-        raw_outputs_ = true;
-        break;
-      case v1::TENSOR_FORM_FLOAT:
-        raw_outputs_ = false;
-        break;
-      default:
-        raw_outputs_ = request.inputs_size() > 0 && !request.inputs(0).raw_data().empty();
-        break;
+    output_fields_.resize(model.outputs().size());
+    if (absl::Status chosen = ChooseOutputFields(name, model.outputs(), selected, FormOf(request),
+                                                 absl::MakeSpan(output_fields_));
+        !chosen.ok()) {
+      return chosen;
     }
     output_slots_.assign(model.outputs().size(), -1);
+    for (std::vector<uint8_t>& staged : staged_outputs_) staged.clear();
     for (size_t j = 0; j < selected.size(); ++j) {
       if (!selected[j]) continue;
       output_slots_[j] = response.outputs_size();
       v1::OutputTensor* output = response.add_outputs();
       const TensorSpec& spec = model.outputs()[j];
       output->set_name(spec.name);
+      output->set_dtype(std::string(DataTypeName(spec.dtype)));
       output->mutable_shape()->Add(spec.shape.begin(), spec.shape.end());
       bytes_out_ += spec.byte_size;
     }
@@ -137,22 +182,41 @@ absl::Status InferCall::Submit() {
 absl::Span<uint8_t> InferCall::Output(size_t index) {
   const int slot = output_slots_[index];
   if (slot < 0) return {};
-  v1::OutputTensor* output = response_->mutable_outputs(slot);
-  const size_t bytes = lease_->outputs()[index].byte_size;
-  if (raw_outputs_) {
-    std::string* raw = output->mutable_raw_data();
-    raw->resize(bytes);
-    return absl::MakeSpan(reinterpret_cast<uint8_t*>(raw->data()), bytes);
+  const TensorSpec& spec = lease_->outputs()[index];
+  const ValueField field = output_fields_[index];
+  if (!FieldIsElementLayout(field, spec.dtype)) {
+    // Converted after the read (FinishOutputs): the device writes the elements here first.
+    if (staged_outputs_.size() <= index) staged_outputs_.resize(lease_->outputs().size());
+    std::vector<uint8_t>& staged = staged_outputs_[index];
+    staged.resize(spec.byte_size);
+    return absl::MakeSpan(staged);
   }
-  float* floats = ResizeForOverwrite(*output->mutable_float_data(),
-                                     static_cast<int>(bytes / sizeof(float)));
-  return absl::MakeSpan(reinterpret_cast<uint8_t*>(floats), bytes);
+  const size_t count = spec.byte_size / ValueFieldElementSize(field);
+  void* values = ResizeField(*response_->mutable_outputs(slot), field, count);
+  return absl::MakeSpan(static_cast<uint8_t*>(values), spec.byte_size);
+}
+
+void InferCall::FinishOutputs() {
+  for (size_t index = 0; index < staged_outputs_.size(); ++index) {
+    const int slot = output_slots_[index];
+    const std::vector<uint8_t>& staged = staged_outputs_[index];
+    if (slot < 0 || staged.empty()) continue;
+    const TensorSpec& spec = lease_->outputs()[index];
+    const size_t count = spec.ElementCount();
+    WidenToField(spec.dtype, staged,
+                 ResizeField(*response_->mutable_outputs(slot), output_fields_[index], count),
+                 count);
+  }
 }
 
 void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& timing) {
   response_->set_queue_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.queued)));
   response_->set_device_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.device)));
-  if (!status.ok()) response_->clear_outputs();
+  if (status.ok()) {
+    FinishOutputs();
+  } else {
+    response_->clear_outputs();
+  }
   outcome_ = status.code();
   timing_ = timing;
   total_ = absl::Now() - started_;

@@ -4,13 +4,17 @@
 // tensors (nothing invalid reaches the device), points each model input at the request's own
 // bytes and names the response's outputs. The core worker then copies the request's bytes into
 // the device tensors and the device's outputs straight into the response message: one copy in,
-// one copy out. Subclasses finish the gRPC call in Complete().
+// one copy out. Where a tensor's field is wider than its elements (float16 in float_data, int8
+// in int32_data, ...) the input is converted in Bind, on the gRPC thread, and the output after
+// the read, in FillResponse, from a staging buffer. Subclasses finish the gRPC call in
+// Complete().
 #ifndef NEURON_SERVE_SERVER_INFER_CALL_H_
 #define NEURON_SERVE_SERVER_INFER_CALL_H_
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "core/infer/inference_job.h"
+#include "core/infer/request_validation.h"
 #include "core/model/model_registry.h"
 #include "server/infer_context.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
@@ -47,6 +51,9 @@ class InferCall : public InferenceJob {
   v1::InferResponse* response() const { return response_; }
 
  private:
+  // Converts the staged outputs into their response fields.
+  void FinishOutputs();
+
   const InferContext* context_ = nullptr;
   LoadedModel::Lease lease_;
   // The model version's metrics once the lease is taken, else the unknown model's.
@@ -58,10 +65,15 @@ class InferCall : public InferenceJob {
   absl::Duration total_;
   uint64_t bytes_in_ = 0;
   uint64_t bytes_out_ = 0;
-  bool raw_outputs_ = false;
-  // Per model input, the request's bytes; per model output, its index in the response or -1.
+  // Per model input, its device bytes: the request's own, or those of converted_inputs_.
   absl::InlinedVector<absl::Span<const uint8_t>, 4> inputs_;
+  absl::InlinedVector<std::vector<uint8_t>, 4> converted_inputs_;
+  // Per model output, its index in the response or -1, and the field its values go in.
   absl::InlinedVector<int, 4> output_slots_;
+  absl::InlinedVector<ValueField, 4> output_fields_;
+  // Per model output that needs a conversion, the elements as the device wrote them; empty
+  // for the others (and until the first such output).
+  std::vector<std::vector<uint8_t>> staged_outputs_;
 };
 
 }  // namespace neuronserve

@@ -10,19 +10,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/nrt/dtype.h"
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 
 namespace neuronserve::client {
 namespace {
 
-using nrtsim::compute::DecodeFloat;
-using nrtsim::compute::EncodeFloat;
-using nrtsim::compute::FloatFormat;
 
 // The 16-bit float format of `type`, if it is one.
 std::optional<FloatFormat> HalfFormatOf(std::optional<DataType> type) {
-  if (type == DataType::kFloat16) return nrtsim::compute::kFloat16Format;
-  if (type == DataType::kBFloat16) return nrtsim::compute::kBFloat16Format;
+  if (type == DataType::kFloat16) return neuronserve::kFloat16Format;
+  if (type == DataType::kBFloat16) return neuronserve::kBFloat16Format;
   return std::nullopt;
 }
 

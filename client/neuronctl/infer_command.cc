@@ -21,7 +21,7 @@
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 #include "core/nrt/dtype.h"
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 #include "nlohmann/json.hpp"
 
 namespace neuronserve::neuronctl {
@@ -218,13 +218,13 @@ std::optional<std::vector<nlohmann::json>> ElementNumbers(const client::OutputTe
         numbers.emplace_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
         break;
       case DataType::kFp8E3:
-        numbers.emplace_back(DecodeFloat(nrtsim::compute::kFp8E3M4Format, bits));
+        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E3M4Format, bits));
         break;
       case DataType::kFp8E4:
-        numbers.emplace_back(DecodeFloat(nrtsim::compute::kFp8E4M3Format, bits));
+        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E4M3Format, bits));
         break;
       case DataType::kFp8E5:
-        numbers.emplace_back(DecodeFloat(nrtsim::compute::kFp8E5M2Format, bits));
+        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E5M2Format, bits));
         break;
       default:
         return std::nullopt;

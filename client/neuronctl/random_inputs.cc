@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "client/neuronctl/flag_values.h"
 #include "core/nrt/dtype.h"
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 
 namespace neuronserve::neuronctl {
 namespace {
@@ -32,18 +32,18 @@ void AppendLittleEndian(uint64_t value, size_t size, std::vector<uint8_t>& out) 
   for (size_t i = 0; i < size; ++i) out.push_back(static_cast<uint8_t>((value >> (8 * i)) & 0xff));
 }
 
-std::optional<nrtsim::compute::FloatFormat> NarrowFloatFormat(DataType type) {
+std::optional<neuronserve::FloatFormat> NarrowFloatFormat(DataType type) {
   switch (type) {
     case DataType::kFloat16:
-      return nrtsim::compute::kFloat16Format;
+      return neuronserve::kFloat16Format;
     case DataType::kBFloat16:
-      return nrtsim::compute::kBFloat16Format;
+      return neuronserve::kBFloat16Format;
     case DataType::kFp8E3:
-      return nrtsim::compute::kFp8E3M4Format;
+      return neuronserve::kFp8E3M4Format;
     case DataType::kFp8E4:
-      return nrtsim::compute::kFp8E4M3Format;
+      return neuronserve::kFp8E4M3Format;
     case DataType::kFp8E5:
-      return nrtsim::compute::kFp8E5M2Format;
+      return neuronserve::kFp8E5M2Format;
     default:
       return std::nullopt;
   }
@@ -100,9 +100,9 @@ absl::StatusOr<RandomTensor> RandomInputs::TensorFor(const v1::ModelStatus& mode
     for (uint64_t i = 0; i < *elements; ++i) {
       AppendLittleEndian(std::bit_cast<uint32_t>(uniform_(engine_)), 4, tensor.bytes);
     }
-  } else if (std::optional<nrtsim::compute::FloatFormat> format = NarrowFloatFormat(*type)) {
+  } else if (std::optional<neuronserve::FloatFormat> format = NarrowFloatFormat(*type)) {
     for (uint64_t i = 0; i < *elements; ++i) {
-      AppendLittleEndian(nrtsim::compute::EncodeFloat(*format, uniform_(engine_)), size,
+      AppendLittleEndian(neuronserve::EncodeFloat(*format, uniform_(engine_)), size,
                          tensor.bytes);
     }
   } else {

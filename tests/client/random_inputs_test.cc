@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -125,16 +125,16 @@ TEST(RandomInputsTest, FloatFormatsAreRoundedFromTheSameUniformValues) {
   ASSERT_TRUE(floats.ok());
   struct Case {
     std::string dtype;
-    nrtsim::compute::FloatFormat format;
+    neuronserve::FloatFormat format;
   };
-  for (const Case& c : {Case{"float16", nrtsim::compute::kFloat16Format},
-                        Case{"bfloat16", nrtsim::compute::kBFloat16Format}}) {
+  for (const Case& c : {Case{"float16", neuronserve::kFloat16Format},
+                        Case{"bfloat16", neuronserve::kBFloat16Format}}) {
     absl::StatusOr<RandomTensor> tensor = RandomInputs(9).TensorFor(model, Tensor("x", {16}, c.dtype));
     ASSERT_TRUE(tensor.ok()) << tensor.status();
     ASSERT_EQ(tensor->bytes.size(), 32u);
     for (size_t i = 0; i < 16; ++i) {
       const uint32_t bits = tensor->bytes[2 * i] | (uint32_t{tensor->bytes[2 * i + 1]} << 8);
-      EXPECT_EQ(bits, nrtsim::compute::EncodeFloat(c.format, (*floats)[i])) << c.dtype << i;
+      EXPECT_EQ(bits, neuronserve::EncodeFloat(c.format, (*floats)[i])) << c.dtype << i;
     }
   }
   absl::StatusOr<RandomTensor> fp32 = RandomInputs(9).TensorFor(model, Tensor("x", {16}));

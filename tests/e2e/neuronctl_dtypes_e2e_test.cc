@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/simmodel/classifier_model.h"
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 #include "core/nrtsim/simmodel/sim_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -193,9 +193,9 @@ TEST_F(NeuronctlDtypesE2ETest, InferReadsInt64NpyAndWritesFloat32AndFloat16Outpu
   for (uint32_t c = 0; c < kClasses; ++c) {
     const uint32_t bits = static_cast<uint8_t>(half_data[2 * c]) |
                           (uint32_t{static_cast<uint8_t>(half_data[2 * c + 1])} << 8);
-    EXPECT_EQ(bits, nrtsim::compute::EncodeFloat(nrtsim::compute::kFloat16Format, logits[c]))
+    EXPECT_EQ(bits, neuronserve::EncodeFloat(neuronserve::kFloat16Format, logits[c]))
         << c;
-    EXPECT_NEAR(nrtsim::compute::DecodeFloat(nrtsim::compute::kFloat16Format, bits), expected[c],
+    EXPECT_NEAR(neuronserve::DecodeFloat(neuronserve::kFloat16Format, bits), expected[c],
                 1e-3)
         << c;
   }
@@ -216,9 +216,9 @@ TEST_F(NeuronctlDtypesE2ETest, InferReadsInt64NpyAndWritesFloat32AndFloat16Outpu
     ASSERT_EQ(half.size(), kClasses);
     for (uint32_t c = 0; c < kClasses; ++c) {
       EXPECT_EQ(got[c], logits[c]) << form << c;
-      EXPECT_EQ(half[c], nrtsim::compute::DecodeFloat(
-                             nrtsim::compute::kFloat16Format,
-                             nrtsim::compute::EncodeFloat(nrtsim::compute::kFloat16Format,
+      EXPECT_EQ(half[c], neuronserve::DecodeFloat(
+                             neuronserve::kFloat16Format,
+                             neuronserve::EncodeFloat(neuronserve::kFloat16Format,
                                                           logits[c])))
           << form << c;
     }

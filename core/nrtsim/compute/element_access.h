@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "core/nrt/dtype.h"
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 
 namespace neuronserve::nrtsim::compute {
 

@@ -1,7 +1,7 @@
 // Encoding and decoding of float16, bfloat16 and the fp8 formats (core/nrtsim/compute/
 // float_formats.h), against GCC's _Float16, the bfloat16 bit formula, hand-computed tables and a
 // nearest-value search (reference_formats.h).
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Reference encodings of the narrow float formats for the compute tests, computed by methods
-// unrelated to core/nrtsim/compute/float_formats.cc: GCC's _Float16 for float16, the well-known
+// unrelated to core/nrt/float_formats.cc: GCC's _Float16 for float16, the well-known
 // add-and-truncate bit formula for bfloat16, and for fp8 a search for the nearest of the format's
 // 256 values, each value computed from its fields with ldexp.
 //

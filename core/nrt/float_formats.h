@@ -9,12 +9,12 @@
 // float32 value.
 //
 // Thread safety: pure functions of their arguments; call them from any thread.
-#ifndef NEURON_SERVE_CORE_NRTSIM_COMPUTE_FLOAT_FORMATS_H_
-#define NEURON_SERVE_CORE_NRTSIM_COMPUTE_FLOAT_FORMATS_H_
+#ifndef NEURON_SERVE_CORE_NRT_FLOAT_FORMATS_H_
+#define NEURON_SERVE_CORE_NRT_FLOAT_FORMATS_H_
 
 #include <cstdint>
 
-namespace neuronserve::nrtsim::compute {
+namespace neuronserve {
 
 // How a format spells the values that are not finite numbers.
 enum class SpecialEncoding {
@@ -58,6 +58,6 @@ uint32_t EncodeFloat(FloatFormat format, double value);
 // encodings give a quiet float32 NaN with the same sign.
 float DecodeFloat(FloatFormat format, uint32_t bits);
 
-}  // namespace neuronserve::nrtsim::compute
+}  // namespace neuronserve
 
-#endif  // NEURON_SERVE_CORE_NRTSIM_COMPUTE_FLOAT_FORMATS_H_
+#endif  // NEURON_SERVE_CORE_NRT_FLOAT_FORMATS_H_

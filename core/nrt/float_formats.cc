@@ -1,9 +1,9 @@
-#include "core/nrtsim/compute/float_formats.h"
+#include "core/nrt/float_formats.h"
 
 #include <algorithm>
 #include <bit>
 
-namespace neuronserve::nrtsim::compute {
+namespace neuronserve {
 namespace {
 
 constexpr uint32_t kFloat32QuietNan = 0x7FC00000u;
@@ -121,4 +121,4 @@ float DecodeFloat(FloatFormat format, uint32_t bits) {
   return std::bit_cast<float>(float_sign | (float_exponent << 23) | (mantissa << fraction_shift));
 }
 
-}  // namespace neuronserve::nrtsim::compute
+}  // namespace neuronserve
