@@ -15,7 +15,6 @@
 namespace neuronserve::client {
 namespace {
 
-
 // The 16-bit float format of `type`, if it is one.
 std::optional<FloatFormat> HalfFormatOf(std::optional<DataType> type) {
   if (type == DataType::kFloat16) return neuronserve::kFloat16Format;

@@ -165,7 +165,8 @@ absl::Status AddRandomInputs(const v1::ModelStatus& model, uint64_t seed, uint64
     absl::StatusOr<RandomTensor> made = random.TensorFor(model, tensor);
     if (!made.ok()) return made.status();
     inputs.push_back({tensor.name(), {tensor.shape().begin(), tensor.shape().end()},
-                      std::move(made->values), made->dtype, std::move(made->bytes)});
+                      std::move(made->values), made->dtype, std::move(made->bytes),
+                      /*path=*/"", /*descr=*/""});
   }
   return absl::OkStatus();
 }
