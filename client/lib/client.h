@@ -8,6 +8,10 @@
 //   absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect({.target = "127.0.0.1:8001"});
 //   absl::StatusOr<v1::LoadModelResponse> loaded = (*client)->LoadModelFromFile(config, path);
 //   absl::StatusOr<InferResult> result = (*client)->Infer("mlp", {{"input", {1, 4}, values}});
+//   // Any dtype: the elements' little-endian bytes and the dtype's name.
+//   absl::StatusOr<InferResult> logits = (*client)->Infer(
+//       "classifier", {{"input_ids", {1, 16}, {}, "int64", ids_bytes},
+//                      {"attention_mask", {1, 16}, {}, "int64", mask_bytes}});
 #ifndef NEURON_SERVE_CLIENT_LIB_CLIENT_H_
 #define NEURON_SERVE_CLIENT_LIB_CLIENT_H_
 

@@ -1,5 +1,5 @@
-// The values of an inference call as plain C++ types: what goes in (named float32 tensors over
-// the caller's memory), how to ask (InferOptions) and what comes back (decoded outputs).
+// The values of an inference call as plain C++ types: what goes in (named tensors of any dtype
+// over the caller's memory), how to ask (InferOptions) and what comes back (decoded outputs).
 #ifndef NEURON_SERVE_CLIENT_LIB_INFER_TYPES_H_
 #define NEURON_SERVE_CLIENT_LIB_INFER_TYPES_H_
 
@@ -14,13 +14,24 @@
 
 namespace neuronserve::client {
 
-// One model input. `values` is borrowed, not copied, until the request is built (i.e. for the
-// duration of the Infer or Send call). An empty shape sends none; the server then checks only
-// the element count against the model's shape.
+// One model input. Its elements are borrowed, not copied, until the request is built (i.e. for
+// the duration of the Infer or Send call). An empty shape sends none; the server then checks
+// only the element count against the model's shape.
+//
+// The elements come from one of two places:
+//  - `values`, float32 numbers (the form of every float32 model). With `dtype` empty (the
+//    default) nothing more is said; with dtype "float16" or "bfloat16" the floats are converted
+//    to that format (round to nearest even: in raw form here, in float_data form by the server).
+//  - `bytes`, the tensor's elements as little-endian bytes of `dtype` (a name GetModel reports:
+//    "int64", "uint8", "float16", "bfloat16", "fp8_e4", ...), element after element, row-major.
+//    Used when `values` is empty.
+// A non-empty `dtype` is sent, and the server refuses a request whose dtype is not the tensor's.
 struct NamedTensor {
   std::string name;
   std::vector<uint32_t> shape;
   absl::Span<const float> values;
+  std::string dtype;
+  absl::Span<const uint8_t> bytes;
 };
 
 struct InferOptions {
@@ -29,7 +40,10 @@ struct InferOptions {
   // The outputs wanted, by name; empty means all of them.
   std::vector<std::string> outputs;
   // Send values as raw_data (little-endian bytes, which the server writes to the device without
-  // a per-element copy) rather than float_data; responses come back in the same form.
+  // a per-element copy) rather than typed fields (float_data for float32, int32_data for int8 to
+  // int32, ...; float16, bfloat16, fp8 and unknown dtypes go as raw_data either way); responses
+  // come back in the same form (TENSOR_FORM_RAW or TENSOR_FORM_TYPED). The decoded result is the
+  // same in both forms.
   bool raw = true;
   // Echoed in the response. On an InferSession an empty id is assigned ("1", "2", ...).
   std::string id;
@@ -37,9 +51,19 @@ struct InferOptions {
   absl::Duration timeout = absl::ZeroDuration();
 };
 
+// One output, decoded from whichever form the server sent.
 struct OutputTensor {
   std::vector<uint32_t> shape;
-  std::vector<float> values;  // row-major, decoded from whichever form the server sent
+  // As the server reports it ("float32", "int64", "float16", ..., "unknown"); "float32" when the
+  // server did not say (servers before dtypes served only float32).
+  std::string dtype;
+  // Row-major numbers of a float32, float16 or bfloat16 output (the 16-bit formats converted
+  // exactly); empty for any other dtype.
+  std::vector<float> values;
+  // Row-major elements as little-endian bytes of `dtype`, for every dtype: shape's element count
+  // times the dtype's size (for "unknown", whatever whole number of bytes per element the server
+  // sent).
+  std::vector<uint8_t> bytes;
 };
 
 struct InferResult {

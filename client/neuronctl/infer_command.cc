@@ -1,8 +1,10 @@
 #include "client/neuronctl/infer_command.h"
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,8 @@
 #include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
+#include "core/nrt/dtype.h"
+#include "core/nrt/float_formats.h"
 #include "nlohmann/json.hpp"
 
 namespace neuronserve::neuronctl {
@@ -29,10 +33,13 @@ constexpr size_t kMaxPrintedValues = 64;
 constexpr size_t kCutPrintedValues = 16;
 
 constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
-    {"input", FlagType::kRepeated, "NAME=FILE", "", "an input tensor from a float32 .npy file"},
+    {"input", FlagType::kRepeated, "NAME=FILE", "",
+     "an input tensor from a .npy file of the input's dtype"},
     {"random", FlagType::kBoolean, "", "",
-     "fill every input not given by --input with uniform random values in [-1, 1)"},
+     "fill every input not given by --input with random values: floats uniform in [-1, 1), "
+     "integers uniform in [0, --random-max)"},
     {"seed", FlagType::kValue, "N", "0", "seed of the --random values"},
+    kRandomMaxFlag,
     {"output-dir", FlagType::kValue, "DIR", "",
      "write each output to DIR/OUTPUT.npy (created if missing) instead of printing its values"},
     {"outputs", FlagType::kValue, "LIST", "", "only these outputs, e.g. logits,probs"},
@@ -41,16 +48,29 @@ constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
 }));
 
 constexpr absl::string_view kDescription =
-    "Sends one Infer request. Each input comes from a float32 .npy file (numpy.save of a\n"
-    "float32 array in C order; its shape is sent and checked by the daemon), or with --random\n"
-    "from seeded random values of the shape the model declares. Outputs are printed (long\n"
-    "ones cut) or, with --output-dir, written as .npy files named after each output, which\n"
-    "numpy.load reads. --output=json prints the outputs' shapes and values (or their files),\n"
-    "the serving version and the server's queue and device times.\n"
+    "Sends one Infer request. Each input comes from a .npy file (numpy.save of an array in C\n"
+    "order; its shape is sent and checked by the daemon) whose dtype is the input's, as\n"
+    "'neuronctl model NAME' shows it:\n"
+    "  int8 '|i1'   int16 '<i2'   int32 '<i4'   int64 '<i8'   float16 '<f2'\n"
+    "  uint8 '|u1'  uint16 '<u2'  uint32 '<u4'  uint64 '<u8'  float32 '<f4'\n"
+    "numpy has no bfloat16: a bfloat16 input is a '<u2' file of its 16-bit patterns (e.g.\n"
+    "ml_dtypes.bfloat16 array .view(numpy.uint16)); fp8 inputs are '|u1' files of their bits.\n"
+    "A file of another dtype is refused, never converted.\n"
+    "\n"
+    "With --random, every input not given by --input gets seeded random values of the dtype\n"
+    "and shape the model declares: floats uniform in [-1, 1) (float16, bfloat16 and fp8\n"
+    "rounded to their format), integers uniform in [0, --random-max) (default 2, so token ids\n"
+    "and attention masks stay valid).\n"
+    "\n"
+    "Outputs are printed (long ones cut) or, with --output-dir, written as .npy files named\n"
+    "after each output, of the output's dtype (bfloat16 as '<u2' and fp8 as '|u1' bits, as\n"
+    "above), which numpy.load reads. --output=json prints the outputs' dtypes, shapes and\n"
+    "values (or their files), the serving version and the server's queue and device times.\n"
     "\n"
     "Examples:\n"
     "  neuronctl infer mlp --input input=x.npy --output-dir=out\n"
-    "  neuronctl infer mlp --random --seed=7 --output=json";
+    "  neuronctl infer classifier --input input_ids=ids.npy --input attention_mask=mask.npy\n"
+    "  neuronctl infer classifier --random --random-max=512 --seed=7 --output=json";
 
 struct InputSource {
   std::string name;
@@ -75,17 +95,23 @@ absl::StatusOr<std::vector<InputSource>> ParseInputFlags(const ParsedArgs& args)
   return sources;
 }
 
-// A tensor the request sends, owning its values (NamedTensor only borrows them).
+// A tensor the request sends, owning its elements (NamedTensor only borrows them): float32
+// numbers in `values`, or `bytes` of `dtype`.
 struct OwnedInput {
   std::string name;
   std::vector<uint32_t> shape;
   std::vector<float> values;
+  std::string dtype;
+  std::vector<uint8_t> bytes;
+  std::string path;   // the file it came from; empty for --random
+  std::string descr;  // the file's .npy dtype
 };
 
 absl::StatusOr<OwnedInput> FromNpy(const InputSource& source) {
   absl::StatusOr<NpyArray> array = ReadNpyFile(source.path);
   if (!array.ok()) return array.status();
-  OwnedInput input{source.name, {}, std::move(array->values)};
+  OwnedInput input{source.name, {}, {}, std::string(DataTypeName(array->dtype)),
+                   std::move(array->bytes), source.path, array->descr};
   for (uint64_t dimension : array->shape) {
     if (dimension > UINT32_MAX) {
       return absl::InvalidArgumentError(
@@ -96,19 +122,51 @@ absl::StatusOr<OwnedInput> FromNpy(const InputSource& source) {
   return input;
 }
 
+// Checks a file's dtype against the model's input of the same name and sends it as that dtype
+// (a '<u2' file as bfloat16, '|u1' as fp8). An input the model does not have is sent as it is:
+// the daemon's error names the model's inputs.
+absl::Status MatchModelDtype(const v1::ModelStatus& model, OwnedInput& input) {
+  const auto tensor = std::find_if(model.inputs().begin(), model.inputs().end(),
+                                   [&](const v1::TensorInfo& t) { return t.name() == input.name; });
+  if (tensor == model.inputs().end()) return absl::OkStatus();
+  const std::optional<DataType> type = DataTypeFromName(tensor->dtype());
+  // A dtype neuron-serve does not know travels as bytes: any '|u1' file, the shape unchecked
+  // here (its elements' size is unknown), the daemon checking the byte size.
+  const std::string expected = type ? NpyDescrFor(*type).value_or("|u1") : "|u1";
+  if (input.descr != expected) {
+    std::string why = absl::StrCat(input.path, ": input '", input.name, "' of model '",
+                                   model.name(), "' is ", tensor->dtype(), " ('", expected,
+                                   "'), but the file holds ", input.dtype, " ('", input.descr,
+                                   "')");
+    if (type == DataType::kBFloat16) {
+      absl::StrAppend(&why, "; numpy has no bfloat16, so give its 16-bit patterns as '<u2' "
+                            "(e.g. array.view(numpy.uint16) of an ml_dtypes.bfloat16 array)");
+    }
+    return absl::FailedPreconditionError(why);
+  }
+  if (!type) {
+    input.dtype.clear();
+    input.shape.clear();
+  } else {
+    input.dtype = tensor->dtype();
+  }
+  return absl::OkStatus();
+}
+
 // Random values for every input of `model` that `inputs` does not already hold.
-absl::Status AddRandomInputs(const v1::ModelStatus& model, uint64_t seed,
+absl::Status AddRandomInputs(const v1::ModelStatus& model, uint64_t seed, uint64_t random_max,
                              std::vector<OwnedInput>& inputs) {
-  RandomInputs random(seed);
+  RandomInputs random(seed, random_max);
   for (const v1::TensorInfo& tensor : model.inputs()) {
     const bool given = std::any_of(inputs.begin(), inputs.end(), [&](const OwnedInput& input) {
       return input.name == tensor.name();
     });
     if (given) continue;
-    absl::StatusOr<std::vector<float>> values = random.ValuesFor(model, tensor);
-    if (!values.ok()) return values.status();
+    absl::StatusOr<RandomTensor> made = random.TensorFor(model, tensor);
+    if (!made.ok()) return made.status();
     inputs.push_back({tensor.name(), {tensor.shape().begin(), tensor.shape().end()},
-                      *std::move(values)});
+                      std::move(made->values), made->dtype, std::move(made->bytes),
+                      /*path=*/"", /*descr=*/""});
   }
   return absl::OkStatus();
 }
@@ -126,15 +184,92 @@ std::string OutputFileName(const std::string& output) {
   return name + ".npy";
 }
 
-std::string ValuesText(const std::vector<float>& values) {
+// An output's elements as numbers: float32, float16 and bfloat16 from the decoded values, fp32r
+// and fp8 decoded from their bits, integers exact (int64 and uint64 as JSON integers); nullopt
+// for a dtype whose elements are not known ("unknown").
+std::optional<std::vector<nlohmann::json>> ElementNumbers(const client::OutputTensor& tensor) {
+  std::vector<nlohmann::json> numbers;
+  if (!tensor.values.empty() || tensor.bytes.empty()) {
+    numbers.assign(tensor.values.begin(), tensor.values.end());
+    return numbers;
+  }
+  const std::optional<DataType> type = DataTypeFromName(tensor.dtype);
+  if (!type) return std::nullopt;
+  const size_t size = DataTypeSize(*type);
+  const size_t count = tensor.bytes.size() / size;
+  numbers.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t bits = 0;
+    for (size_t b = 0; b < size; ++b) bits |= uint64_t{tensor.bytes[i * size + b]} << (8 * b);
+    const unsigned shift = 64 - 8 * static_cast<unsigned>(size);
+    switch (*type) {
+      case DataType::kInt8:
+      case DataType::kInt16:
+      case DataType::kInt32:
+      case DataType::kInt64:
+        numbers.emplace_back(static_cast<int64_t>(bits << shift) >> shift);
+        break;
+      case DataType::kUInt8:
+      case DataType::kUInt16:
+      case DataType::kUInt32:
+      case DataType::kUInt64:
+        numbers.emplace_back(bits);
+        break;
+      case DataType::kFp32R:
+        numbers.emplace_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+        break;
+      case DataType::kFp8E3:
+        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E3M4Format, bits));
+        break;
+      case DataType::kFp8E4:
+        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E4M3Format, bits));
+        break;
+      case DataType::kFp8E5:
+        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E5M2Format, bits));
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  return numbers;
+}
+
+std::string NumberText(const nlohmann::json& number) {
+  if (number.is_number_float()) return absl::StrFormat("%.7g", number.get<double>());
+  return number.dump();
+}
+
+std::string ValuesText(const client::OutputTensor& tensor) {
+  const std::optional<std::vector<nlohmann::json>> numbers = ElementNumbers(tensor);
+  if (!numbers) {
+    return absl::StrCat("(", tensor.bytes.size(), " bytes of dtype ", tensor.dtype,
+                        "; --output-dir writes them)");
+  }
   std::vector<std::string> shown;
-  const size_t count = values.size() <= kMaxPrintedValues ? values.size() : kCutPrintedValues;
-  for (size_t i = 0; i < count; ++i) shown.push_back(absl::StrFormat("%.7g", values[i]));
+  const size_t count = numbers->size() <= kMaxPrintedValues ? numbers->size() : kCutPrintedValues;
+  for (size_t i = 0; i < count; ++i) shown.push_back(NumberText((*numbers)[i]));
   std::string text = absl::StrJoin(shown, ", ");
-  if (count < values.size()) {
-    absl::StrAppend(&text, ", ... (", values.size(), " values; --output-dir writes them all)");
+  if (count < numbers->size()) {
+    absl::StrAppend(&text, ", ... (", numbers->size(), " values; --output-dir writes them all)");
   }
   return text;
+}
+
+// Writes an output as .npy of its dtype; a dtype without one ("unknown") as '|u1' bytes with
+// one more dimension, the bytes of each element.
+absl::Status WriteOutput(const std::string& path, const client::OutputTensor& tensor) {
+  std::vector<uint64_t> shape(tensor.shape.begin(), tensor.shape.end());
+  const std::optional<DataType> type = DataTypeFromName(tensor.dtype);
+  std::optional<std::string> descr = type ? NpyDescrFor(*type) : std::nullopt;
+  if (!descr) {
+    descr = "|u1";
+    uint64_t elements = 1;
+    for (uint64_t dimension : shape) elements *= dimension;
+    if (elements > 0 && tensor.bytes.size() / elements != 1) {
+      shape.push_back(tensor.bytes.size() / elements);
+    }
+  }
+  return WriteNpyFile(path, shape, *descr, tensor.bytes);
 }
 
 absl::Status Report(const std::string& model, const client::InferResult& result,
@@ -145,11 +280,14 @@ absl::Status Report(const std::string& model, const client::InferResult& result,
   if (format == OutputFormat::kJson) {
     nlohmann::json outputs = nlohmann::json::object();
     for (const auto& [name, tensor] : result.outputs) {
-      nlohmann::json entry = {{"shape", tensor.shape}};
+      nlohmann::json entry = {{"dtype", tensor.dtype}, {"shape", tensor.shape}};
       if (auto file = files.find(name); file != files.end()) {
         entry["file"] = file->second;
+      } else if (std::optional<std::vector<nlohmann::json>> numbers = ElementNumbers(tensor)) {
+        entry["values"] = *std::move(numbers);
       } else {
-        entry["values"] = tensor.values;
+        // Elements of unknown format: their bytes, one number each.
+        entry["bytes"] = tensor.bytes;
       }
       outputs[name] = std::move(entry);
     }
@@ -164,11 +302,11 @@ absl::Status Report(const std::string& model, const client::InferResult& result,
       << (result.version.empty() ? "" : absl::StrCat(" version '", result.version, "'"))
       << absl::StrFormat(": queue %.3f ms, device %.3f ms\n", queue_ms, device_ms);
   for (const auto& [name, tensor] : result.outputs) {
-    out << name << " [" << absl::StrJoin(tensor.shape, ", ") << "]";
+    out << name << " " << tensor.dtype << " [" << absl::StrJoin(tensor.shape, ", ") << "]";
     if (auto file = files.find(name); file != files.end()) {
       out << " -> " << file->second << "\n";
     } else {
-      out << "\n  " << ValuesText(tensor.values) << "\n";
+      out << "\n  " << ValuesText(tensor) << "\n";
     }
   }
   return absl::OkStatus();
@@ -189,6 +327,8 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
   }
   absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
   if (!seed.ok()) return seed.status();
+  absl::StatusOr<uint64_t> random_max = GetRandomMax(args);
+  if (!random_max.ok()) return random_max.status();
   client::InferOptions options;
   options.raw = *raw;
   if (args.Has("version")) options.version = *args.Get("version");
@@ -215,14 +355,23 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
 
   absl::StatusOr<std::unique_ptr<client::Client>> client = ConnectFromFlags(args);
   if (!client.ok()) return client.status();
+  // The model's dtypes: each file is checked against its input's, and --random makes up values
+  // of them.
+  absl::StatusOr<v1::ModelStatus> status = (*client)->GetModel(model);
+  if (!status.ok()) return status.status();
+  for (OwnedInput& input : inputs) {
+    if (absl::Status matched = MatchModelDtype(*status, input); !matched.ok()) return matched;
+  }
   if (random) {
-    absl::StatusOr<v1::ModelStatus> status = (*client)->GetModel(model);
-    if (!status.ok()) return status.status();
-    if (absl::Status added = AddRandomInputs(*status, *seed, inputs); !added.ok()) return added;
+    if (absl::Status added = AddRandomInputs(*status, *seed, *random_max, inputs); !added.ok()) {
+      return added;
+    }
   }
 
   std::vector<client::NamedTensor> tensors;
-  for (const OwnedInput& input : inputs) tensors.push_back({input.name, input.shape, input.values});
+  for (const OwnedInput& input : inputs) {
+    tensors.push_back({input.name, input.shape, input.values, input.dtype, input.bytes});
+  }
   absl::StatusOr<client::InferResult> result = (*client)->Infer(model, tensors, options);
   if (!result.ok()) return result.status();
 
@@ -236,10 +385,7 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
     }
     for (const auto& [name, tensor] : result->outputs) {
       const std::string path = (std::filesystem::path(output_dir) / OutputFileName(name)).string();
-      const std::vector<uint64_t> shape(tensor.shape.begin(), tensor.shape.end());
-      if (absl::Status written = WriteNpyFile(path, shape, tensor.values); !written.ok()) {
-        return written;
-      }
+      if (absl::Status written = WriteOutput(path, tensor); !written.ok()) return written;
       files[name] = path;
     }
   }

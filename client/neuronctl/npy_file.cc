@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -20,6 +21,39 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little,
               ".npy '<f4' data is copied as is, which needs a little-endian host");
+
+// The dtypes read and written: numpy's kind and size code, and the Neuron dtype.
+struct NpyType {
+  absl::string_view code;
+  DataType dtype;
+  size_t size;
+};
+constexpr NpyType kNpyTypes[] = {
+    {"i1", DataType::kInt8, 1},   {"i2", DataType::kInt16, 2},   {"i4", DataType::kInt32, 4},
+    {"i8", DataType::kInt64, 8},  {"u1", DataType::kUInt8, 1},   {"u2", DataType::kUInt16, 2},
+    {"u4", DataType::kUInt32, 4}, {"u8", DataType::kUInt64, 8},  {"f2", DataType::kFloat16, 2},
+    {"f4", DataType::kFloat32, 4},
+};
+
+constexpr absl::string_view kReadableDtypes =
+    "int8 to int64 ('|i1', '<i2', '<i4', '<i8'), uint8 to uint64 ('|u1', '<u2', '<u4', '<u8'), "
+    "float16 ('<f2') or float32 ('<f4'); bfloat16 as '<u2' bits";
+
+// The type a descr (without quotes) names, if neuronctl reads it.
+const NpyType* FindNpyType(absl::string_view descr) {
+  if (descr.size() != 3) return nullptr;
+  const char order = descr[0];
+  for (const NpyType& type : kNpyTypes) {
+    if (descr.substr(1) != type.code) continue;
+    if (order == '<' || order == '=' || (order == '|' && type.size == 1)) return &type;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+std::string NormalDescr(const NpyType& type) {
+  return absl::StrCat(type.size == 1 ? "|" : "<", type.code);
+}
 
 constexpr absl::string_view kMagic = "\x93NUMPY";
 // Header blocks are padded so the data starts at a multiple of this (numpy uses 64, so that
@@ -110,10 +144,20 @@ absl::StatusOr<NpyArray> ParseNpy(absl::string_view bytes, absl::string_view nam
 
   const absl::string_view descr = ValueOf(header, "descr");
   if (descr.empty()) return Malformed(name, "the header has no 'descr'");
-  if (descr != "'<f4'" && descr != "'=f4'" && descr != "\"<f4\"") {
+  absl::string_view unquoted = descr;
+  if (unquoted.size() < 2 || (unquoted[0] != '\'' && unquoted[0] != '"') ||
+      unquoted.back() != unquoted[0]) {
     return absl::InvalidArgumentError(absl::StrCat(
-        name, ": dtype ", descr, " is not float32 ('<f4'); convert it, e.g. "
-              "numpy.save(path, array.astype(numpy.float32))"));
+        name, ": dtype ", descr, " is not a simple dtype; neuronctl reads ", kReadableDtypes));
+  }
+  unquoted = unquoted.substr(1, unquoted.size() - 2);
+  const NpyType* type = FindNpyType(unquoted);
+  if (type == nullptr) {
+    const bool big_endian = absl::StartsWith(unquoted, ">");
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": dtype ", descr, big_endian ? " is big-endian" : " is not one neuronctl reads",
+        "; it reads ", kReadableDtypes, ". Convert it, e.g. numpy.save(path, "
+        "array.astype(numpy.float32)) or .astype('<i8')"));
   }
   const absl::string_view fortran_order = ValueOf(header, "fortran_order");
   if (fortran_order == "True") {
@@ -129,37 +173,74 @@ absl::StatusOr<NpyArray> ParseNpy(absl::string_view bytes, absl::string_view nam
 
   uint64_t elements = 1;
   for (uint64_t dimension : *shape) {
-    if (dimension != 0 && elements > UINT64_MAX / 4 / dimension) {
+    if (dimension != 0 && elements > UINT64_MAX / 8 / dimension) {
       return Malformed(name, "the shape is too large");
     }
     elements *= dimension;
   }
   const absl::string_view data = bytes.substr(header_start + header_length);
-  if (data.size() != elements * sizeof(float)) {
-    return Malformed(name, absl::StrCat("shape (", absl::StrJoin(*shape, ", "), ") needs ",
-                                        elements * sizeof(float), " bytes of data, the file has ",
+  if (data.size() != elements * type->size) {
+    return Malformed(name, absl::StrCat("shape (", absl::StrJoin(*shape, ", "), ") of ",
+                                        std::string(DataTypeName(type->dtype)), " needs ",
+                                        elements * type->size, " bytes of data, the file has ",
                                         data.size()));
   }
   NpyArray array;
   array.shape = *std::move(shape);
-  array.values.resize(elements);
-  if (elements > 0) std::memcpy(array.values.data(), data.data(), data.size());
+  array.descr = NormalDescr(*type);
+  array.dtype = type->dtype;
+  array.bytes.assign(data.begin(), data.end());
+  if (type->dtype == DataType::kFloat32) {
+    array.values.resize(elements);
+    if (elements > 0) std::memcpy(array.values.data(), data.data(), data.size());
+  }
   return array;
+}
+
+std::optional<std::string> NpyDescrFor(DataType type) {
+  switch (type) {
+    case DataType::kBFloat16:
+      return "<u2";
+    case DataType::kFp8E3:
+    case DataType::kFp8E4:
+    case DataType::kFp8E5:
+      return "|u1";
+    case DataType::kFp32R:
+      return "<f4";
+    default:
+      break;
+  }
+  for (const NpyType& npy : kNpyTypes) {
+    if (npy.dtype == type) return NormalDescr(npy);
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<std::string> EncodeNpy(absl::Span<const uint64_t> shape,
                                       absl::Span<const float> values) {
+  return EncodeNpy(shape, "<f4",
+                   absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()),
+                                             values.size() * sizeof(float)));
+}
+
+absl::StatusOr<std::string> EncodeNpy(absl::Span<const uint64_t> shape, absl::string_view descr,
+                                      absl::Span<const uint8_t> data) {
+  const NpyType* type = FindNpyType(descr);
+  if (type == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("dtype '", descr, "' is not one of ",
+                                                   kReadableDtypes));
+  }
   uint64_t elements = 1;
   for (uint64_t dimension : shape) elements *= dimension;
-  if (elements != values.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("shape (", absl::StrJoin(shape, ", "),
-                                                   ") has ", elements, " elements, given ",
-                                                   values.size()));
+  if (elements * type->size != data.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape (", absl::StrJoin(shape, ", "), ") has ", elements, " elements, given ",
+        data.size() / type->size, data.size() % type->size == 0 ? "" : " and a part"));
   }
   std::string shape_text = absl::StrJoin(shape, ", ");
   if (shape.size() == 1) shape_text += ",";  // Python's one-element tuple
-  std::string header = absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (",
-                                    shape_text, "), }");
+  std::string header = absl::StrCat("{'descr': '", NormalDescr(*type),
+                                    "', 'fortran_order': False, 'shape': (", shape_text, "), }");
   // Magic (6) + version (2) + length (2) + header + '\n', padded with spaces to the alignment.
   const size_t unpadded = 10 + header.size() + 1;
   header.append((kHeaderAlignment - unpadded % kHeaderAlignment) % kHeaderAlignment, ' ');
@@ -170,7 +251,7 @@ absl::StatusOr<std::string> EncodeNpy(absl::Span<const uint64_t> shape,
   bytes += static_cast<char>(header.size() & 0xff);
   bytes += static_cast<char>(header.size() >> 8);
   bytes += header;
-  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
   return bytes;
 }
 
@@ -196,6 +277,13 @@ absl::StatusOr<NpyArray> ReadNpyFile(const std::string& path) {
 absl::Status WriteNpyFile(const std::string& path, absl::Span<const uint64_t> shape,
                           absl::Span<const float> values) {
   absl::StatusOr<std::string> bytes = EncodeNpy(shape, values);
+  if (!bytes.ok()) return bytes.status();
+  return WriteFileAtomically(path, *bytes);
+}
+
+absl::Status WriteNpyFile(const std::string& path, absl::Span<const uint64_t> shape,
+                          absl::string_view descr, absl::Span<const uint8_t> data) {
+  absl::StatusOr<std::string> bytes = EncodeNpy(shape, descr, data);
   if (!bytes.ok()) return bytes.status();
   return WriteFileAtomically(path, *bytes);
 }

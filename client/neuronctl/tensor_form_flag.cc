@@ -10,8 +10,8 @@ namespace neuronserve::neuronctl {
 absl::StatusOr<bool> GetRawTensorForm(const ParsedArgs& args) {
   const std::string form = args.Get(kTensorFormFlag.name).value_or("raw");
   if (form == "raw") return true;
-  if (form == "float") return false;
-  return UsageError(absl::StrCat("--form must be raw or float, got '", form, "'"));
+  if (form == "typed" || form == "float") return false;
+  return UsageError(absl::StrCat("--form must be raw or typed, got '", form, "'"));
 }
 
 }  // namespace neuronserve::neuronctl

@@ -2,6 +2,7 @@
 // level runner against a fake server, input generation, the report formats and the progress
 // line, and the command's usage errors (which fail before any server is contacted).
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -299,12 +300,36 @@ TEST(BenchInputsTest, EveryInputGetsItsShapeWithSeededValuesInRange) {
   EXPECT_NE(values(**inputs), values(**other));
 }
 
-TEST(BenchInputsTest, NonFloatInputsAndEmptyShapesAreRefusedByName) {
-  absl::StatusOr<std::unique_ptr<BenchInputs>> ints =
-      BenchInputs::Generate(ModelWithInputs({{"ids", {1, 8}}}, "int32"), 0);
-  EXPECT_EQ(ints.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(ints.status().message(), AllOf(HasSubstr("'ids'"), HasSubstr("'m'"),
-                                             HasSubstr("int32"), HasSubstr("float32")));
+TEST(BenchInputsTest, IntegerInputsAreBytesOfTheirDtypeBelowTheRandomMax) {
+  absl::StatusOr<std::unique_ptr<BenchInputs>> inputs =
+      BenchInputs::Generate(ModelWithInputs({{"ids", {1, 8}}, {"mask", {1, 8}}}, "int64"), 4, 3);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  const std::vector<client::NamedTensor>& tensors = (*inputs)->tensors();
+  ASSERT_EQ(tensors.size(), 2u);
+  for (const client::NamedTensor& tensor : tensors) {
+    EXPECT_EQ(tensor.dtype, "int64");
+    EXPECT_TRUE(tensor.values.empty());
+    ASSERT_EQ(tensor.bytes.size(), 8u * 8);
+    for (size_t i = 0; i < 8; ++i) {
+      int64_t value = 0;
+      std::memcpy(&value, &tensor.bytes[8 * i], 8);
+      EXPECT_GE(value, 0);
+      EXPECT_LT(value, 3);
+    }
+  }
+  EXPECT_EQ((*inputs)->bytes(), 2u * 8 * 8);
+}
+
+TEST(BenchInputsTest, UnknownInputsAndEmptyShapesAreRefusedByName) {
+  absl::StatusOr<std::unique_ptr<BenchInputs>> blob =
+      BenchInputs::Generate(ModelWithInputs({{"blob", {1, 8}}}, "unknown"), 0);
+  EXPECT_EQ(blob.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(blob.status().message(),
+              AllOf(HasSubstr("'blob'"), HasSubstr("'m'"), HasSubstr("unknown")));
+  absl::StatusOr<std::unique_ptr<BenchInputs>> too_wide =
+      BenchInputs::Generate(ModelWithInputs({{"ids", {1, 8}}}, "int8"), 0, 1000);
+  EXPECT_EQ(too_wide.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(too_wide.status().message(), HasSubstr("--random-max=1000"));
 
   absl::StatusOr<std::unique_ptr<BenchInputs>> zero =
       BenchInputs::Generate(ModelWithInputs({{"x", {1, 0}}}), 0);
@@ -386,7 +411,7 @@ TEST(BenchReportTest, JsonParsesBackWithOneEntryPerLevel) {
   const nlohmann::json report = nlohmann::json::parse(out.str());
   EXPECT_EQ(report["model"], "mlp");
   EXPECT_EQ(report["api"], "stream");
-  EXPECT_EQ(report["form"], "float");
+  EXPECT_EQ(report["form"], "typed");
   EXPECT_EQ(report["requests_per_level"], 100);
   EXPECT_FALSE(report.contains("duration_s"));
   ASSERT_EQ(report["levels"].size(), 2u);
@@ -520,7 +545,9 @@ TEST(BenchCommandTest, UsageErrorsExitTwoNamingTheFlag) {
       {{"m", "--requests=0"}, "--requests: '0'"},
       {{"m", "--duration=0s"}, "--duration: '0s'"},
       {{"m", "--warmup=-1s"}, "--warmup: '-1s'"},
-      {{"m", "--form=int8"}, "--form must be raw or float, got 'int8'"},
+      {{"m", "--form=int8"}, "--form must be raw or typed, got 'int8'"},
+      {{"m", "--random-max=0"}, "--random-max: '0' is not a positive integer"},
+      {{"m", "--random-max=x"}, "--random-max: 'x' is not a positive integer"},
       {{"m", "--format=xml"}, "--format must be table, csv or json, got 'xml'"},
       {{"m", "--format=table", "--output=json"}, "--format=table contradicts --output=json"},
       {{"m", "--format=csv", "--output=json"}, "--format=csv contradicts --output=json"},
@@ -539,7 +566,7 @@ TEST(BenchCommandTest, HelpDocumentsTheFlagsWithAnExample) {
   EXPECT_EQ(run.exit_code, kExitSuccess);
   for (const char* text :
        {"Usage: neuronctl bench MODEL", "--concurrency-range", "xF", "--duration", "--requests",
-        "--warmup", "--stream", "--form", "--seed", "--format", "--output", "p50",
+        "--warmup", "--stream", "--form", "--seed", "--random-max", "--format", "--output", "p50",
         "RESOURCE_EXHAUSTED", "Example:", "--concurrency-range=1:16:x2"}) {
     EXPECT_THAT(run.out, HasSubstr(text));
   }

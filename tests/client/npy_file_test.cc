@@ -112,13 +112,31 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"", "magic"}, BadFile{"PK\x03\x04 a zip file", "magic"},
         BadFile{NpyV1("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
                       std::string(8, '\0')),
-                "dtype '<f8' is not float32"},
-        BadFile{NpyV1("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
-                      std::string(4, '\0')),
-                "dtype '<i4' is not float32"},
+                "dtype '<f8' is not one neuronctl reads"},
+        BadFile{NpyV1("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }",
+                      std::string(1, '\0')),
+                "dtype '|b1' is not one neuronctl reads"},
+        BadFile{NpyV1("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+                      std::string(8, '\0')),
+                "dtype '<c8' is not one neuronctl reads; it reads int8 to int64"},
+        BadFile{NpyV1("{'descr': '|i2', 'fortran_order': False, 'shape': (1,), }",
+                      std::string(2, '\0')),
+                "dtype '|i2' is not one neuronctl reads"},
         BadFile{NpyV1("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
                       std::string(4, '\0')),
-                "dtype '>f4'"},
+                "dtype '>f4' is big-endian"},
+        BadFile{NpyV1("{'descr': '>i8', 'fortran_order': False, 'shape': (1,), }",
+                      std::string(8, '\0')),
+                "dtype '>i8' is big-endian"},
+        BadFile{NpyV1("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
+                      std::string(4, '\0')),
+                "is not a simple dtype"},
+        BadFile{NpyV1("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }",
+                      std::string(24, '\0')),
+                "shape (2, 3) of int64 needs 48 bytes of data, the file has 24"},
+        BadFile{NpyV1("{'descr': '<i8', 'fortran_order': True, 'shape': (2, 2), }",
+                      std::string(32, '\0')),
+                "Fortran"},
         BadFile{NpyV1("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
                       std::string(16, '\0')),
                 "Fortran"},
@@ -133,6 +151,84 @@ INSTANTIATE_TEST_SUITE_P(
                 "'a' is not a number"},
         BadFile{std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17), "cut off"},
         BadFile{std::string("\x93NUMPY\x07\x00", 8), "version 7"}));
+
+// One file per dtype neuronctl reads, as numpy.save writes it: the element bytes come back as they
+// are, with the dtype the descr names, and EncodeNpy writes the same file back.
+struct DtypeCase {
+  std::string descr;  // as numpy writes it
+  DataType dtype;
+  size_t size;
+};
+
+class NpyFileDtypeTest : public ::testing::TestWithParam<DtypeCase> {};
+
+TEST_P(NpyFileDtypeTest, ReadsAndWritesTheElementBytesAsTheyAre) {
+  const DtypeCase& c = GetParam();
+  // Two rows of three elements, each byte distinct so that a swap or a shift shows.
+  std::string data;
+  for (size_t i = 0; i < 6 * c.size; ++i) data += static_cast<char>(0x80 + i);
+  const std::string file = NpyV1(
+      "{'descr': '" + c.descr + "', 'fortran_order': False, 'shape': (2, 3), }", data);
+  absl::StatusOr<NpyArray> array = ParseNpy(file, "x.npy");
+  ASSERT_TRUE(array.ok()) << array.status();
+  EXPECT_THAT(array->shape, ElementsAre(2, 3));
+  EXPECT_EQ(array->dtype, c.dtype);
+  EXPECT_EQ(array->descr, c.descr);
+  EXPECT_EQ(std::string(array->bytes.begin(), array->bytes.end()), data);
+  EXPECT_EQ(array->values.size(), c.dtype == DataType::kFloat32 ? 6u : 0u);
+
+  absl::StatusOr<std::string> encoded = EncodeNpy(std::vector<uint64_t>{2, 3}, c.descr,
+                                                  array->bytes);
+  ASSERT_TRUE(encoded.ok()) << encoded.status();
+  EXPECT_EQ(*encoded, file);
+  // The wrong number of bytes for the shape is refused.
+  EXPECT_FALSE(EncodeNpy(std::vector<uint64_t>{2, 2}, c.descr, array->bytes).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dtypes, NpyFileDtypeTest,
+    ::testing::Values(DtypeCase{"|i1", DataType::kInt8, 1}, DtypeCase{"<i2", DataType::kInt16, 2},
+                      DtypeCase{"<i4", DataType::kInt32, 4}, DtypeCase{"<i8", DataType::kInt64, 8},
+                      DtypeCase{"|u1", DataType::kUInt8, 1},
+                      DtypeCase{"<u2", DataType::kUInt16, 2},
+                      DtypeCase{"<u4", DataType::kUInt32, 4},
+                      DtypeCase{"<u8", DataType::kUInt64, 8},
+                      DtypeCase{"<f2", DataType::kFloat16, 2},
+                      DtypeCase{"<f4", DataType::kFloat32, 4}),
+    [](const ::testing::TestParamInfo<DtypeCase>& info) {
+      return std::string(DataTypeName(info.param.dtype));
+    });
+
+TEST(NpyFileTest, OtherSpellingsOfTheSameDtypeAreRead) {
+  // '<i1' and '=i1' for int8 (numpy writes '|i1'), '=' for native little-endian.
+  for (const std::string descr : {"<i1", "=i1"}) {
+    absl::StatusOr<NpyArray> array = ParseNpy(
+        NpyV1("{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2,), }", "\x01\xff"),
+        descr);
+    ASSERT_TRUE(array.ok()) << array.status();
+    EXPECT_EQ(array->dtype, DataType::kInt8);
+    EXPECT_EQ(array->descr, "|i1");
+  }
+  absl::StatusOr<NpyArray> u8 = ParseNpy(
+      NpyV1("{'descr': '=u8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\1')),
+      "u8");
+  ASSERT_TRUE(u8.ok()) << u8.status();
+  EXPECT_EQ(u8->dtype, DataType::kUInt64);
+  EXPECT_EQ(u8->descr, "<u8");
+}
+
+TEST(NpyFileTest, EveryNeuronDtypeHasItsNpyDtype) {
+  EXPECT_EQ(NpyDescrFor(DataType::kFloat32), "<f4");
+  EXPECT_EQ(NpyDescrFor(DataType::kFloat16), "<f2");
+  EXPECT_EQ(NpyDescrFor(DataType::kBFloat16), "<u2");  // numpy has no bfloat16: its bits
+  EXPECT_EQ(NpyDescrFor(DataType::kFp32R), "<f4");
+  EXPECT_EQ(NpyDescrFor(DataType::kFp8E4), "|u1");
+  EXPECT_EQ(NpyDescrFor(DataType::kInt8), "|i1");
+  EXPECT_EQ(NpyDescrFor(DataType::kUInt8), "|u1");
+  EXPECT_EQ(NpyDescrFor(DataType::kInt64), "<i8");
+  EXPECT_EQ(NpyDescrFor(DataType::kUInt32), "<u4");
+  EXPECT_EQ(NpyDescrFor(DataType::kUnknown), std::nullopt);
+}
 
 TEST(NpyFileTest, FilesThatCannotBeReadAreNamed) {
   absl::StatusOr<NpyArray> missing = ReadNpyFile("/nonexistent/x.npy");

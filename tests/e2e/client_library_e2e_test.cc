@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -21,7 +22,10 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "client/lib/client.h"
+#include "client/simmodel/identity_model.h"
 #include "client/simmodel/mlp_model.h"
+#include "core/nrt/dtype.h"
+#include "core/nrt/float_formats.h"
 #include "core/nrtsim/simmodel/sim_model.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -257,6 +261,98 @@ TEST(ClientLibraryE2ETest, InferReturnsTheIdentityInRawAndFloatForms) {
   absl::StatusOr<InferResult> unshaped = client->Infer("id", {{"input", {}, values}});
   ASSERT_TRUE(unshaped.ok()) << unshaped.status();
   EXPECT_THAT(unshaped->outputs.at("output").values, Pointwise(FloatEq(), values));
+}
+
+// Six elements of `type` as little-endian bytes, chosen to show a lost sign, a cut-off high
+// byte or a rounding: each integer type's extremes, exact values of each float format.
+std::vector<uint8_t> SampleElements(DataType type) {
+  std::vector<uint8_t> bytes;
+  const auto append = [&](uint64_t bits, size_t size) {
+    for (size_t i = 0; i < size; ++i) bytes.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+  };
+  const size_t size = DataTypeSize(type);
+  const std::optional<FloatFormat> format =
+      type == DataType::kFloat16    ? std::optional(kFloat16Format)
+      : type == DataType::kBFloat16 ? std::optional(kBFloat16Format)
+      : type == DataType::kFp8E4    ? std::optional(kFp8E4M3Format)
+                                    : std::nullopt;
+  if (format) {
+    for (double value : {1.0, -2.0, 0.5, 3.0, -0.25, 448.0}) {
+      append(EncodeFloat(*format, value), size);
+    }
+  } else if (type == DataType::kFloat32) {
+    for (float value : {1.5f, -2.0f, 1e-30f, 3.0f, -0.25f, 1e30f}) {
+      append(std::bit_cast<uint32_t>(value), 4);
+    }
+  } else {
+    const bool is_signed = type == DataType::kInt8 || type == DataType::kInt16 ||
+                           type == DataType::kInt32 || type == DataType::kInt64;
+    const unsigned bits = 8 * static_cast<unsigned>(size);
+    const uint64_t all = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    const uint64_t max = is_signed ? all >> 1 : all;
+    const uint64_t min = is_signed ? max + 1 : 0;  // the bit pattern of the most negative value
+    for (uint64_t value : {uint64_t{0}, uint64_t{1}, max, min, uint64_t{42}, all}) {
+      append(value, size);
+    }
+  }
+  return bytes;
+}
+
+TEST(ClientLibraryE2ETest, InferSendsAndReturnsTheBytesOfEveryDtypeInBothForms) {
+  START_DAEMON(daemon, SimDaemonArgs());
+  CONNECT(client, To(daemon->address));
+  for (DataType type : {DataType::kInt8, DataType::kUInt8, DataType::kInt16, DataType::kUInt16,
+                        DataType::kInt32, DataType::kUInt32, DataType::kInt64, DataType::kUInt64,
+                        DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
+                        DataType::kFp8E4}) {
+    const std::string dtype(DataTypeName(type));
+    SCOPED_TRACE(dtype);
+    simmodel::IdentityOptions identity;
+    identity.shape = {2, 3};
+    identity.dtype = type;
+    absl::StatusOr<simmodel::SimModel> model = simmodel::BuildIdentityModel(identity);
+    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_TRUE(client->LoadModel(Config("id"), Bytes(EncodeNeff(*model))).ok());
+
+    const std::vector<uint8_t> elements = SampleElements(type);
+    for (bool raw : {true, false}) {
+      SCOPED_TRACE(raw ? "raw" : "typed");
+      InferOptions options;
+      options.raw = raw;
+      absl::StatusOr<InferResult> result =
+          client->Infer("id", {{"input", {2, 3}, {}, dtype, elements}}, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      const client::OutputTensor& output = result->outputs.at("output");
+      EXPECT_EQ(output.dtype, dtype);
+      EXPECT_THAT(output.shape, ElementsAre(2u, 3u));
+      EXPECT_EQ(output.bytes, elements);
+      const bool has_values =
+          type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBFloat16;
+      EXPECT_EQ(output.values.size(), has_values ? 6u : 0u);
+    }
+    if (type == DataType::kFloat16 || type == DataType::kBFloat16) {
+      // Floats for a 16-bit input: rounded to nearest even, on the client (raw) or the server
+      // (typed) alike; the values come back as the rounded floats.
+      const std::vector<float> floats = {1.0f + std::ldexp(1.0f, -11), 0.1f, -3.0f,
+                                         65504.0f, 1e-3f, -0.0f};
+      const FloatFormat format = type == DataType::kFloat16 ? kFloat16Format : kBFloat16Format;
+      for (bool raw : {true, false}) {
+        InferOptions options;
+        options.raw = raw;
+        absl::StatusOr<InferResult> result =
+            client->Infer("id", {{"input", {2, 3}, floats, dtype}}, options);
+        ASSERT_TRUE(result.ok()) << result.status();
+        const client::OutputTensor& output = result->outputs.at("output");
+        ASSERT_EQ(output.values.size(), floats.size());
+        for (size_t i = 0; i < floats.size(); ++i) {
+          const uint32_t bits = EncodeFloat(format, floats[i]);
+          EXPECT_EQ(output.values[i], DecodeFloat(format, bits)) << i;
+          EXPECT_EQ(output.bytes[2 * i] | (output.bytes[2 * i + 1] << 8), bits) << i;
+        }
+      }
+    }
+    ASSERT_TRUE(client->Unload("id").ok());
+  }
 }
 
 TEST(ClientLibraryE2ETest, InferReturnsOnlyTheOutputsAskedFor) {

@@ -181,7 +181,7 @@ TEST(NeuronctlBenchE2ETest, RequestsGivesExactlyThatManyPerLevel) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json report = ParseReport(run);
   ASSERT_TRUE(report.is_object());
-  EXPECT_EQ(report["form"], "float");
+  EXPECT_EQ(report["form"], "typed");  // --form=float is the older name of typed
   EXPECT_EQ(report["requests_per_level"], 37);
   ASSERT_EQ(report["levels"].size(), 3u);
   for (int i = 0; i < 3; ++i) {

@@ -276,7 +276,7 @@ TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
   ProcessResult infer =
       At(address(), {"infer", "mlp", "--input", "input=" + input, "--output-dir=" + out_dir});
   ASSERT_EQ(infer.exit_code, 0) << infer.err;
-  EXPECT_THAT(infer.out, HasSubstr("output [1, 8] -> " + out_dir + "/output.npy"));
+  EXPECT_THAT(infer.out, HasSubstr("output float32 [1, 8] -> " + out_dir + "/output.npy"));
   const std::vector<float> got = NpyValues(ReadFile(out_dir + "/output.npy"), "(1, 8)");
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5) << i;
@@ -406,7 +406,7 @@ TEST_F(NeuronctlE2ETest, UnknownModelAndBadInputFilesAreExitOneWithTheReason) {
                               std::vector<float>(16)));
   ProcessResult wrong_dtype = At(address(), {"infer", "mlp", "--input=input=" + doubles});
   EXPECT_EQ(wrong_dtype.exit_code, 1);
-  EXPECT_THAT(wrong_dtype.err, HasSubstr(doubles + ": dtype '<f8' is not float32"));
+  EXPECT_THAT(wrong_dtype.err, HasSubstr(doubles + ": dtype '<f8' is not one neuronctl reads"));
 
   const std::string garbage = dir_.Join("garbage.npy");
   WriteFile(garbage, "not a numpy file");
@@ -440,7 +440,7 @@ TEST_F(NeuronctlE2ETest, BadCommandLinesAreExitTwoAndNeverReachTheServer) {
       {{"infer", "mlp"}, "give --input NAME=FILE for each input of the model, or --random"},
       {{"infer", "mlp", "--input=input"}, "--input: 'input' is not NAME=FILE"},
       {{"infer", "mlp", "--input=a=x.npy", "--input=a=y.npy"}, "input 'a' is given twice"},
-      {{"infer", "mlp", "--random", "--form=bf16"}, "--form must be raw or float, got 'bf16'"},
+      {{"infer", "mlp", "--random", "--form=bf16"}, "--form must be raw or typed, got 'bf16'"},
       {{"infer"}, "missing NAME"},
       {{"load"}, "missing FILE"},
       {{"load", "m.neff", "--replicas=2", "--cores=0"}, "give --replicas or --cores, not both"},

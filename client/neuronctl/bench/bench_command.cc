@@ -20,6 +20,7 @@
 #include "client/neuronctl/connection_flags.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/output_format.h"
+#include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 
@@ -38,6 +39,7 @@ constexpr auto kOwnFlags = std::to_array<FlagSpec>({
      "send on InferStream (one stream per request in flight) instead of unary Infer"},
     kTensorFormFlag,
     {"seed", FlagType::kValue, "N", "0", "seed of the random input values"},
+    kRandomMaxFlag,
     {"format", FlagType::kValue, "table|csv|json", "",
      "report format (default: table, or json with --output=json)"},
 });
@@ -49,9 +51,11 @@ constexpr absl::string_view kDescription =
     "each sending its next request as soon as the previous one is answered): first for\n"
     "--warmup, not counted, then for --duration (or for exactly --requests requests).\n"
     "\n"
-    "Inputs are random float32 values (uniform in [-1, 1), fixed by --seed) of the shapes the\n"
-    "server reports for the model, generated once before the run. Models with other input\n"
-    "dtypes are refused.\n"
+    "Inputs are random values (fixed by --seed) of the dtypes and shapes the server reports for\n"
+    "the model, generated once before the run: float inputs uniform in [-1, 1) (float16,\n"
+    "bfloat16 and fp8 rounded to their format), integer inputs uniform in [0, --random-max)\n"
+    "(default 2, so token ids and attention masks are valid). Inputs of dtype 'unknown' are\n"
+    "refused.\n"
     "\n"
     "--concurrency-range=START:END:STEP: levels START, START+STEP, ... (STEP N), or START,\n"
     "START*F, ... (STEP xF), up to END; END is a level only when a step lands on it (1:10:x2 is\n"
@@ -161,6 +165,8 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
   if (!raw.ok()) return raw.status();
   absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
   if (!seed.ok()) return seed.status();
+  absl::StatusOr<uint64_t> random_max = GetRandomMax(args);
+  if (!random_max.ok()) return random_max.status();
   absl::StatusOr<ReportFormat> format = GetReportFormat(args);
   if (!format.ok()) return format.status();
   plan.format = *format;
@@ -168,6 +174,7 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
   plan.setup.stream = args.GetBool("stream");
   plan.setup.raw = *raw;
   plan.setup.seed = *seed;
+  plan.setup.random_max = *random_max;
   plan.setup.warmup = plan.level.warmup;
   plan.setup.duration = plan.level.duration;
   plan.setup.requests = plan.level.requests;
@@ -208,7 +215,7 @@ absl::Status RunBench(const ParsedArgs& args, const CommandIo& io) {
         "model '", model_name, "' is ", v1::ModelState_Name(model->state()), ", not READY"));
   }
   absl::StatusOr<std::unique_ptr<BenchInputs>> inputs =
-      BenchInputs::Generate(*model, plan->setup.seed);
+      BenchInputs::Generate(*model, plan->setup.seed, plan->setup.random_max);
   if (!inputs.ok()) return inputs.status();
   const std::vector<client::NamedTensor>& tensors = (*inputs)->tensors();
   io.err << "bench: model '" << model_name << "', " << tensors.size() << " input(s), "

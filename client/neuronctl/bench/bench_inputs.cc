@@ -10,7 +10,8 @@
 namespace neuronserve::neuronctl {
 
 absl::StatusOr<std::unique_ptr<BenchInputs>> BenchInputs::Generate(const v1::ModelStatus& model,
-                                                                   uint64_t seed) {
+                                                                   uint64_t seed,
+                                                                   uint64_t integer_max) {
   if (model.inputs().empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("model '", model.name(), "' reports no inputs (state ",
@@ -19,26 +20,30 @@ absl::StatusOr<std::unique_ptr<BenchInputs>> BenchInputs::Generate(const v1::Mod
   std::unique_ptr<BenchInputs> inputs(new BenchInputs());
   inputs->buffers_.reserve(model.inputs_size());
   inputs->tensors_.reserve(model.inputs_size());
-  RandomInputs random(seed);
+  RandomInputs random(seed, integer_max);
   for (const v1::TensorInfo& info : model.inputs()) {
-    absl::StatusOr<std::vector<float>> values = random.ValuesFor(model, info);
+    absl::StatusOr<RandomTensor> values = random.TensorFor(model, info);
     if (!values.ok()) return values.status();
     // No declared dimensions, or one of size 0: nothing of the model's real load to send.
-    if (info.shape().empty() || values->empty()) {
+    if (info.shape().empty() || (values->values.empty() && values->bytes.empty())) {
       return absl::FailedPreconditionError(
           absl::StrCat("input '", info.name(), "' of model '", model.name(), "' has shape [",
                        absl::StrJoin(info.shape(), ","), "], which neuronctl bench cannot fill"));
     }
-    std::vector<float>& buffer = inputs->buffers_.emplace_back(*std::move(values));
+    const RandomTensor& buffer = inputs->buffers_.emplace_back(*std::move(values));
+    // float32 inputs as numbers without a dtype, as before dtypes; the others name theirs.
     inputs->tensors_.push_back(client::NamedTensor{
-        info.name(), std::vector<uint32_t>(info.shape().begin(), info.shape().end()), buffer});
+        info.name(), std::vector<uint32_t>(info.shape().begin(), info.shape().end()),
+        buffer.values, buffer.values.empty() ? buffer.dtype : "", buffer.bytes});
   }
   return inputs;
 }
 
 uint64_t BenchInputs::bytes() const {
   uint64_t total = 0;
-  for (const std::vector<float>& buffer : buffers_) total += buffer.size() * sizeof(float);
+  for (const RandomTensor& buffer : buffers_) {
+    total += buffer.values.size() * sizeof(float) + buffer.bytes.size();
+  }
   return total;
 }
 

@@ -92,8 +92,9 @@ nlohmann::json ReportJson(const BenchSetup& setup, const std::vector<LevelResult
   nlohmann::json report = {
       {"model", setup.model},
       {"api", setup.stream ? "stream" : "unary"},
-      {"form", setup.raw ? "raw" : "float"},
+      {"form", setup.raw ? "raw" : "typed"},
       {"seed", setup.seed},
+      {"random_max", setup.random_max},
       {"warmup_s", absl::ToDoubleSeconds(setup.warmup)},
   };
   if (setup.requests > 0) {

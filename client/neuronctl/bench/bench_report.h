@@ -23,6 +23,7 @@ struct BenchSetup {
   bool stream = false;
   bool raw = true;
   uint64_t seed = 0;
+  uint64_t random_max = 0;  // integer inputs are uniform in [0, random_max)
   absl::Duration warmup;
   absl::Duration duration;  // per level, when requests is 0
   uint64_t requests = 0;    // per level
