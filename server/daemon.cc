@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/blocking_counter.h"
+#include "core/nrt/runtime_environment.h"
 #include "core/util/fmt_absl.h"
 #include "core/util/posix_file.h"
 #include "google/protobuf/text_format.h"
@@ -26,6 +27,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   absl::StatusOr<std::unique_ptr<NrtRuntime>> runtime = NrtRuntime::Start(*std::move(library));
   if (!runtime.ok()) return runtime.status();
   daemon->runtime_ = *std::move(runtime);
+  // Settings that only the runtime's version makes wrong (known once nrt_init has run).
+  if (absl::Status environment = CheckRuntimeEnvironment(daemon->runtime_->version());
+      !environment.ok()) {
+    return environment;
+  }
 
   absl::StatusOr<DeviceInventory> inventory = EnumerateDevices(*daemon->runtime_);
   if (!inventory.ok()) return inventory.status();

@@ -13,6 +13,7 @@ LoadSpec LoadSpecFromConfig(const v1::ModelConfig& config, std::shared_ptr<const
   spec.start_cores.assign(config.start_cores().begin(), config.start_cores().end());
   spec.shared = config.shared();
   spec.max_queue = config.max_queue();
+  spec.declared_core_count = config.core_count();
   spec.persist = persist;
   if (persist) google::protobuf::TextFormat::PrintToString(config, &spec.config_text);
   return spec;
@@ -25,6 +26,7 @@ v1::ModelConfig MergeConfig(v1::ModelConfig base, const v1::ModelConfig& overrid
   if (!overrides.start_cores().empty()) *base.mutable_start_cores() = overrides.start_cores();
   if (overrides.shared()) base.set_shared(true);
   if (overrides.max_queue() != 0) base.set_max_queue(overrides.max_queue());
+  if (overrides.core_count() != 0) base.set_core_count(overrides.core_count());
   return base;
 }
 

@@ -15,7 +15,7 @@ namespace neuronserve {
 LoadSpec LoadSpecFromConfig(const v1::ModelConfig& config, std::shared_ptr<const std::string> neff,
                             const std::string& source, bool persist);
 
-// `base` with every field `overrides` sets (name, version, placement, queue) replaced.
+// `base` with every field `overrides` sets (name, version, placement, queue, core count) replaced.
 v1::ModelConfig MergeConfig(v1::ModelConfig base, const v1::ModelConfig& overrides);
 
 }  // namespace neuronserve

@@ -16,8 +16,10 @@ ExecutionFailure ClassifyExecutionFailure(const absl::Status& status) {
     case NRT_EXEC_HW_ERR_NC_UE:
     case NRT_EXEC_HW_ERR_DMA_ABORT:
     case NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE:
-      return ExecutionFailure::kHardware;
+    // "unknown/generic hang": the runtime's own log tags it FATAL-RT-UNDEFINED-STATE, so the
+    // core cannot be trusted with the next execution.
     case NRT_TIMEOUT:
+      return ExecutionFailure::kHardware;
     case NRT_QUEUE_FULL:
     case NRT_EXEC_NC_BUSY:
       return ExecutionFailure::kTransient;

@@ -8,10 +8,10 @@ namespace neuronserve {
 
 enum class ExecutionFailure {
   // The core itself failed (NRT_HW_ERROR, NRT_EXEC_COMPLETED_WITH_ERR, the NRT_EXEC_HW_ERR_*
-  // family, an unrecoverable execution unit): it leaves rotation, the request may run elsewhere.
+  // family, an unrecoverable execution unit, NRT_TIMEOUT: a hang past NEURON_RT_EXEC_TIMEOUT):
+  // it leaves rotation, the request may run elsewhere.
   kHardware,
-  // Busy or slow for now (NRT_TIMEOUT, NRT_QUEUE_FULL, NRT_EXEC_NC_BUSY): worth one more try on
-  // another replica.
+  // Busy for now (NRT_QUEUE_FULL, NRT_EXEC_NC_BUSY): worth one more try on another replica.
   kTransient,
   // Anything else (bad input, numerical errors, ...): the request's answer.
   kFinal,

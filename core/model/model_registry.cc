@@ -28,6 +28,54 @@ std::string DescribeRanges(const std::vector<CoreRange>& ranges) {
   return absl::StrJoin(parts, ", ");
 }
 
+// How many cores one replica of the model occupies: what the runtime reports when it can (the
+// runtime is the authority), else what the model's config declares. Every answer other than the
+// runtime's nrt_get_model_nc_count gets one warning line naming where the count came from.
+absl::StatusOr<uint32_t> ReplicaCoreCount(const NrtRuntime& runtime, const NrtModel& model,
+                                          const LoadSpec& spec) {
+  const std::string& name = spec.identity.name;
+  absl::StatusOr<std::optional<ReportedCoreCount>> reported = model.CoreCount();
+  if (!reported.ok()) {
+    return absl::Status(reported.status().code(),
+                        absl::StrCat("model '", name, "': ", reported.status().message()));
+  }
+  if (reported->has_value()) {
+    const ReportedCoreCount& count = **reported;
+    if (count.count == 0) {
+      return absl::InternalError(
+          absl::StrCat("model '", name, "': ", count.source, " reports 0 cores for it"));
+    }
+    if (spec.declared_core_count != 0 && spec.declared_core_count != count.count) {
+      spdlog::warn("model '{}': its config declares core_count {}, but the runtime reports {} "
+                   "({}); the runtime's count is used",
+                   name, spec.declared_core_count, count.count, count.source);
+    } else if (count.source != "nrt_get_model_nc_count") {
+      spdlog::warn("model '{}': {} core{} per replica, from {} (the runtime '{}' does not "
+                   "export nrt_get_model_nc_count)",
+                   name, count.count, count.count == 1 ? "" : "s", count.source,
+                   runtime.library_path());
+    }
+    return count.count;
+  }
+  const NrtApi& api = runtime.api();
+  const std::string why =
+      api.get_model_info != nullptr
+          ? absl::StrCat("the runtime '", runtime.library_path(),
+                         "' exports neither nrt_get_model_nc_count nor nrt_get_model_vnc_count, "
+                         "and its nrt_get_model_info reports no core count")
+          : absl::StrCat("the runtime '", runtime.library_path(),
+                         "' exports none of nrt_get_model_nc_count, nrt_get_model_vnc_count and "
+                         "nrt_get_model_info");
+  if (spec.declared_core_count == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("model '", name, "': cannot tell how many cores it occupies: ", why,
+                     "; declare core_count in the model's config"));
+  }
+  spdlog::warn("model '{}': {} core{} per replica, from the core_count of its config ({})", name,
+               spec.declared_core_count, spec.declared_core_count == 1 ? "" : "s", why);
+  return spec.declared_core_count;
+}
+
 }  // namespace
 
 ModelRegistry::ModelRegistry(const NrtRuntime& runtime, uint32_t core_count, ModelStore* store,
@@ -140,7 +188,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
     return absl::Status(first.status().code(),
                         absl::StrCat("model '", name, "': ", first.status().message()));
   }
-  absl::StatusOr<uint32_t> core_count = first->CoreCount();
+  absl::StatusOr<uint32_t> core_count = ReplicaCoreCount(runtime_, *first, spec);
   if (!core_count.ok()) return core_count.status();
 
   PlacementRequest request{name, *core_count, spec.replicas, spec.start_cores, spec.shared};
@@ -170,8 +218,16 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> ModelRegistry::LoadReplicas(const L
   }
   ModelTensors tensors;
   if (status.ok()) {
-    absl::StatusOr<std::vector<TensorSpec>> listed = replicas.front()->model.Tensors();
+    std::vector<std::string> notes;
+    absl::StatusOr<std::vector<TensorSpec>> listed = replicas.front()->model.Tensors(&notes);
     if (listed.ok()) {
+      // The runtime's size is the authority; a dtype it reports oddly does not stop the model,
+      // whose tensor is then served as raw bytes. One line per model says what was seen.
+      if (!notes.empty()) {
+        spdlog::warn("model {}: {} served as raw bytes with dtype unknown: {}",
+                     Quoted(spec.identity), notes.size() == 1 ? "1 tensor is" :
+                     absl::StrCat(notes.size(), " tensors are"), absl::StrJoin(notes, "; "));
+      }
       tensors = ModelTensors::Split(*std::move(listed));
     } else {
       status = listed.status();

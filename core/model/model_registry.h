@@ -36,6 +36,9 @@ struct LoadSpec {
   bool shared = false;
   // Most requests waiting at once; 0: RegistryOptions::max_queue.
   uint32_t max_queue = 0;
+  // Cores one replica occupies as the config declares it (0: not declared); used only when the
+  // runtime reports no core count of its own.
+  uint32_t declared_core_count = 0;
   // Record the model in the store once READY, with this opaque config (the ModelConfig text).
   bool persist = false;
   std::string config_text;

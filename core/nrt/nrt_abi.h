@@ -143,6 +143,12 @@ typedef struct nrt_tensor_info_array {
   nrt_tensor_info_t tensor_array[];  // flexible array member, as in nrt_experimental.h
 } nrt_tensor_info_array_t;
 
+// nrt_experimental.h: "additional fields can be added here in the future"; the caller passes the
+// size it knows (info_size_in) and the runtime says how much it wrote (info_size_out).
+typedef struct nrt_model_info {
+  uint32_t vnc;
+} nrt_model_info_t;
+
 typedef struct nrt_vnc_memory_stats {
   size_t bytes_used;
   size_t bytes_limit;
@@ -162,7 +168,12 @@ NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count);
 NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
                     nrt_model_t **model);
 NRT_STATUS nrt_unload(nrt_model_t *model);
+// nrt_get_model_nc_count and its twin nrt_get_model_vnc_count are marked deprecated in the 2.30
+// headers, beside nrt_get_model_info: the binding resolves all three optionally.
 NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count);
+NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t *model, uint32_t *vnc_count);
+NRT_STATUS nrt_get_model_info(const nrt_model_t *model, nrt_model_info_t *info,
+                              size_t info_size_in, size_t *info_size_out);
 NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t **tensor_info);
 NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t *tensor_info);
 
@@ -193,6 +204,7 @@ const char *nrt_get_status_as_str(NRT_STATUS status);
 
 static_assert(sizeof(nrt_instance_info_t) == 32, "nrt_instance_info_t layout");
 static_assert(sizeof(nrt_version_t) == 4 * 8 + 128 + 64, "nrt_version_t layout");
+static_assert(sizeof(nrt_model_info_t) == 4, "nrt_model_info_t layout");
 static_assert(sizeof(NRT_STATUS) == 4, "NRT_STATUS is a 32-bit C enum");
 
 #endif  // NEURON_SERVE_CORE_NRT_NRT_ABI_H_

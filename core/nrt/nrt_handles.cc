@@ -1,5 +1,6 @@
 #include "core/nrt/nrt_handles.h"
 
+#include <cstddef>
 #include <cstring>
 #include <utility>
 
@@ -104,45 +105,78 @@ absl::Status NrtModel::Unload() {
   return NrtError("nrt_unload", api_->unload(handle));
 }
 
-absl::StatusOr<uint32_t> NrtModel::CoreCount() const {
-  uint32_t count = 0;
-  if (absl::Status status =
-          NrtError("nrt_get_model_nc_count", api_->get_model_nc_count(handle_, &count));
-      !status.ok()) {
-    return status;
+absl::StatusOr<std::optional<ReportedCoreCount>> NrtModel::CoreCount() const {
+  if (api_->get_model_nc_count != nullptr) {
+    uint32_t count = 0;
+    if (absl::Status status = NrtError(api_->model_nc_count_symbol,
+                                       api_->get_model_nc_count(handle_, &count));
+        !status.ok()) {
+      return status;
+    }
+    return ReportedCoreCount{count, api_->model_nc_count_symbol};
   }
-  return count;
+  if (api_->get_model_info != nullptr) {
+    nrt_model_info_t info{};
+    size_t written = 0;
+    if (absl::Status status = NrtError(
+            "nrt_get_model_info", api_->get_model_info(handle_, &info, sizeof(info), &written));
+        !status.ok()) {
+      return status;
+    }
+    constexpr size_t kVncEnd = offsetof(nrt_model_info_t, vnc) + sizeof(info.vnc);
+    if (written >= kVncEnd && info.vnc > 0) {
+      return ReportedCoreCount{info.vnc, "nrt_get_model_info"};
+    }
+  }
+  return std::nullopt;
 }
 
-absl::StatusOr<TensorSpec> TensorSpecFromInfo(const nrt_tensor_info_t& info,
-                                              DtypeNumbering numbering) {
+namespace {
+
+std::string DescribeReportedDtype(nrt_dtype_t dtype, std::optional<DataType> decoded,
+                                  DtypeNumbering numbering) {
+  if (dtype == 0) return "dtype 0 (void)";
+  if (!decoded.has_value()) {
+    return absl::StrCat("dtype ", dtype, ", which the ", std::string(DtypeNumberingName(numbering)),
+                        " numbering does not define");
+  }
+  return absl::StrCat("dtype ", dtype, " (", std::string(DataTypeName(*decoded)), " in the ",
+                      std::string(DtypeNumberingName(numbering)), " numbering)");
+}
+
+}  // namespace
+
+TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numbering,
+                              std::string* note) {
   TensorSpec spec;
   // The runtime NUL-terminates names; bound the read anyway in case it fills all 256 bytes.
   spec.name.assign(info.name, strnlen(info.name, sizeof(info.name)));
   spec.usage = info.usage == NRT_TENSOR_USAGE_OUTPUT ? TensorUsage::kOutput : TensorUsage::kInput;
   spec.byte_size = info.size;
   spec.shape.assign(info.shape, info.shape + info.ndim);
-  std::optional<DataType> dtype = FromNrtDtype(info.dtype, numbering);
-  if (!dtype.has_value()) {
-    return absl::InternalError(absl::StrCat(
-        "tensor '", spec.name, "': the runtime reports dtype ", info.dtype, ", which the ",
-        std::string(DtypeNumberingName(numbering)), " dtype numbering does not define"));
+  if (note != nullptr) note->clear();
+  const std::optional<DataType> dtype = FromNrtDtype(info.dtype, numbering);
+  if (dtype.has_value() && *dtype != DataType::kUnknown &&
+      spec.ElementCount() * DataTypeSize(*dtype) == spec.byte_size) {
+    spec.dtype = *dtype;
+    return spec;
   }
-  spec.dtype = *dtype;
-  const uint64_t expected = spec.ElementCount() * DataTypeSize(spec.dtype);
-  if (expected != spec.byte_size) {
-    return absl::InternalError(
-        absl::StrCat("tensor '", spec.name, "': the runtime reports dtype ", info.dtype, " (",
-                     std::string(DataTypeName(spec.dtype)), " in the ",
-                     std::string(DtypeNumberingName(numbering)), " numbering) and shape [",
-                     absl::StrJoin(spec.shape, ","), "], which make ", expected,
-                     " bytes, but a size of ", spec.byte_size,
-                     " bytes: the runtime's dtype numbering does not match its reported version"));
+  spec.dtype = DataType::kUnknown;
+  if (note == nullptr) return spec;
+  std::string what = DescribeReportedDtype(info.dtype, dtype, numbering);
+  if (dtype.has_value() && *dtype != DataType::kUnknown) {
+    *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, " and shape [",
+                         absl::StrJoin(spec.shape, ","), "], which make ",
+                         spec.ElementCount() * DataTypeSize(*dtype), " bytes, but a size of ",
+                         spec.byte_size, " bytes");
+  } else {
+    *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, ", shape [",
+                         absl::StrJoin(spec.shape, ","), "] and ", spec.byte_size, " bytes");
   }
   return spec;
 }
 
-absl::StatusOr<std::vector<TensorSpec>> NrtModel::Tensors() const {
+absl::StatusOr<std::vector<TensorSpec>> NrtModel::Tensors(std::vector<std::string>* notes) const {
   nrt_tensor_info_array_t* infos = nullptr;
   if (absl::Status status =
           NrtError("nrt_get_model_tensor_info", api_->get_model_tensor_info(handle_, &infos));
@@ -150,17 +184,12 @@ absl::StatusOr<std::vector<TensorSpec>> NrtModel::Tensors() const {
     return status;
   }
   std::vector<TensorSpec> specs;
-  absl::Status decode_status;
-  for (uint64_t i = 0; i < infos->tensor_count && decode_status.ok(); ++i) {
-    absl::StatusOr<TensorSpec> spec = TensorSpecFromInfo(infos->tensor_array[i], numbering_);
-    if (spec.ok()) {
-      specs.push_back(*std::move(spec));
-    } else {
-      decode_status = spec.status();
-    }
+  std::string note;
+  for (uint64_t i = 0; i < infos->tensor_count; ++i) {
+    specs.push_back(TensorSpecFromInfo(infos->tensor_array[i], numbering_, &note));
+    if (!note.empty() && notes != nullptr) notes->push_back(note);
   }
   api_->free_model_tensor_info(infos);
-  if (!decode_status.ok()) return decode_status;
   return specs;
 }
 

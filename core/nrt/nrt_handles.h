@@ -8,6 +8,7 @@
 #define NEURON_SERVE_CORE_NRT_NRT_HANDLES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,20 @@ struct TensorSpec {
   uint64_t ElementCount() const;
 };
 
-// Decodes one entry of nrt_get_model_tensor_info in the runtime's dtype numbering, checking the
-// dtype against the byte size: a dtype whose element size does not explain the byte size is an
-// error naming the tensor, never a guess.
-absl::StatusOr<TensorSpec> TensorSpecFromInfo(const nrt_tensor_info_t& info,
-                                              DtypeNumbering numbering);
+// Decodes one entry of nrt_get_model_tensor_info in the runtime's dtype numbering. The runtime's
+// `size` is the authority: it is always the spec's byte_size. A dtype the numbering does not
+// define (void, 0, included: runtimes report some float outputs so), or one whose element size
+// does not explain the size, is not guessed at: the spec gets DataType::kUnknown (served as raw
+// bytes only) and `*note`, when given, says what the runtime reported, e.g.
+// "tensor 'y': the runtime reports dtype 0 (void) and 16 bytes". `*note` is cleared otherwise.
+TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numbering,
+                              std::string* note = nullptr);
+
+// A loaded model's core count as the runtime reports it, and the function that reported it.
+struct ReportedCoreCount {
+  uint32_t count = 0;
+  std::string source;  // "nrt_get_model_nc_count", "nrt_get_model_vnc_count" or "nrt_get_model_info"
+};
 
 class NrtTensor {
  public:
@@ -92,9 +102,14 @@ class NrtModel {
   nrt_model_t* get() const { return handle_; }
   explicit operator bool() const { return handle_ != nullptr; }
 
-  absl::StatusOr<uint32_t> CoreCount() const;
-  // Inputs and outputs from nrt_get_model_tensor_info, decoded by TensorSpecFromInfo.
-  absl::StatusOr<std::vector<TensorSpec>> Tensors() const;
+  // From the first the runtime exports of nrt_get_model_nc_count, its twin
+  // nrt_get_model_vnc_count, and nrt_get_model_info (its `vnc` field). nullopt when the runtime
+  // exports none of them, or nrt_get_model_info does not fill `vnc` or reports 0; an error when
+  // the function asked fails.
+  absl::StatusOr<std::optional<ReportedCoreCount>> CoreCount() const;
+  // Inputs and outputs from nrt_get_model_tensor_info, decoded by TensorSpecFromInfo; `notes`
+  // (optional) gets one note per tensor whose dtype is served as unknown.
+  absl::StatusOr<std::vector<TensorSpec>> Tensors(std::vector<std::string>* notes = nullptr) const;
   absl::Status Execute(const NrtTensorSet& inputs, NrtTensorSet& outputs) const;
   // Unloads now and reports the result; the destructor does the same silently-but-logged.
   absl::Status Unload();

@@ -75,7 +75,6 @@ absl::Status NrtLibrary::ResolveSymbols() {
                  "nrt_get_visible_vnc_count");
   require(api_.load, "nrt_load");
   require(api_.unload, "nrt_unload");
-  require(api_.get_model_nc_count, "nrt_get_model_nc_count");
   require(api_.get_model_tensor_info, "nrt_get_model_tensor_info");
   require(api_.free_model_tensor_info, "nrt_free_model_tensor_info");
   require(api_.tensor_allocate, "nrt_tensor_allocate");
@@ -94,6 +93,15 @@ absl::Status NrtLibrary::ResolveSymbols() {
       Lookup<decltype(api_.get_vnc_memory_stats)>(handle_, "nrt_get_vnc_memory_stats");
   api_.get_status_as_str =
       Lookup<decltype(api_.get_status_as_str)>(handle_, "nrt_get_status_as_str");
+  // Deprecated in 2.30 and left out by some builds: a model's core count has fallbacks.
+  for (const char* name : {"nrt_get_model_nc_count", "nrt_get_model_vnc_count"}) {
+    api_.get_model_nc_count = Lookup<decltype(api_.get_model_nc_count)>(handle_, name);
+    if (api_.get_model_nc_count != nullptr) {
+      api_.model_nc_count_symbol = name;
+      break;
+    }
+  }
+  api_.get_model_info = Lookup<decltype(api_.get_model_info)>(handle_, "nrt_get_model_info");
 
   if (missing.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(

@@ -30,7 +30,6 @@ struct NrtApi {
   decltype(&::nrt_get_visible_nc_count) get_visible_nc_count = nullptr;
   decltype(&::nrt_load) load = nullptr;
   decltype(&::nrt_unload) unload = nullptr;
-  decltype(&::nrt_get_model_nc_count) get_model_nc_count = nullptr;
   decltype(&::nrt_get_model_tensor_info) get_model_tensor_info = nullptr;
   decltype(&::nrt_free_model_tensor_info) free_model_tensor_info = nullptr;
   decltype(&::nrt_tensor_allocate) tensor_allocate = nullptr;
@@ -48,6 +47,13 @@ struct NrtApi {
   // Optional: only newer runtimes export these; nullptr when absent.
   decltype(&::nrt_get_vnc_memory_stats) get_vnc_memory_stats = nullptr;
   decltype(&::nrt_get_status_as_str) get_status_as_str = nullptr;
+
+  // Optional, the ways to ask for a loaded model's core count (see NrtModel::CoreCount), each
+  // nullptr when absent. Resolved from nrt_get_model_nc_count, or from its twin
+  // nrt_get_model_vnc_count; `model_nc_count_symbol` names the one found (nullptr: neither).
+  decltype(&::nrt_get_model_nc_count) get_model_nc_count = nullptr;
+  const char* model_nc_count_symbol = nullptr;
+  decltype(&::nrt_get_model_info) get_model_info = nullptr;
 };
 
 class NrtLibrary {

@@ -30,7 +30,8 @@ constexpr std::array<StatusRow, 28> kRows = {{
     {NRT_INVALID, "NRT_INVALID", Code::kInvalidArgument},
     {NRT_INVALID_HANDLE, "NRT_INVALID_HANDLE", Code::kInternal},
     {NRT_RESOURCE, "NRT_RESOURCE", Code::kResourceExhausted},
-    {NRT_TIMEOUT, "NRT_TIMEOUT", Code::kDeadlineExceeded},
+    // A hang (NEURON_RT_EXEC_TIMEOUT): the core is faulty, not the caller's deadline too short.
+    {NRT_TIMEOUT, "NRT_TIMEOUT", Code::kUnavailable},
     {NRT_HW_ERROR, "NRT_HW_ERROR", Code::kUnavailable},
     {NRT_QUEUE_FULL, "NRT_QUEUE_FULL", Code::kResourceExhausted},
     {NRT_LOAD_NOT_ENOUGH_NC, "NRT_LOAD_NOT_ENOUGH_NC", Code::kResourceExhausted},

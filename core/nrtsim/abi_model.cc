@@ -1,5 +1,7 @@
 // extern "C" entry points: loading, describing, executing and unloading models.
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -132,13 +134,41 @@ NRT_STATUS nrt_unload(nrt_model_t* model) {
   }
 }
 
-// libnrtsim_no_model_nc_count.so leaves this deprecated function out, as a future runtime may,
-// so that a caller's fallback can be tested.
-#ifndef NRTSIM_WITHOUT_MODEL_NC_COUNT
-NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count) {
+// The three ways to ask for a model's core count. Other builds of the library leave some out, as
+// a runtime may, so that a caller's fallbacks can be tested (see CMakeLists.txt and README.md).
+namespace {
+NRT_STATUS GetModelCoreCount(const nrt_model_t* model, uint32_t* vnc_count) {
   if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
   if (vnc_count == nullptr) return NRT_INVALID;
   *vnc_count = model->nc_count();
+  return NRT_SUCCESS;
+}
+}  // namespace
+
+#ifndef NRTSIM_WITHOUT_MODEL_NC_COUNT
+NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count) {
+  return GetModelCoreCount(model, vnc_count);
+}
+#endif
+
+#ifndef NRTSIM_WITHOUT_MODEL_VNC_COUNT
+NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t* model, uint32_t* vnc_count) {
+  return GetModelCoreCount(model, vnc_count);
+}
+#endif
+
+#ifndef NRTSIM_WITHOUT_MODEL_INFO
+// Copies min(info_size_in, sizeof(nrt_model_info_t)) bytes and reports that many written, so a
+// caller built against a smaller (or a future larger) struct gets what both know.
+NRT_STATUS nrt_get_model_info(const nrt_model_t* model, nrt_model_info_t* info,
+                              size_t info_size_in, size_t* info_size_out) {
+  if (NRT_STATUS s = CheckModel(model); s != NRT_SUCCESS) return s;
+  if (info == nullptr || info_size_out == nullptr) return NRT_INVALID;
+  nrt_model_info_t full{};
+  full.vnc = model->nc_count();
+  const size_t copied = std::min(info_size_in, sizeof(full));
+  std::memcpy(info, &full, copied);
+  *info_size_out = copied;
   return NRT_SUCCESS;
 }
 #endif

@@ -6,7 +6,9 @@ namespace neuronserve::nrtsim {
 
 namespace {
 
-NRT_STATUS ResolveStatus(const simmodel::FaultStatus& status) {
+NRT_STATUS ResolveStatus(const simmodel::Fault& fault) {
+  if (fault.latency_us) return NRT_SUCCESS;  // a slow rule has no status
+  const simmodel::FaultStatus& status = fault.status;
   if (const auto* name = std::get_if<std::string>(&status)) {
     return simmodel::StatusFromName(*name).value_or(NRT_FAILURE);  // names were checked at load
   }
@@ -18,7 +20,7 @@ NRT_STATUS ResolveStatus(const simmodel::FaultStatus& status) {
 FaultInjector::FaultInjector(const std::vector<simmodel::Fault>& faults) {
   for (const simmodel::Fault& fault : faults) {
     const auto* random = std::get_if<simmodel::FaultWithProbability>(&fault.trigger);
-    rules_.push_back(RuleState{fault, ResolveStatus(fault.status), random ? random->seed : 0});
+    rules_.push_back(RuleState{fault, ResolveStatus(fault), random ? random->seed : 0});
   }
 }
 
@@ -32,10 +34,10 @@ double FaultInjector::Draw(RuleState& state) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
-std::optional<NRT_STATUS> FaultInjector::NextExecution() {
+std::optional<FaultInjector::Fired> FaultInjector::NextExecution() {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t execution = ++executions_;
-  std::optional<NRT_STATUS> fired;
+  std::optional<Fired> fired;
   for (RuleState& state : rules_) {
     bool fires = false;
     if (const auto* on = std::get_if<simmodel::FaultOnExecution>(&state.rule.trigger)) {
@@ -45,7 +47,7 @@ std::optional<NRT_STATUS> FaultInjector::NextExecution() {
     } else {
       fires = Draw(state) < std::get<simmodel::FaultWithProbability>(state.rule.trigger).probability;
     }
-    if (fires && !fired) fired = state.status;
+    if (fires && !fired) fired = Fired{state.status, state.rule.latency_us};
   }
   return fired;
 }

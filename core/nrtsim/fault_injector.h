@@ -19,10 +19,16 @@ class FaultInjector {
   // the model (the caller dropped those of other cores).
   explicit FaultInjector(const std::vector<simmodel::Fault>& faults);
 
-  // Counts one execution; returns the status of the first rule that fires for it, if any.
+  // What the first rule that fires does: fail with `status`, or run with `latency_us`.
+  struct Fired {
+    NRT_STATUS status = NRT_FAILURE;
+    std::optional<uint64_t> latency_us;
+  };
+
+  // Counts one execution; returns what the first rule that fires for it does, if any.
   // Every probability rule draws from its own generator on every execution, whether or not an
   // earlier rule fired, so each rule's sequence depends only on its seed.
-  std::optional<NRT_STATUS> NextExecution();
+  std::optional<Fired> NextExecution();
 
  private:
   struct RuleState {

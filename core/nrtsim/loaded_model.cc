@@ -82,12 +82,19 @@ std::span<const std::shared_ptr<DeviceCore>> LoadedModel::cores() const {
 NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   // Faults come first, before any check of the sets, so that a test can make the Nth execution
   // fail whatever it passes.
-  if (std::optional<NRT_STATUS> fault = faults_.NextExecution()) {
+  uint64_t latency_us = spec_.latency_us;
+  if (std::optional<FaultInjector::Fired> fault = faults_.NextExecution()) {
     Counters().faults_injected.fetch_add(1);
-    const char* name = simmodel::StatusName(*fault);
-    LogLine("nrt_execute: injected fault " +
-            (name ? std::string(name) : std::to_string(static_cast<int32_t>(*fault))));
-    return *fault;
+    if (fault->latency_us) {
+      latency_us = *fault->latency_us;  // a slow execution: it runs, just longer
+      LogLine("nrt_execute: injected fault: this execution takes " + std::to_string(latency_us) +
+              " us");
+    } else {
+      const char* name = simmodel::StatusName(fault->status);
+      LogLine("nrt_execute: injected fault " +
+              (name ? std::string(name) : std::to_string(static_cast<int32_t>(fault->status))));
+      return fault->status;
+    }
   }
   std::optional<std::vector<nrt_tensor*>> in =
       BindTensors(spec_.inputs, graph_.input_values, inputs, "input");
@@ -95,7 +102,7 @@ NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   std::optional<std::vector<nrt_tensor*>> out =
       BindTensors(spec_.outputs, graph_.output_values, outputs, "output");
   if (!out) return NRT_INVALID;
-  return RunOnDevice(*in, *out);
+  return RunOnDevice(*in, *out, latency_us);
 }
 
 std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
@@ -137,7 +144,8 @@ std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
 }
 
 NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
-                                    const std::vector<nrt_tensor*>& outputs) {
+                                    const std::vector<nrt_tensor*>& outputs,
+                                    uint64_t latency_us) {
   // Like the hardware, a core runs one execution at a time. Cores are locked in ascending order
   // (cores() is ascending) so that two multi-core models that overlap cannot deadlock.
   std::vector<std::unique_lock<std::mutex>> held;
@@ -148,10 +156,10 @@ NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
   // NEURON_RT_EXEC_TIMEOUT: an execution that would run longer holds its cores for the timeout,
   // like a hung one, and fails without touching the outputs.
   if (const std::optional<uint32_t>& timeout = placement_.session->config.exec_timeout_seconds;
-      timeout && spec_.latency_us > uint64_t{*timeout} * 1000000) {
+      timeout && latency_us > uint64_t{*timeout} * 1000000) {
     std::this_thread::sleep_until(start + std::chrono::seconds(*timeout));
     LogLine("nrt_execute: timed out after NEURON_RT_EXEC_TIMEOUT=" + std::to_string(*timeout) +
-            " s (the execution takes " + std::to_string(spec_.latency_us) + " us)");
+            " s (the execution takes " + std::to_string(latency_us) + " us)");
     return NRT_TIMEOUT;
   }
 
@@ -162,7 +170,7 @@ NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
   std::optional<std::string> error = RunGraph(graph_, constant_bytes_, input_bytes, output_bytes);
 
   // Sleep, not spin: on hardware the host CPU is idle while the core computes.
-  std::this_thread::sleep_until(start + std::chrono::microseconds(spec_.latency_us));
+  std::this_thread::sleep_until(start + std::chrono::microseconds(latency_us));
   Counters().executions.fetch_add(1);
   if (error) {
     LogLine("nrt_execute: " + *error);

@@ -62,8 +62,9 @@ class LoadedModel {
                                                       const std::vector<size_t>& values,
                                                       const TensorSet& set,
                                                       const char* usage) const;
+  // Runs the graph holding the model's cores for `latency_us` (the model's, or a slow fault's).
   NRT_STATUS RunOnDevice(const std::vector<nrt_tensor*>& inputs,
-                         const std::vector<nrt_tensor*>& outputs);
+                         const std::vector<nrt_tensor*>& outputs, uint64_t latency_us);
 
   HandleTag<0x6e727473696d4d03> tag_;
   // The constants' bytes in their dtypes, parallel to graph_.constants. Declared before spec_,

@@ -553,7 +553,7 @@ TEST_F(CoreWorkerTest, HardwareErrorOnOneReplicaFailsOverThroughTheRegistry) {
 TEST_F(CoreWorkerTest, TransientErrorOnOneReplicaIsRetriedThroughTheRegistry) {
   auto registry = NewRegistry();
   LoadSpec spec = Spec(
-      "hiccup", MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_TIMEOUT", "core": 0})")));
+      "hiccup", MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_EXEC_NC_BUSY", "core": 0})")));
   spec.replicas = 2;
   ASSERT_EQ(LoadSync(*registry, std::move(spec)), "OK");
   const nrtsim_stats_t before = SimStats();
@@ -614,7 +614,43 @@ TEST_F(CoreWorkerTest, HardwareErrorOnASharedCoreLeavesOtherModelsServingElsewhe
   EXPECT_EQ((*lease)->queue()->healthy_replicas(), 1u);
 }
 
-// (d) A transient error (NRT_TIMEOUT) on one of two replicas is retried on the other and
+// (d) NRT_TIMEOUT (a hang past NEURON_RT_EXEC_TIMEOUT) is a core fault like a hardware error:
+// the core leaves rotation and the request runs again on the other replica.
+TEST_F(CoreWorkerTest, TimeoutTakesTheCoreOutOfRotationAndFailsOver) {
+  auto registry = NewRegistry();
+  LoadSpec spec =
+      Spec("hung", MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_TIMEOUT", "core": 0})")));
+  spec.start_cores = {0, 1};
+  ASSERT_EQ(LoadSync(*registry, std::move(spec)), "OK");
+  std::unique_ptr<TestJob> held, other;
+  ASSERT_NO_FATAL_FAILURE(RunTwoRequestsOverAFaultyReplica(*registry, "hung", held, other));
+  EXPECT_FALSE(registry->workers().CoreHealthy(0));
+  EXPECT_TRUE(registry->workers().CoreHealthy(1));
+  auto info = registry->Get("hung");
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info->replicas[0].healthy);
+  EXPECT_TRUE(info->replicas[1].healthy);
+  EXPECT_EQ(info->requests_succeeded, 2u);
+  EXPECT_EQ(info->requests_failed, 0u);
+}
+
+// (d) NRT_TIMEOUT on a model's only replica: UNAVAILABLE, and the core is out of rotation.
+TEST_F(CoreWorkerTest, TimeoutOnTheOnlyReplicaLeavesTheModelUnavailable) {
+  auto registry = NewRegistry();
+  LoadSpec spec =
+      Spec("alone", MlpNeff(0, Faults(R"({"on_execution": 1, "status": "NRT_TIMEOUT"})")));
+  spec.start_cores = {1};
+  ASSERT_EQ(LoadSync(*registry, std::move(spec)), "OK");
+  auto failed = NewJob(*registry, "alone", 1);
+  PushAndWait(*failed);
+  EXPECT_EQ(failed->code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(failed->message(), HasSubstr("model 'alone' on core 1"));
+  EXPECT_THAT(failed->message(), HasSubstr("NRT_TIMEOUT"));
+  EXPECT_FALSE(registry->workers().CoreHealthy(1));
+  EXPECT_FALSE(registry->Get("alone")->replicas[0].healthy);
+}
+
+// (d) A transient error (NRT_EXEC_NC_BUSY) on one of two replicas is retried on the other and
 // succeeds; nothing leaves rotation. Hand-built, as above, so the retry is seen waiting.
 TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnceOnAnotherReplica) {
   const nrtsim_stats_t before = SimStats();
@@ -623,7 +659,7 @@ TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnceOnAnotherReplica) {
     CountingDoorbell spy;
     std::shared_ptr<LoadedModel> model = BuildModel(
         "slowpoke",
-        {MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_TIMEOUT"})")), MlpNeff()}, pool, &spy);
+        {MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_EXEC_NC_BUSY"})")), MlpNeff()}, pool, &spy);
     ASSERT_NE(model, nullptr);
     ModelReplica& timing_out = *model->replicas()[0];
     ModelReplica& sound = *model->replicas()[1];
@@ -662,7 +698,7 @@ TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnceOnAnotherReplica) {
 // (d) A transient error on every replica: retried once, not more, then answered with it.
 TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnlyOnce) {
   auto registry = NewRegistry();
-  LoadSpec spec = Spec("busy", MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_TIMEOUT"})")));
+  LoadSpec spec = Spec("busy", MlpNeff(0, Faults(R"({"every": 1, "status": "NRT_EXEC_NC_BUSY"})")));
   spec.replicas = 2;
   ASSERT_EQ(LoadSync(*registry, std::move(spec)), "OK");
   const nrtsim_stats_t before = SimStats();
@@ -670,9 +706,9 @@ TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnlyOnce) {
   auto job = NewJob(*registry, "busy", 1);
   PushAndWait(*job);
   EXPECT_EQ(job->completions(), 1);
-  EXPECT_EQ(job->code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(job->code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(job->message(), HasSubstr("model 'busy'"));
-  EXPECT_THAT(job->message(), HasSubstr("NRT_TIMEOUT"));
+  EXPECT_THAT(job->message(), HasSubstr("NRT_EXEC_NC_BUSY"));
   EXPECT_EQ(job->attempts, 2);
   EXPECT_EQ(SimStats().faults_injected - before.faults_injected, 2u);
   auto lease = registry->Acquire("busy");
@@ -688,14 +724,14 @@ TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnlyOnce) {
 TEST_F(CoreWorkerTest, TransientErrorOnTheOnlyReplicaFailsTheRequest) {
   auto registry = NewRegistry();
   ASSERT_EQ(LoadSync(*registry, Spec("once", MlpNeff(0, Faults(
-                                                   R"({"on_execution": 1, "status": "NRT_TIMEOUT"})")))),
+                                                   R"({"on_execution": 1, "status": "NRT_EXEC_NC_BUSY"})")))),
             "OK");
   auto failed = NewJob(*registry, "once", 1);
   PushAndWait(*failed);
   EXPECT_EQ(failed->completions(), 1);
-  EXPECT_EQ(failed->code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(failed->code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(failed->message(), HasSubstr("model 'once' on core 0"));
-  EXPECT_THAT(failed->message(), HasSubstr("NRT_TIMEOUT"));
+  EXPECT_THAT(failed->message(), HasSubstr("NRT_EXEC_NC_BUSY"));
   EXPECT_EQ(failed->attempts, 1);
   EXPECT_TRUE(registry->workers().CoreHealthy(0));
   EXPECT_TRUE(registry->Get("once")->replicas[0].healthy);

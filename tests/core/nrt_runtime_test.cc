@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "core/nrt/nrt_status.h"
+#include "core/nrt/runtime_environment.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
@@ -84,7 +85,11 @@ TEST(NrtRuntimeTest, HandlesLoadBindExecuteAndReleaseEverything) {
   {
     auto model = runtime->LoadModel(Bytes(SimNeff(kAffineModel)), 1);
     ASSERT_TRUE(model.ok()) << model.status();
-    EXPECT_EQ(*model->CoreCount(), 1u);
+    auto cores = model->CoreCount();
+    ASSERT_TRUE(cores.ok()) << cores.status();
+    ASSERT_TRUE(cores->has_value());
+    EXPECT_EQ((*cores)->count, 1u);
+    EXPECT_EQ((*cores)->source, "nrt_get_model_nc_count");
 
     auto specs = model->Tensors();
     ASSERT_TRUE(specs.ok()) << specs.status();
@@ -183,7 +188,7 @@ TEST(NrtRuntimeTest, DeviceMemoryExhaustionIsResourceExhausted) {
   EXPECT_TRUE(runtime->AllocateTensor(NRT_TENSOR_PLACEMENT_DEVICE, 0, 512 << 10, "more").ok());
 }
 
-TEST(TensorSpecFromInfoTest, DtypeThatDoesNotExplainTheSizeIsAnErrorNotAGuess) {
+TEST(TensorSpecFromInfoTest, ADtypeThatDoesNotExplainTheSizeIsUnknownNotAGuess) {
   uint32_t shape[2] = {2, 3};
   nrt_tensor_info_t info{};
   std::strcpy(info.name, "logits");
@@ -192,19 +197,61 @@ TEST(TensorSpecFromInfoTest, DtypeThatDoesNotExplainTheSizeIsAnErrorNotAGuess) {
   info.dtype = 1;  // FLOAT32 in the sequential table, UINT64 in the 2.30 one
   info.shape = shape;
   info.ndim = 2;
-  auto sequential = TensorSpecFromInfo(info, DtypeNumbering::kSequential);
-  ASSERT_TRUE(sequential.ok()) << sequential.status();
-  EXPECT_EQ(sequential->dtype, DataType::kFloat32);
-  auto mismatched = TensorSpecFromInfo(info, DtypeNumbering::kRuntime230);
-  ASSERT_FALSE(mismatched.ok());
-  EXPECT_THAT(mismatched.status().message(), HasSubstr("tensor 'logits'"));
-  EXPECT_THAT(mismatched.status().message(), HasSubstr("uint64"));
-  EXPECT_THAT(mismatched.status().message(), HasSubstr("48 bytes"));
-  EXPECT_THAT(mismatched.status().message(), HasSubstr("24 bytes"));
+  std::string note = "stale";
+  TensorSpec sequential = TensorSpecFromInfo(info, DtypeNumbering::kSequential, &note);
+  EXPECT_EQ(sequential.dtype, DataType::kFloat32);
+  EXPECT_EQ(note, "");
+  // The size is the authority: the tensor keeps the runtime's 24 bytes, with dtype unknown.
+  TensorSpec mismatched = TensorSpecFromInfo(info, DtypeNumbering::kRuntime230, &note);
+  EXPECT_EQ(mismatched.dtype, DataType::kUnknown);
+  EXPECT_EQ(mismatched.byte_size, 24u);
+  EXPECT_EQ(mismatched.name, "logits");
+  EXPECT_EQ(mismatched.usage, TensorUsage::kOutput);
+  EXPECT_THAT(mismatched.shape, ElementsAre(2, 3));
+  EXPECT_THAT(note, HasSubstr("tensor 'logits'"));
+  EXPECT_THAT(note, HasSubstr("uint64"));
+  EXPECT_THAT(note, HasSubstr("48 bytes"));
+  EXPECT_THAT(note, HasSubstr("24 bytes"));
   info.dtype = 0x42;
-  auto undefined = TensorSpecFromInfo(info, DtypeNumbering::kRuntime230);
-  ASSERT_FALSE(undefined.ok());
-  EXPECT_THAT(undefined.status().message(), HasSubstr("dtype 66"));
+  TensorSpec undefined = TensorSpecFromInfo(info, DtypeNumbering::kRuntime230, &note);
+  EXPECT_EQ(undefined.dtype, DataType::kUnknown);
+  EXPECT_EQ(undefined.byte_size, 24u);
+  EXPECT_THAT(note, HasSubstr("dtype 66"));
+  EXPECT_THAT(note, HasSubstr("does not define"));
+}
+
+TEST(TensorSpecFromInfoTest, AVoidDtypeIsUnknownWithTheRuntimesSize) {
+  uint32_t shape[1] = {4};
+  nrt_tensor_info_t info{};
+  std::strcpy(info.name, "scores");
+  info.usage = NRT_TENSOR_USAGE_OUTPUT;
+  info.size = 8;  // four float16s, say; the runtime does not say
+  info.dtype = 0;
+  info.shape = shape;
+  info.ndim = 1;
+  std::string note;
+  TensorSpec spec = TensorSpecFromInfo(info, DtypeNumbering::kRuntime230, &note);
+  EXPECT_EQ(spec.dtype, DataType::kUnknown);
+  EXPECT_EQ(spec.byte_size, 8u);
+  EXPECT_EQ(note, "tensor 'scores': the runtime reports dtype 0 (void), shape [4] and 8 bytes");
+  // The same in the older numbering, where 0 is void too.
+  EXPECT_EQ(TensorSpecFromInfo(info, DtypeNumbering::kSequential).dtype, DataType::kUnknown);
+}
+
+TEST(RuntimeEnvironmentTest, AsyncExecVariableIsRefusedBeforeRuntime234) {
+  RuntimeVersion old_runtime{.major = 2, .minor = 33, .patch = 1};
+  absl::Status refused = CheckAsyncExecSetting(old_runtime, "16");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS is set ('16')"));
+  EXPECT_THAT(refused.message(), HasSubstr("Neuron runtime 2.33.1"));
+  EXPECT_THAT(refused.message(), HasSubstr("nrt_register_async_exec_callback"));
+  // Unset or empty: nothing to refuse.
+  EXPECT_TRUE(CheckAsyncExecSetting(old_runtime, std::nullopt).ok());
+  EXPECT_TRUE(CheckAsyncExecSetting(old_runtime, "").ok());
+  // Removed in 2.34: the runtime ignores it.
+  EXPECT_TRUE(CheckAsyncExecSetting(RuntimeVersion{.major = 2, .minor = 34}, "16").ok());
+  EXPECT_TRUE(CheckAsyncExecSetting(RuntimeVersion{.major = 3, .minor = 0}, "16").ok());
 }
 
 }  // namespace

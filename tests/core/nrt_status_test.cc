@@ -30,7 +30,7 @@ TEST(NrtStatusTest, MapsTheStatusesCallersActOn) {
   EXPECT_EQ(NrtStatusCode(NRT_INVALID), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(NrtStatusCode(NRT_RESOURCE), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(NrtStatusCode(NRT_LOAD_NOT_ENOUGH_NC), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(NrtStatusCode(NRT_TIMEOUT), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(NrtStatusCode(NRT_TIMEOUT), absl::StatusCode::kUnavailable);
   EXPECT_EQ(NrtStatusCode(NRT_HW_ERROR), absl::StatusCode::kUnavailable);
   EXPECT_EQ(NrtStatusCode(NRT_EXEC_COMPLETED_WITH_ERR), absl::StatusCode::kInternal);
   EXPECT_EQ(NrtStatusCode(NRT_EXEC_NC_BUSY), absl::StatusCode::kUnavailable);

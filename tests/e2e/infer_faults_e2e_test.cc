@@ -1,7 +1,8 @@
 // Runtime errors through the real daemon, with the simulator's fault injection: an execution
 // error comes back with its gRPC code and NRT status name; a hardware error takes the core out
 // of rotation and the model goes on serving on its other replica (the failed request retried
-// there); a transient error is retried once on another replica.
+// there), and so does an execution that hangs past NEURON_RT_EXEC_TIMEOUT (NRT_TIMEOUT); a
+// transient error is retried once on another replica.
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -125,11 +126,49 @@ TEST(InferFaultsE2ETest, AHardwareErrorFailsOverToTheOtherReplica) {
   EXPECT_TRUE(Infer(*daemon->stub, Request("m"), nullptr).ok());
 }
 
+TEST(InferFaultsE2ETest, AnExecutionPastTheExecTimeoutFailsOverToTheOtherReplica) {
+  // The copy on core 1 runs its first execution for 30 s of device time; the runtime gives up
+  // after NEURON_RT_EXEC_TIMEOUT=1 s with NRT_TIMEOUT. The copy on core 0 works.
+  START_DAEMON(daemon, SimDaemonArgs({}, {{"NEURON_RT_EXEC_TIMEOUT", "1"}}));
+  const std::string neff =
+      FaultyIdentityNeff(R"([{"on_execution": 1, "latency_us": 30000000, "core": 1}])");
+  v1::ModelConfig config = Config("m");
+  config.add_start_cores(0);
+  config.add_start_cores(1);
+  ASSERT_TRUE(Upload(*daemon->stub, config, neff).status.ok());
+  // Many at once, so that core 1 is certain to take one. Every one succeeds: the one that hung
+  // on core 1 was retried on core 0.
+  constexpr size_t kRequests = 200;
+  StreamSucceeds(*daemon->stub, "m", kRequests);
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_THAT(ReplicaHealth(*daemon->stub, "m"), ElementsAre(true, false));
+  EXPECT_THAT(ReplicaExecutions(*daemon->stub, "m"), ElementsAre(kRequests, 1u));
+  const std::string log = daemon->process->Stderr();
+  EXPECT_THAT(log, HasSubstr("timed out after NEURON_RT_EXEC_TIMEOUT=1 s"));
+  EXPECT_THAT(log, AllOf(HasSubstr("NRT_TIMEOUT"), HasSubstr("taking core 1 out of rotation")));
+  EXPECT_TRUE(Infer(*daemon->stub, Request("m"), nullptr).ok());
+}
+
+TEST(InferFaultsE2ETest, ATimeoutOnTheOnlyReplicaLeavesTheModelUnavailable) {
+  START_DAEMON(daemon, SimDaemonArgs({}, {{"NEURON_RT_EXEC_TIMEOUT", "1"}}));
+  const std::string neff =
+      FaultyIdentityNeff(R"([{"on_execution": 1, "latency_us": 30000000}])");
+  ASSERT_TRUE(Upload(*daemon->stub, Config("m"), neff).status.ok());
+  grpc::Status failed = Infer(*daemon->stub, Request("m"), nullptr);
+  EXPECT_EQ(failed.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(failed.error_message(), AllOf(HasSubstr("model 'm' on core 0"),
+                                            HasSubstr("NRT_TIMEOUT")));
+  EXPECT_THAT(ReplicaHealth(*daemon->stub, "m"), ElementsAre(false));
+  grpc::Status after = Infer(*daemon->stub, Request("m"), nullptr);
+  EXPECT_EQ(after.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(after.error_message(), HasSubstr("model 'm' has no healthy replica left"));
+}
+
 TEST(InferFaultsE2ETest, ATransientErrorIsRetriedOnceOnAnotherReplica) {
   START_DAEMON(daemon, SimDaemonArgs());
-  // Core 1 times out every time; core 0 works. Both stay in rotation (not a hardware error).
+  // Core 1 is busy every time; core 0 works. Both stay in rotation (not a hardware error).
   const std::string flaky =
-      FaultyIdentityNeff(R"([{"every": 1, "status": "NRT_TIMEOUT", "core": 1}])");
+      FaultyIdentityNeff(R"([{"every": 1, "status": "NRT_EXEC_NC_BUSY", "core": 1}])");
   v1::ModelConfig two = Config("two");
   two.add_start_cores(0);
   two.add_start_cores(1);
@@ -150,9 +189,10 @@ TEST(InferFaultsE2ETest, ATransientErrorIsRetriedOnceOnAnotherReplica) {
   one.add_start_cores(1);
   ASSERT_TRUE(Upload(*daemon->stub, one, flaky).status.ok());
   grpc::Status failed = Infer(*daemon->stub, Request("one"), nullptr);
-  EXPECT_EQ(failed.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_EQ(failed.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(failed.error_message(), AllOf(HasSubstr("model 'one' on core 1"),
-                                            HasSubstr("NRT_TIMEOUT")));
+                                            HasSubstr("NRT_EXEC_NC_BUSY")));
+  EXPECT_THAT(ReplicaHealth(*daemon->stub, "one"), ElementsAre(true));
 }
 
 }  // namespace

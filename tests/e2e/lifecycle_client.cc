@@ -159,7 +159,7 @@ DaemonArgs SimDaemonArgs(std::vector<std::string> extra_flags,
   args.unset_env = {"NRTSIM_CORES",        "NRTSIM_INSTANCE",           "NRTSIM_HBM_BYTES",
                     "NRTSIM_VERSION",      "NRTSIM_VOID_DTYPE_TENSORS", "NEURON_RT_VISIBLE_CORES",
                     "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG",  "NEURON_RT_EXEC_TIMEOUT",
-                    "NRTSIM_ABORT_ON_EXECUTE"};
+                    "NRTSIM_ABORT_ON_EXECUTE", "NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS"};
   // Flags of the test's environment must not change the daemon under test.
   for (const char* flag :
        {"NEURON_SERVE_MODEL_REPOSITORY", "NEURON_SERVE_LOAD_MODELS", "NEURON_SERVE_STATE_DIR",

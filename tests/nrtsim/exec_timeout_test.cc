@@ -50,6 +50,31 @@ TEST_F(ExecTimeoutTest, ALongerExecutionTimesOutAfterTheLimit) {
   EXPECT_EQ(Stats().executions, executions_before);  // it did not complete
 }
 
+// A `latency_us` fault makes one copy of a fast model slow: on its core (and only there) the
+// execution runs past the limit and times out; the copy on the other core is not affected.
+TEST_F(ExecTimeoutTest, ASlowFaultOnOneCoreTimesOutThere) {
+  json model = ReluModel(0);
+  model["faults"] = {{{"on_execution", 1}, {"latency_us", 30000000}, {"core", 1}}};
+  ModelPtr on_zero = MustLoad(model, 0);
+  ModelPtr on_one = MustLoad(model, 1);
+  FloatMap outputs;
+  ASSERT_EQ(Run(on_zero.get(), 0, {{"x", {1, -2, 3, -4}}}, {{"y", 4}}, &outputs), NRT_SUCCESS);
+  EXPECT_EQ(outputs["y"], (std::vector<float>{1, 0, 3, 0}));
+  outputs.clear();
+  testing::internal::CaptureStderr();
+  const Clock::time_point start = Clock::now();
+  NRT_STATUS status = Run(on_one.get(), 1, {{"x", {1, -2, 3, -4}}}, {{"y", 4}}, &outputs);
+  const double elapsed = SecondsSince(start);
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(status, NRT_TIMEOUT);
+  EXPECT_GE(elapsed, 1.0);
+  EXPECT_LT(elapsed, 10.0);  // not the fault's 30 s
+  EXPECT_NE(printed.find("the execution takes 30000000 us"), std::string::npos) << printed;
+  // Only the first execution was slow: the next one on core 1 succeeds.
+  ASSERT_EQ(Run(on_one.get(), 1, {{"x", {1, -2, 3, -4}}}, {{"y", 4}}, &outputs), NRT_SUCCESS);
+  EXPECT_EQ(outputs["y"], (std::vector<float>{1, 0, 3, 0}));
+}
+
 TEST_F(ExecTimeoutTest, AShorterExecutionSucceeds) {
   ModelPtr model = MustLoad(ReluModel(200000));
   FloatMap outputs;

@@ -123,6 +123,9 @@ TEST_F(FaultTest, MalformedFaultsAreRejectedAtLoad) {
       {{{"probability", 1.5}, {"status", "HW_ERROR"}}},               // not a probability
       {{{"every", 2}, {"on_execution", 1}, {"status", "HW_ERROR"}}},  // two triggers
       {{{"every", 2}, {"seed", 1}, {"status", "HW_ERROR"}}},          // seed without probability
+      {{{"every", 2}, {"status", "HW_ERROR"}, {"latency_us", 5}}},    // two effects
+      {{{"every", 2}, {"latency_us", -1}}},                           // negative latency
+      {{{"every", 2}, {"latency_us", 3600000001ULL}}},                // over an hour
   };
   for (const json& faults : bad) {
     ModelPtr model;

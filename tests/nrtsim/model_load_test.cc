@@ -278,6 +278,20 @@ TEST_F(ModelPlacementTest, RejectsAModelThatDoesNotFitFromItsStartCore) {
   uint32_t nc = 0;
   EXPECT_EQ(api().nrt_get_model_nc_count(model.get(), &nc), NRT_SUCCESS);
   EXPECT_EQ(nc, 2u);
+  nc = 0;
+  EXPECT_EQ(api().nrt_get_model_vnc_count(model.get(), &nc), NRT_SUCCESS);
+  EXPECT_EQ(nc, 2u);
+  // nrt_get_model_info: `vnc` is the same count; it copies what both sides know of the struct.
+  nrt_model_info_t info{};
+  size_t written = 99;
+  EXPECT_EQ(api().nrt_get_model_info(model.get(), &info, sizeof(info), &written), NRT_SUCCESS);
+  EXPECT_EQ(info.vnc, 2u);
+  EXPECT_EQ(written, sizeof(info));
+  written = 99;
+  EXPECT_EQ(api().nrt_get_model_info(model.get(), &info, 0, &written), NRT_SUCCESS);
+  EXPECT_EQ(written, 0u);
+  EXPECT_EQ(api().nrt_get_model_info(model.get(), nullptr, sizeof(info), &written), NRT_INVALID);
+  EXPECT_EQ(api().nrt_get_model_info(model.get(), &info, sizeof(info), nullptr), NRT_INVALID);
   json five_core = MatmulModel();
   five_core["nc_count"] = 5;
   EXPECT_EQ(Load(five_core, &model, 0), NRT_LOAD_NOT_ENOUGH_NC);

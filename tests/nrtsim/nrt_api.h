@@ -21,6 +21,8 @@ namespace nrtsim_test {
   X(nrt_load)                            \
   X(nrt_unload)                          \
   X(nrt_get_model_nc_count)              \
+  X(nrt_get_model_vnc_count)             \
+  X(nrt_get_model_info)                  \
   X(nrt_get_model_tensor_info)           \
   X(nrt_free_model_tensor_info)          \
   X(nrt_tensor_allocate)                 \

@@ -1,7 +1,7 @@
 // What changes with the reported runtime version (NRTSIM_VERSION) and the knobs that imitate
 // other runtimes: the 8-byte nrt_instance_info_t before 2.30, VIRTUAL placement gone from 2.32,
-// void dtypes (NRTSIM_VOID_DTYPE_TENSORS), and a build without nrt_get_model_nc_count. (The
-// dtype numbering of 2.29 is in config_test.cc.)
+// void dtypes (NRTSIM_VOID_DTYPE_TENSORS), and the builds without some of the functions that
+// report a model's core count. (The dtype numbering of 2.29 is in config_test.cc.)
 #include <dlfcn.h>
 
 #include <cstring>
@@ -117,18 +117,32 @@ TEST_F(VersionQuirksTest, AMalformedVoidDtypeListIsRefused) {
   }
 }
 
-// libnrtsim_no_model_nc_count.so is the same library without nrt_get_model_nc_count, for
-// testing a caller's fallback.
-TEST(NoModelNcCountBuildTest, LacksOnlyNrtGetModelNcCount) {
-  void* normal = Api().library;
-  EXPECT_NE(dlsym(normal, "nrt_get_model_nc_count"), nullptr);
-  void* without = dlopen(NRTSIM_NO_MODEL_NC_COUNT_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(without, nullptr) << dlerror();
-  EXPECT_EQ(dlsym(without, "nrt_get_model_nc_count"), nullptr);
-  for (const char* name : {"nrt_init", "nrt_load", "nrt_get_model_tensor_info", "nrt_execute"}) {
-    EXPECT_NE(dlvsym(without, name, "NRT_2.0.0"), nullptr) << name;
+// The builds that leave out ways of asking for a model's core count, for testing a caller's
+// fallbacks: each lacks exactly the functions its name says and has everything else.
+TEST(ModelCoreCountBuildsTest, EachLacksExactlyWhatItSays) {
+  struct Build {
+    const char* path;
+    bool nc_count, vnc_count, model_info;
+  };
+  const Build builds[] = {
+      {NRTSIM_LIBRARY_PATH, true, true, true},
+      {NRTSIM_NO_MODEL_NC_COUNT_LIBRARY_PATH, false, true, true},
+      {NRTSIM_MODEL_INFO_ONLY_LIBRARY_PATH, false, false, true},
+      {NRTSIM_NO_MODEL_CORE_COUNT_LIBRARY_PATH, false, false, false},
+  };
+  for (const Build& build : builds) {
+    void* library = dlopen(build.path, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(library, nullptr) << dlerror();
+    EXPECT_EQ(dlsym(library, "nrt_get_model_nc_count") != nullptr, build.nc_count) << build.path;
+    EXPECT_EQ(dlsym(library, "nrt_get_model_vnc_count") != nullptr, build.vnc_count)
+        << build.path;
+    EXPECT_EQ(dlsym(library, "nrt_get_model_info") != nullptr, build.model_info) << build.path;
+    for (const char* name :
+         {"nrt_init", "nrt_load", "nrt_get_model_tensor_info", "nrt_execute"}) {
+      EXPECT_NE(dlvsym(library, name, "NRT_2.0.0"), nullptr) << name << " in " << build.path;
+    }
+    dlclose(library);
   }
-  dlclose(without);
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ TEST(GrpcStatusTest, TheMappingsTheIssueNames) {
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(ToGrpcStatus(NrtError("op", NRT_RESOURCE)).error_code(),
             grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_EQ(ToGrpcStatus(NrtError("op", NRT_TIMEOUT)).error_code(),
-            grpc::StatusCode::DEADLINE_EXCEEDED);
+  // A hang past NEURON_RT_EXEC_TIMEOUT is a core fault, not the caller's deadline.
+  EXPECT_EQ(ToGrpcStatus(NrtError("op", NRT_TIMEOUT)).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(ToGrpcStatus(NrtError("op", NRT_HW_ERROR)).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(ToGrpcStatus(NrtError("op", NRT_EXEC_COMPLETED_WITH_ERR)).error_code(),
             grpc::StatusCode::INTERNAL);

@@ -79,7 +79,11 @@ void CheckFault(size_t index, const Fault& fault) {
       p && !(p->probability >= 0 && p->probability <= 1)) {
     Fail(context, "probability must be from 0 to 1");
   }
-  if (const auto* name = std::get_if<std::string>(&fault.status)) {
+  if (fault.latency_us) {
+    if (*fault.latency_us > kMaxLatencyUs) {
+      Fail(context, "latency_us " + std::to_string(*fault.latency_us) + " is above an hour");
+    }
+  } else if (const auto* name = std::get_if<std::string>(&fault.status)) {
     std::optional<NRT_STATUS> status = StatusFromName(*name);
     if (!status) {
       Fail(context, "unknown status '" + *name + "' (want an NRT_STATUS name such as "

@@ -103,7 +103,11 @@ struct FaultWithProbability {
 
 struct Fault {
   std::variant<FaultOnExecution, FaultEvery, FaultWithProbability> trigger;
+  // What a firing rule does: return `status` without running, or, when `latency_us` is set (and
+  // `status` is ignored), run slowly: the execution takes latency_us of device time instead of
+  // the model's, so that NEURON_RT_EXEC_TIMEOUT can make it a hang (NRT_TIMEOUT).
   FaultStatus status;
+  std::optional<uint64_t> latency_us = std::nullopt;
   // Only the copy of the model loaded with this start core fails (all copies when absent), so a
   // test can break one replica of a model and not the others.
   std::optional<uint32_t> core = std::nullopt;

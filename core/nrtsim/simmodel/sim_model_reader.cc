@@ -198,13 +198,22 @@ std::vector<Fault> ReadFaults(const json& model) {
     const json& value = (*it)[i];
     const std::string context = "faults[" + std::to_string(i) + "]";
     CheckObjectKeys(value, context,
-                    {"on_execution", "every", "probability", "seed", "status", "core"});
+                    {"on_execution", "every", "probability", "seed", "status", "latency_us",
+                     "core"});
     Fault fault;
     if (value.contains("core")) {
       fault.core = static_cast<uint32_t>(
           ReadUnsigned(value["core"], context + ".core", 0, kMaxFaultCore));
     }
-    fault.status = ReadFaultStatus(RequireKey(value, context, "status"), context + ".status");
+    if (value.contains("status") == value.contains("latency_us")) {
+      Fail(context, "needs exactly one of status (fail) and latency_us (run slowly)");
+    }
+    if (value.contains("status")) {
+      fault.status = ReadFaultStatus(value["status"], context + ".status");
+    } else {
+      fault.latency_us =
+          ReadUnsigned(value["latency_us"], context + ".latency_us", 0, kMaxLatencyUs);
+    }
     const int triggers = static_cast<int>(value.contains("on_execution")) +
                          static_cast<int>(value.contains("every")) +
                          static_cast<int>(value.contains("probability"));

@@ -64,7 +64,9 @@ Float32Json FaultJson(const Fault& fault) {
     json["probability"] = static_cast<float>(p->probability);
     json["seed"] = p->seed;
   }
-  if (const auto* name = std::get_if<std::string>(&fault.status)) {
+  if (fault.latency_us) {
+    json["latency_us"] = *fault.latency_us;
+  } else if (const auto* name = std::get_if<std::string>(&fault.status)) {
     json["status"] = *name;
   } else {
     json["status"] = std::get<int32_t>(fault.status);
