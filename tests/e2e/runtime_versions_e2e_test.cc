@@ -41,7 +41,7 @@ void ExpectServes(v1::NeuronServing::Stub& stub, const std::string& model) {
   EXPECT_THAT(OutputValues(response.outputs(0)), ElementsAre(1, 0, 3, 0));
 }
 
-TEST(RuntimeVersionsE2ETest, AVoidDtypeTensorLoadsReadyAsUnknownWithOneWarning) {
+TEST(RuntimeVersionsE2ETest, AVoidDtypeTensorLoadsReadyAsUnknownWithOneWarningAndServesRawBytes) {
   for (const char* version : {"2.30.0", "2.29.0"}) {
     SCOPED_TRACE(version);
     START_DAEMON(daemon, SimDaemonArgs({}, {{"NRTSIM_VERSION", version},
@@ -65,6 +65,30 @@ TEST(RuntimeVersionsE2ETest, AVoidDtypeTensorLoadsReadyAsUnknownWithOneWarning) 
     EXPECT_THAT(warnings[0], AllOf(HasSubstr("model 'voidy'"), HasSubstr("tensor 'y'"),
                                    HasSubstr("dtype 0 (void)"), HasSubstr("16 bytes")));
     EXPECT_THAT(warnings[0], Not(HasSubstr("tensor 'x'")));
+
+    // It serves: the unknown output as raw bytes in the default and typed forms alike (the
+    // bytes of relu(x) in float32, which the model computes), and float_data is refused.
+    v1::InferRequest request;
+    request.set_model("voidy");
+    AddInput(request, "x", {1, 4}, {-1, 2, -3, 4}, TensorForm::kFloat);
+    const std::vector<float> relu = {0, 2, 0, 4};
+    const std::string relu_bytes(reinterpret_cast<const char*>(relu.data()), 16);
+    for (v1::TensorForm form : {v1::TENSOR_FORM_UNSPECIFIED, v1::TENSOR_FORM_TYPED,
+                                v1::TENSOR_FORM_RAW}) {
+      request.set_response_form(form);
+      v1::InferResponse response;
+      grpc::Status served = Infer(*daemon->stub, request, &response);
+      ASSERT_TRUE(served.ok()) << served.error_message();
+      ASSERT_EQ(response.outputs_size(), 1);
+      EXPECT_EQ(response.outputs(0).dtype(), "unknown");
+      EXPECT_EQ(response.outputs(0).raw_data(), relu_bytes) << "form " << form;
+      EXPECT_EQ(response.outputs(0).float_data_size(), 0);
+    }
+    request.set_response_form(v1::TENSOR_FORM_FLOAT);
+    grpc::Status refused = Infer(*daemon->stub, request, nullptr);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(refused.error_message(),
+                HasSubstr("model 'voidy' output 'y' is unknown: float_data cannot carry it"));
   }
 }
 
