@@ -3,6 +3,7 @@
 #include <cstring>
 #include <thread>
 
+#include "client/simmodel/classifier_model.h"
 #include "client/simmodel/identity_model.h"
 #include "client/simmodel/mlp_model.h"
 #include "client/simmodel/sim_neff.h"
@@ -98,6 +99,44 @@ std::vector<double> MlpReference(const simmodel::SimModel& mlp, const std::vecto
     activation = std::move(next);
   }
   return activation;
+}
+
+simmodel::SimModel ExampleClassifier() {
+  simmodel::ClassifierOptions options;
+  options.vocab = kClassifierVocab;
+  options.sequence = kClassifierSequence;
+  options.hidden = kClassifierHidden;
+  options.classes = kClassifierClasses;
+  options.seed = 1;
+  absl::StatusOr<simmodel::SimModel> model = simmodel::BuildClassifierModel(options);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? *model : simmodel::SimModel{};
+}
+
+std::vector<double> ClassifierReference(const simmodel::SimModel& model,
+                                        const std::vector<int64_t>& ids,
+                                        const std::vector<int64_t>& mask) {
+  const auto weight = [&](const char* name, size_t index) {
+    return static_cast<double>(static_cast<float>(model.constants.at(name).data.at(index)));
+  };
+  std::vector<double> pooled(kClassifierHidden, 0.0);
+  double kept = 0;
+  for (uint32_t position = 0; position < kClassifierSequence; ++position) {
+    kept += static_cast<double>(mask[position]);
+    for (uint32_t h = 0; h < kClassifierHidden; ++h) {
+      pooled[h] += weight(simmodel::kClassifierEmbeddings, ids[position] * kClassifierHidden + h) *
+                   static_cast<double>(mask[position]);
+    }
+  }
+  for (double& value : pooled) value /= kept;
+  std::vector<double> logits(kClassifierClasses);
+  for (uint32_t c = 0; c < kClassifierClasses; ++c) {
+    logits[c] = weight(simmodel::kClassifierBias, c);
+    for (uint32_t h = 0; h < kClassifierHidden; ++h) {
+      logits[c] += pooled[h] * weight(simmodel::kClassifierWeight, h * kClassifierClasses + c);
+    }
+  }
+  return logits;
 }
 
 }  // namespace neuronserve::testing

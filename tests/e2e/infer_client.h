@@ -45,6 +45,22 @@ simmodel::SimModel IdentityModel(const std::vector<int64_t>& shape, uint64_t lat
 std::vector<double> MlpReference(const simmodel::SimModel& mlp, const std::vector<float>& input,
                                  size_t layers);
 
+// The example classifier of deploy/models (`neuronctl sim-model --classifier 512,16,32,4
+// --seed 1`): int64 input_ids and attention_mask [1,16] in, float32 logits and float16
+// logits_fp16 [1,4] out.
+inline constexpr uint32_t kClassifierVocab = 512;
+inline constexpr uint32_t kClassifierSequence = 16;
+inline constexpr uint32_t kClassifierHidden = 32;
+inline constexpr uint32_t kClassifierClasses = 4;
+simmodel::SimModel ExampleClassifier();
+
+// The classifier's logits for `ids` and `mask` (kClassifierSequence each), in double from the
+// float32 weights the simulator holds: the mean of the embedding rows the mask keeps, times
+// dense.weight, plus dense.bias. Computed here, not by the simulator.
+std::vector<double> ClassifierReference(const simmodel::SimModel& model,
+                                        const std::vector<int64_t>& ids,
+                                        const std::vector<int64_t>& mask);
+
 }  // namespace neuronserve::testing
 
 #endif  // NEURON_SERVE_TESTS_E2E_INFER_CLIENT_H_

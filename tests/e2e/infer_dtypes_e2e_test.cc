@@ -31,22 +31,9 @@ using ::testing::HasSubstr;
 
 // ---- The classifier ----
 
-constexpr int64_t kVocab = 512;
-constexpr int64_t kSequence = 16;
-constexpr int64_t kHidden = 32;
-constexpr int64_t kClasses = 4;
-
-simmodel::SimModel Classifier() {
-  simmodel::ClassifierOptions options;
-  options.vocab = kVocab;
-  options.sequence = kSequence;
-  options.hidden = kHidden;
-  options.classes = kClasses;
-  options.seed = 1;
-  absl::StatusOr<simmodel::SimModel> model = simmodel::BuildClassifierModel(options);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return *model;
-}
+constexpr int64_t kVocab = kClassifierVocab;
+constexpr int64_t kSequence = kClassifierSequence;
+constexpr int64_t kClasses = kClassifierClasses;
 
 struct Tokens {
   std::vector<int64_t> ids;
@@ -63,26 +50,6 @@ Tokens RandomTokens(std::mt19937& random) {
     tokens.mask.push_back(s < kept ? 1 : 0);
   }
   return tokens;
-}
-
-// The logits in double precision from the model's own constants: the mean of the embedding
-// rows the mask keeps, through the dense layer.
-std::vector<double> ClassifierReference(const simmodel::SimModel& model, const Tokens& tokens) {
-  const std::vector<double>& embeddings = model.constants.at(simmodel::kClassifierEmbeddings).data;
-  const std::vector<double>& weight = model.constants.at(simmodel::kClassifierWeight).data;
-  const std::vector<double>& bias = model.constants.at(simmodel::kClassifierBias).data;
-  std::vector<double> pooled(kHidden, 0.0);
-  double kept = 0;
-  for (int64_t s = 0; s < kSequence; ++s) {
-    if (tokens.mask[s] == 0) continue;
-    kept += 1;
-    for (int64_t h = 0; h < kHidden; ++h) pooled[h] += embeddings[tokens.ids[s] * kHidden + h];
-  }
-  std::vector<double> logits(bias.begin(), bias.end());
-  for (int64_t c = 0; c < kClasses; ++c) {
-    for (int64_t h = 0; h < kHidden; ++h) logits[c] += pooled[h] / kept * weight[h * kClasses + c];
-  }
-  return logits;
 }
 
 enum class Form { kTyped, kRaw };
@@ -143,7 +110,7 @@ int ClassifierMismatches(const simmodel::SimModel& model, const Tokens& tokens,
     return 1;
   }
   const std::vector<float> got = OutputValues(logits);
-  const std::vector<double> want = ClassifierReference(model, tokens);
+  const std::vector<double> want = ClassifierReference(model, tokens.ids, tokens.mask);
   const std::vector<uint16_t> half_bits = Float16Bits(half);
   if (got.size() != want.size() || half_bits.size() != want.size()) {
     ADD_FAILURE() << response.id() << ": " << got.size() << " logits and " << half_bits.size()
@@ -168,7 +135,7 @@ int ClassifierMismatches(const simmodel::SimModel& model, const Tokens& tokens,
 
 TEST(InferDtypesE2ETest, ClassifierMatchesAReferenceOver10000Requests) {
   START_DAEMON(daemon, SimDaemonArgs({}, {{"NRTSIM_CORES", "2"}}));
-  const simmodel::SimModel model = Classifier();
+  const simmodel::SimModel model = ExampleClassifier();
   v1::ModelConfig config = Config("classifier");
   config.set_replicas(2);
   LoadResult loaded = Upload(*daemon->stub, config, EncodeNeff(model));

@@ -31,10 +31,9 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 // The example model's sizes (deploy/models/classifier): vocab, sequence, hidden, classes.
-constexpr uint32_t kVocab = 512;
-constexpr uint32_t kSequence = 16;
-constexpr uint32_t kHidden = 32;
-constexpr uint32_t kClasses = 4;
+constexpr uint32_t kVocab = kClassifierVocab;
+constexpr uint32_t kSequence = kClassifierSequence;
+constexpr uint32_t kClasses = kClassifierClasses;
 
 ProcessResult At(const std::string& address, std::vector<std::string> args) {
   std::vector<std::string> argv = {NEURONCTL_PATH};
@@ -91,53 +90,13 @@ std::string NpyData(const std::string& bytes, const std::string& descr, const st
   return bytes.substr(10 + header_length);
 }
 
-simmodel::SimModel Classifier() {
-  simmodel::ClassifierOptions options;
-  options.vocab = kVocab;
-  options.sequence = kSequence;
-  options.hidden = kHidden;
-  options.classes = kClasses;
-  options.seed = 1;
-  absl::StatusOr<simmodel::SimModel> model = simmodel::BuildClassifierModel(options);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *model : simmodel::SimModel{};
-}
-
-// The classifier's logits for `ids` and `mask`, in double from the float32 weights the simulator
-// holds: the mean of the embedding rows the mask keeps, times dense.weight, plus dense.bias.
-std::vector<double> ClassifierReference(const simmodel::SimModel& model,
-                                        const std::vector<int64_t>& ids,
-                                        const std::vector<int64_t>& mask) {
-  const auto weight = [&](const char* name, size_t index) {
-    return static_cast<double>(static_cast<float>(model.constants.at(name).data.at(index)));
-  };
-  std::vector<double> pooled(kHidden, 0.0);
-  double kept = 0;
-  for (uint32_t position = 0; position < kSequence; ++position) {
-    kept += static_cast<double>(mask[position]);
-    for (uint32_t h = 0; h < kHidden; ++h) {
-      pooled[h] += weight(simmodel::kClassifierEmbeddings, ids[position] * kHidden + h) *
-                   static_cast<double>(mask[position]);
-    }
-  }
-  for (double& value : pooled) value /= kept;
-  std::vector<double> logits(kClasses);
-  for (uint32_t c = 0; c < kClasses; ++c) {
-    logits[c] = weight(simmodel::kClassifierBias, c);
-    for (uint32_t h = 0; h < kHidden; ++h) {
-      logits[c] += pooled[h] * weight(simmodel::kClassifierWeight, h * kClasses + c);
-    }
-  }
-  return logits;
-}
-
 // A daemon with the classifier loaded by `neuronctl load` as "classifier".
 class NeuronctlDtypesE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
     daemon_ = StartDaemon(SimDaemonArgs(), &log_);
     ASSERT_NE(daemon_, nullptr) << log_;
-    model_ = Classifier();
+    model_ = ExampleClassifier();
     const std::string path = dir_.Join("classifier.neff");
     WriteFile(path, EncodeNeff(model_));
     ProcessResult load = At(address(), {"load", path});
