@@ -1,6 +1,7 @@
 #include "core/model/model_registry.h"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -243,12 +244,28 @@ TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {
       }
     });
   }
+  // Each replacement waits until the readers have taken a lease since the previous one, so that
+  // leases and replacements overlap however the threads are scheduled (on a loaded machine the
+  // twenty loads can otherwise finish before a reader first runs).
+  const auto wait_for_a_lease_after = [&](int seen) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (acquired.load() <= seen && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    return acquired.load() > seen;
+  };
+  int replaced = 0;
   for (int version = 1; version <= 20; ++version) {
-    ASSERT_TRUE(LoadSync(registry, Spec("m", std::to_string(version))).ok());
+    if (!wait_for_a_lease_after(acquired.load())) break;
+    const absl::Status loaded = LoadSync(registry, Spec("m", std::to_string(version))).status();
+    EXPECT_TRUE(loaded.ok()) << loaded;
+    if (!loaded.ok()) break;
+    replaced = version;
   }
-  stop = true;
+  stop = true;  // before any assertion can return: the readers must be joined
   for (std::thread& reader : readers) reader.join();
-  EXPECT_GT(acquired.load(), 0);
+  ASSERT_EQ(replaced, 20) << "no reader took a lease within 10 s, or a load failed";
+  EXPECT_GE(acquired.load(), 20);
   EXPECT_EQ(refused.load(), 0);  // a replacement never leaves a moment without a READY version
   EXPECT_EQ(registry.Get("m")->identity.version, "20");
 }
