@@ -1,5 +1,7 @@
 #include "server/infer_call.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "core/infer/request_validation.h"
 
@@ -197,7 +199,9 @@ absl::Span<uint8_t> InferCall::Output(size_t index) {
 }
 
 void InferCall::FinishOutputs() {
-  for (size_t index = 0; index < staged_outputs_.size(); ++index) {
+  // Both sizes bound the loop: a call object bound again keeps its staging buffers' capacity.
+  const size_t outputs = std::min(staged_outputs_.size(), output_slots_.size());
+  for (size_t index = 0; index < outputs; ++index) {
     const int slot = output_slots_[index];
     const std::vector<uint8_t>& staged = staged_outputs_[index];
     if (slot < 0 || staged.empty()) continue;
