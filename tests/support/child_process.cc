@@ -71,7 +71,7 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
     return;
   }
   reader_ = std::thread([this, fd = pipe_fds[0]] { ReadStderr(fd); });
-  if (stdout_fds[0] >= 0) stdout_reader_ = std::thread([this, fd = stdout_fds[0]] { ReadStdout(fd); });
+  if (stdout_fds[0] >= 0) stdout_reader_ = std::thread([this, fd = stdout_fds[0]] { ReadInto(fd, &ChildProcess::stdout_); });
 }
 
 ChildProcess::~ChildProcess() {
@@ -84,28 +84,20 @@ ChildProcess::~ChildProcess() {
   if (stdout_reader_.joinable()) stdout_reader_.join();
 }
 
-void ChildProcess::ReadStdout(int fd) {
+void ChildProcess::ReadInto(int fd, std::string ChildProcess::*sink) {
   char buffer[4096];
   while (true) {
     ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     absl::MutexLock lock(&mutex_);
-    stdout_.append(buffer, static_cast<size_t>(n));
+    (this->*sink).append(buffer, static_cast<size_t>(n));
   }
   close(fd);
 }
 
 void ChildProcess::ReadStderr(int fd) {
-  char buffer[4096];
-  while (true) {
-    ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    absl::MutexLock lock(&mutex_);
-    stderr_.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
+  ReadInto(fd, &ChildProcess::stderr_);
   absl::MutexLock lock(&mutex_);
   stderr_closed_ = true;
 }

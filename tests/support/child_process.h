@@ -53,8 +53,11 @@ class ChildProcess {
   pid_t pid() const { return pid_; }
 
  private:
+  // Appends what `fd` yields to the captured stream `sink` (under mutex_) until end of file,
+  // then closes `fd`.
+  void ReadInto(int fd, std::string ChildProcess::*sink);
+  // ReadInto stderr_, then marks it closed.
   void ReadStderr(int fd);
-  void ReadStdout(int fd);
 
   pid_t pid_ = -1;
   std::thread reader_;
