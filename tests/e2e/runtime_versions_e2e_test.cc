@@ -107,6 +107,16 @@ TEST(RuntimeVersionsE2ETest, ServesAtRuntime229And230) {
   }
 }
 
+// The model "wide" (two cores per replica, two replicas) sits on cores 0-1 and 2-3 and serves.
+void ExpectTwoCoreReplicasServe(v1::NeuronServing::Stub& stub) {
+  v1::ModelStatus status;
+  ASSERT_TRUE(GetModel(stub, "wide", &status).ok());
+  ASSERT_EQ(status.replicas_size(), 2);
+  EXPECT_THAT(status.replicas(0).cores(), ElementsAre(0, 1));
+  EXPECT_THAT(status.replicas(1).cores(), ElementsAre(2, 3));
+  ExpectServes(stub, "wide");
+}
+
 struct CoreCountCase {
   const char* library;
   const char* source;  // what the warning names
@@ -129,12 +139,7 @@ TEST(RuntimeVersionsE2ETest, ServesOnBuildsWithoutNrtGetModelNcCount) {
     config.set_replicas(2);
     LoadResult loaded = Upload(*daemon->stub, config, SimNeff({.nc_count = 2}));
     ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
-    v1::ModelStatus status;
-    ASSERT_TRUE(GetModel(*daemon->stub, "wide", &status).ok());
-    ASSERT_EQ(status.replicas_size(), 2);
-    EXPECT_THAT(status.replicas(0).cores(), ElementsAre(0, 1));
-    EXPECT_THAT(status.replicas(1).cores(), ElementsAre(2, 3));
-    ExpectServes(*daemon->stub, "wide");
+    ExpectTwoCoreReplicasServe(*daemon->stub);
     const std::vector<std::string> warnings =
         LinesWith(daemon->process->Stderr(), "cores per replica");
     if (c.source == nullptr) {
@@ -165,12 +170,7 @@ TEST(RuntimeVersionsE2ETest, WithoutAnyRuntimeCoreCountTheConfigDeclaresIt) {
   config.set_replicas(2);
   LoadResult loaded = Upload(*daemon->stub, config, SimNeff({.nc_count = 2}));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
-  v1::ModelStatus status;
-  ASSERT_TRUE(GetModel(*daemon->stub, "wide", &status).ok());
-  ASSERT_EQ(status.replicas_size(), 2);
-  EXPECT_THAT(status.replicas(0).cores(), ElementsAre(0, 1));
-  EXPECT_THAT(status.replicas(1).cores(), ElementsAre(2, 3));
-  ExpectServes(*daemon->stub, "wide");
+  ExpectTwoCoreReplicasServe(*daemon->stub);
   const std::vector<std::string> warnings =
       LinesWith(daemon->process->Stderr(), "cores per replica");
   ASSERT_EQ(warnings.size(), 1u) << daemon->process->Stderr();
