@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the build dependencies, builds neuron-serve and starts it on the simulated Neuron
-# runtime (core/nrtsim/libnrtsim.so), in the foreground. Ctrl-C stops it cleanly.
+# runtime (sim/libnrtsim.so), in the foreground. Ctrl-C stops it cleanly.
 #   LISTEN=0.0.0.0:8001 NRTSIM_CORES=4 bash deploy/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,6 @@ echo "Metrics and HTTP probes: curl http://${HTTP_LISTEN:-127.0.0.1:8002}/metric
 exec ./build/server/neuron-serve \
   --listen="${LISTEN:-127.0.0.1:8001}" \
   --http-listen="${HTTP_LISTEN:-127.0.0.1:8002}" \
-  --nrt-library="$PWD/build/core/nrtsim/libnrtsim.so" \
+  --nrt-library="$PWD/build/sim/libnrtsim.so" \
   --model-repository="$PWD/deploy/models" --load-models=all \
   --state-dir="$PWD/build/state"

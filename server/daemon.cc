@@ -6,8 +6,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "core/nrt/runtime_environment.h"
-#include "core/util/fmt_absl.h"
-#include "core/util/posix_file.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -17,6 +15,8 @@
 #include "server/load_spec.h"
 #include "server/models_json.h"
 #include "spdlog/spdlog.h"
+#include "util/fmt_absl.h"
+#include "util/posix_file.h"
 
 namespace neuronserve {
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {

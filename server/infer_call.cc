@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "core/infer/request_validation.h"
+#include "core/serving/request_validation.h"
 
 namespace neuronserve {
 namespace {

@@ -13,11 +13,11 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
-#include "core/infer/inference_job.h"
-#include "core/infer/request_validation.h"
-#include "core/model/model_registry.h"
-#include "server/infer_context.h"
+#include "core/lifecycle/model_registry.h"
+#include "core/serving/inference_job.h"
+#include "core/serving/request_validation.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
+#include "server/infer_context.h"
 
 namespace neuronserve {
 

@@ -3,10 +3,10 @@
 #define NEURON_SERVE_SERVER_INFER_CONTEXT_H_
 
 #include "absl/status/status.h"
-#include "core/lifecycle/drain_gate.h"
+#include "core/lifecycle/model_registry.h"
 #include "core/metrics/serving_metrics.h"
-#include "core/model/model_registry.h"
 #include "server/access_log.h"
+#include "server/admission/drain_gate.h"
 
 namespace neuronserve {
 

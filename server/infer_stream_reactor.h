@@ -12,9 +12,9 @@
 #include <atomic>
 #include <string>
 
-#include "core/infer/stream_flow.h"
-#include "core/lifecycle/drain_gate.h"
 #include "grpcpp/grpcpp.h"
+#include "server/admission/drain_gate.h"
+#include "server/admission/stream_flow.h"
 #include "server/infer_call.h"
 #include "server/infer_context.h"
 

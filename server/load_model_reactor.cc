@@ -2,10 +2,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "core/util/posix_file.h"
 #include "server/grpc_status.h"
 #include "server/load_spec.h"
 #include "server/model_status.h"
+#include "util/posix_file.h"
 
 namespace neuronserve {
 

@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "core/model/model_registry.h"
-#include "core/util/sha256.h"
+#include "core/lifecycle/model_registry.h"
 #include "grpcpp/support/server_callback.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/model_repository.h"
+#include "util/sha256.h"
 
 namespace neuronserve {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "core/model/model_registry.h"
+#include "core/lifecycle/model_registry.h"
 #include "neuronserve/v1/model_config.pb.h"
 
 namespace neuronserve {

@@ -12,13 +12,13 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/time/time.h"
-#include "core/util/fmt_absl.h"
 #include "server/daemon.h"
 #include "server/flags.h"
 #include "server/logging.h"
 #include "server/output_capture.h"
 #include "server/shutdown_signal.h"
 #include "spdlog/spdlog.h"
+#include "util/fmt_absl.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/util/posix_file.h"
 #include "google/protobuf/text_format.h"
+#include "util/posix_file.h"
 
 namespace neuronserve {
 namespace fs = std::filesystem;

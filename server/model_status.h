@@ -2,7 +2,7 @@
 #ifndef NEURON_SERVE_SERVER_MODEL_STATUS_H_
 #define NEURON_SERVE_SERVER_MODEL_STATUS_H_
 
-#include "core/model/model_info.h"
+#include "core/serving/model_info.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve {

@@ -1,6 +1,6 @@
 #include "server/models_json.h"
 
-#include "core/nrt/dtype.h"
+#include "base/dtype.h"
 #include "nlohmann/json.hpp"
 
 namespace neuronserve {

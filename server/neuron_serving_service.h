@@ -7,7 +7,7 @@
 #define NEURON_SERVE_SERVER_NEURON_SERVING_SERVICE_H_
 
 #include "core/device/device_inventory.h"
-#include "core/model/model_registry.h"
+#include "core/lifecycle/model_registry.h"
 #include "core/nrt/nrt_runtime.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "server/infer_context.h"

@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "core/nrt/dtype.h"
-#include "core/nrt/float_formats.h"
+#include "base/dtype.h"
+#include "base/float_formats.h"
 
 namespace neuronserve::client {
 namespace {

@@ -1,7 +1,7 @@
 // Incremental SHA-256 as lower-case hex: the LoadModel header carries the digest of the whole
 // NEFF, and a NEFF read from a file is hashed piece by piece rather than held in memory.
 //
-// The client has its own (over OpenSSL, like core/util/sha256) so that the installable library
+// The client has its own (over OpenSSL, like util/sha256) so that the installable library
 // does not depend on neuronserve_core, which is the daemon's and is not exported.
 #ifndef NEURON_SERVE_CLIENT_LIB_SHA256_DIGEST_H_
 #define NEURON_SERVE_CLIENT_LIB_SHA256_DIGEST_H_

@@ -13,6 +13,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/dtype.h"
+#include "base/float_formats.h"
 #include "client/neuronctl/connection_flags.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/npy_file.h"
@@ -20,8 +22,6 @@
 #include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
-#include "core/nrt/dtype.h"
-#include "core/nrt/float_formats.h"
 #include "nlohmann/json.hpp"
 
 namespace neuronserve::neuronctl {

@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "core/nrt/dtype.h"
+#include "base/dtype.h"
 
 namespace neuronserve::neuronctl {
 

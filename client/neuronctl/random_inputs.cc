@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/dtype.h"
+#include "base/float_formats.h"
 #include "client/neuronctl/flag_values.h"
-#include "core/nrt/dtype.h"
-#include "core/nrt/float_formats.h"
 
 namespace neuronserve::neuronctl {
 namespace {

@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "core/nrtsim/simmodel/sim_model.h"
+#include "sim/simmodel/sim_model.h"
 
 namespace neuronserve::simmodel {
 

@@ -5,7 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/nrt/nrt_status.h"
+#include "base/nrt_status_names.h"
 
 namespace neuronserve::simmodel {
 namespace {
@@ -17,22 +17,13 @@ absl::Status BadSpec(absl::string_view spec, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("bad fault '", spec, "': ", why));
 }
 
-// "NRT_HW_ERROR" -> NRT_HW_ERROR, from core's table of the statuses the ABI defines; nullopt for
-// a name it does not know.
-std::optional<NRT_STATUS> NrtStatusFromName(absl::string_view name) {
-  for (NRT_STATUS status : AllKnownNrtStatuses()) {
-    if (NrtStatusName(status) == name) return status;
-  }
-  return std::nullopt;
-}
-
 absl::StatusOr<FaultStatus> ParseStatus(absl::string_view spec, absl::string_view text) {
   int32_t number = 0;
   if (absl::SimpleAtoi(text, &number)) {
     if (number == NRT_SUCCESS) return BadSpec(spec, "status 0 is NRT_SUCCESS, which is no fault");
     return FaultStatus(number);
   }
-  const std::optional<NRT_STATUS> status = NrtStatusFromName(text);
+  const std::optional<NRT_STATUS> status = NrtStatusFromName(std::string_view(text.data(), text.size()));
   if (!status.has_value()) {
     return BadSpec(spec, absl::StrCat("unknown status '", text,
                                       "' (want an NRT_STATUS name such as NRT_HW_ERROR, or a "

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/nrtsim/simmodel/sim_model.h"
+#include "sim/simmodel/sim_model.h"
 
 namespace neuronserve::simmodel {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/nrtsim/simmodel/sim_model.h"
+#include "sim/simmodel/sim_model.h"
 
 namespace neuronserve::simmodel {
 

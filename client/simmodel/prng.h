@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/nrtsim/simmodel/sim_model.h"
+#include "sim/simmodel/sim_model.h"
 
 namespace neuronserve::simmodel {
 

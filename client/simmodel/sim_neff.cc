@@ -1,7 +1,7 @@
 #include "client/simmodel/sim_neff.h"
 
-#include "core/nrtsim/simmodel/model_graph.h"
-#include "core/nrtsim/simmodel/sim_model_writer.h"
+#include "sim/simmodel/model_graph.h"
+#include "sim/simmodel/sim_model_writer.h"
 
 namespace neuronserve::simmodel {
 

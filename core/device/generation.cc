@@ -1,7 +1,7 @@
 #include "core/device/generation.h"
 
-#include "core/nrt/instance_size_names.h"
-#include "core/nrt/nrt_abi.h"
+#include "base/instance_size_names.h"
+#include "base/nrt_abi.h"
 
 namespace neuronserve {
 namespace {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "core/infer/running_execution.h"
-#include "core/model/model_info.h"
+#include "core/serving/model_info.h"
+#include "core/serving/running_execution.h"
 
 namespace neuronserve {
 

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/nrt/nrt_status.h"
-#include "core/util/fmt_absl.h"
 #include "spdlog/spdlog.h"
+#include "util/fmt_absl.h"
 
 namespace neuronserve {
 

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/nrt/dtype.h"
+#include "base/dtype.h"
 #include "core/nrt/nrt_library.h"
 
 namespace neuronserve {

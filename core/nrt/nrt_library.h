@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/nrt/nrt_abi.h"
+#include "base/nrt_abi.h"
 
 namespace neuronserve {
 

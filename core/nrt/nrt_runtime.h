@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/nrt/dtype.h"
+#include "base/dtype.h"
 #include "core/nrt/nrt_handles.h"
 #include "core/nrt/nrt_library.h"
 

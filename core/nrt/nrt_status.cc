@@ -13,7 +13,6 @@ using Code = absl::StatusCode;
 
 struct StatusRow {
   NRT_STATUS status;
-  absl::string_view name;
   Code code;
 };
 
@@ -25,35 +24,35 @@ struct StatusRow {
 //  - INTERNAL: the execution ran but the result is not trustworthy, or the runtime reports a
 //    state that points at a bug in the caller or the runtime.
 constexpr std::array<StatusRow, 28> kRows = {{
-    {NRT_SUCCESS, "NRT_SUCCESS", Code::kOk},
-    {NRT_FAILURE, "NRT_FAILURE", Code::kInternal},
-    {NRT_INVALID, "NRT_INVALID", Code::kInvalidArgument},
-    {NRT_INVALID_HANDLE, "NRT_INVALID_HANDLE", Code::kInternal},
-    {NRT_RESOURCE, "NRT_RESOURCE", Code::kResourceExhausted},
+    {NRT_SUCCESS, Code::kOk},
+    {NRT_FAILURE, Code::kInternal},
+    {NRT_INVALID, Code::kInvalidArgument},
+    {NRT_INVALID_HANDLE, Code::kInternal},
+    {NRT_RESOURCE, Code::kResourceExhausted},
     // A hang (NEURON_RT_EXEC_TIMEOUT): the core is faulty, not the caller's deadline too short.
-    {NRT_TIMEOUT, "NRT_TIMEOUT", Code::kUnavailable},
-    {NRT_HW_ERROR, "NRT_HW_ERROR", Code::kUnavailable},
-    {NRT_QUEUE_FULL, "NRT_QUEUE_FULL", Code::kResourceExhausted},
-    {NRT_LOAD_NOT_ENOUGH_NC, "NRT_LOAD_NOT_ENOUGH_NC", Code::kResourceExhausted},
-    {NRT_UNSUPPORTED_NEFF_VERSION, "NRT_UNSUPPORTED_NEFF_VERSION", Code::kInvalidArgument},
-    {NRT_FAIL_HOST_MEM_ALLOC, "NRT_FAIL_HOST_MEM_ALLOC", Code::kResourceExhausted},
-    {NRT_UNINITIALIZED, "NRT_UNINITIALIZED", Code::kFailedPrecondition},
-    {NRT_CLOSED, "NRT_CLOSED", Code::kUnavailable},
-    {NRT_QUEUE_EMPTY, "NRT_QUEUE_EMPTY", Code::kInternal},
-    {NRT_EXEC_UNIT_UNRECOVERABLE, "NRT_EXEC_UNIT_UNRECOVERABLE", Code::kUnavailable},
-    {NRT_EXEC_BAD_INPUT, "NRT_EXEC_BAD_INPUT", Code::kInvalidArgument},
-    {NRT_EXEC_COMPLETED_WITH_NUM_ERR, "NRT_EXEC_COMPLETED_WITH_NUM_ERR", Code::kInternal},
-    {NRT_EXEC_COMPLETED_WITH_ERR, "NRT_EXEC_COMPLETED_WITH_ERR", Code::kInternal},
-    {NRT_EXEC_NC_BUSY, "NRT_EXEC_NC_BUSY", Code::kUnavailable},
-    {NRT_EXEC_OOB, "NRT_EXEC_OOB", Code::kInternal},
-    {NRT_COLL_PENDING, "NRT_COLL_PENDING", Code::kUnavailable},
-    {NRT_EXEC_HW_ERR_COLLECTIVES, "NRT_EXEC_HW_ERR_COLLECTIVES", Code::kUnavailable},
-    {NRT_EXEC_HW_ERR_HBM_UE, "NRT_EXEC_HW_ERR_HBM_UE", Code::kUnavailable},
-    {NRT_EXEC_HW_ERR_NC_UE, "NRT_EXEC_HW_ERR_NC_UE", Code::kUnavailable},
-    {NRT_EXEC_HW_ERR_DMA_ABORT, "NRT_EXEC_HW_ERR_DMA_ABORT", Code::kUnavailable},
-    {NRT_EXEC_SW_NQ_OVERFLOW, "NRT_EXEC_SW_NQ_OVERFLOW", Code::kResourceExhausted},
-    {NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE, "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE", Code::kUnavailable},
-    {NRT_NETWORK_PROXY_FAILURE, "NRT_NETWORK_PROXY_FAILURE", Code::kUnavailable},
+    {NRT_TIMEOUT, Code::kUnavailable},
+    {NRT_HW_ERROR, Code::kUnavailable},
+    {NRT_QUEUE_FULL, Code::kResourceExhausted},
+    {NRT_LOAD_NOT_ENOUGH_NC, Code::kResourceExhausted},
+    {NRT_UNSUPPORTED_NEFF_VERSION, Code::kInvalidArgument},
+    {NRT_FAIL_HOST_MEM_ALLOC, Code::kResourceExhausted},
+    {NRT_UNINITIALIZED, Code::kFailedPrecondition},
+    {NRT_CLOSED, Code::kUnavailable},
+    {NRT_QUEUE_EMPTY, Code::kInternal},
+    {NRT_EXEC_UNIT_UNRECOVERABLE, Code::kUnavailable},
+    {NRT_EXEC_BAD_INPUT, Code::kInvalidArgument},
+    {NRT_EXEC_COMPLETED_WITH_NUM_ERR, Code::kInternal},
+    {NRT_EXEC_COMPLETED_WITH_ERR, Code::kInternal},
+    {NRT_EXEC_NC_BUSY, Code::kUnavailable},
+    {NRT_EXEC_OOB, Code::kInternal},
+    {NRT_COLL_PENDING, Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_COLLECTIVES, Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_HBM_UE, Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_NC_UE, Code::kUnavailable},
+    {NRT_EXEC_HW_ERR_DMA_ABORT, Code::kUnavailable},
+    {NRT_EXEC_SW_NQ_OVERFLOW, Code::kResourceExhausted},
+    {NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE, Code::kUnavailable},
+    {NRT_NETWORK_PROXY_FAILURE, Code::kUnavailable},
 }};
 
 const StatusRow* FindRow(NRT_STATUS status) {
@@ -65,16 +64,11 @@ const StatusRow* FindRow(NRT_STATUS status) {
 
 }  // namespace
 
-absl::string_view NrtStatusName(NRT_STATUS status) {
-  const StatusRow* row = FindRow(status);
-  return row == nullptr ? absl::string_view() : row->name;
-}
-
 std::string NrtStatusToString(NRT_STATUS status) {
   const int number = static_cast<int>(status);
-  absl::string_view name = NrtStatusName(status);
+  const std::string_view name = NrtStatusName(status);
   if (name.empty()) return absl::StrCat("unknown NRT_STATUS (", number, ")");
-  return absl::StrCat(name, " (", number, ")");
+  return absl::StrCat(absl::string_view(name.data(), name.size()), " (", number, ")");
 }
 
 absl::StatusCode NrtStatusCode(NRT_STATUS status) {

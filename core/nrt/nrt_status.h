@@ -13,15 +13,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "core/nrt/nrt_abi.h"
+#include "base/nrt_abi.h"
+#include "base/nrt_status_names.h"  // NrtStatusName, NrtStatusFromName
 
 namespace neuronserve {
 
 // The payload key under which NrtError stores the decimal NRT_STATUS number.
 inline constexpr absl::string_view kNrtStatusPayloadUrl = "neuronserve.dev/nrt-status";
-
-// "NRT_INVALID" for a known value; empty for a value this build does not know.
-absl::string_view NrtStatusName(NRT_STATUS status);
 
 // "NRT_INVALID (2)", or "unknown NRT_STATUS (4711)".
 std::string NrtStatusToString(NRT_STATUS status);

@@ -5,9 +5,9 @@
 
 #include "client/simmodel/identity_model.h"
 #include "client/simmodel/sim_neff.h"
-#include "core/util/sha256.h"
 #include "grpcpp/client_context.h"
 #include "tests/bench/payload.h"
+#include "util/sha256.h"
 
 namespace neuronserve::bench {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/nrt/float_formats.h"
+#include "base/float_formats.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/nrt/nrt_runtime.h"
-#include "core/nrtsim/nrtsim_stats.h"
+#include "sim/nrtsim_stats.h"
 
 namespace neuronserve::testing {
 

@@ -7,7 +7,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
-#include "tests/support/prometheus_text_parser.h"
+#include "tests/prometheus/prometheus_text_parser.h"
 
 namespace neuronserve::testing {
 namespace {

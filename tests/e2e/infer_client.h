@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "core/nrtsim/simmodel/sim_model.h"
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "sim/simmodel/sim_model.h"
 
 namespace neuronserve::testing {
 

@@ -20,7 +20,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
-#include "tests/nrtsim/compute/reference_formats.h"
+#include "tests/sim/compute/reference_formats.h"
 
 namespace neuronserve::testing {
 namespace {

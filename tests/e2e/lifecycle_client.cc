@@ -5,10 +5,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/util/sha256.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "util/sha256.h"
 
 namespace neuronserve::testing {
 namespace fs = std::filesystem;

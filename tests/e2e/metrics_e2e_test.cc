@@ -7,15 +7,15 @@
 #include <map>
 #include <thread>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
-#include "tests/support/prometheus_text_parser.h"
+#include "tests/prometheus/prometheus_text_parser.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/util/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "util/sha256.h"
 
 namespace neuronserve::testing {
 namespace {

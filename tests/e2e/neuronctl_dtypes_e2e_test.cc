@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/float_formats.h"
 #include "client/simmodel/classifier_model.h"
-#include "core/nrt/float_formats.h"
-#include "core/nrtsim/simmodel/sim_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/support/subprocess.h"

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "tests/support/prometheus_text_parser.h"
+#include "tests/prometheus/prometheus_text_parser.h"
 
 namespace neuronserve::testing {
 

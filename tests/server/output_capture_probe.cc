@@ -10,10 +10,10 @@
 #include <cstring>
 #include <string>
 
-#include "core/util/fmt_absl.h"
 #include "server/logging.h"
 #include "server/output_capture.h"
 #include "spdlog/spdlog.h"
+#include "util/fmt_absl.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // A private NRTSIM_LOCK_DIR for every test process that may reach nrt_init, directly or through
 // a daemon it starts.
 //
-// Why: the simulator reserves cores across processes with lock files (core/nrtsim/core_locks.h)
+// Why: the simulator reserves cores across processes with lock files (sim/core_locks.h)
 // in NRTSIM_LOCK_DIR, by default a per-user directory. Test processes run in parallel
 // (ctest -j), and a developer may have a daemon of their own running: sharing the default
 // directory would make them refuse each other's cores. So, before main, this creates a fresh

@@ -1,7 +1,7 @@
 // A stand-in runtime library that exports every libnrt function the daemon needs except
 // nrt_execute, so the binding's "missing symbol" error can be tested against a real dlopen.
 // Every function fails: nothing should get far enough to call one.
-#include "core/nrt/nrt_abi.h"
+#include "base/nrt_abi.h"
 
 extern "C" {
 

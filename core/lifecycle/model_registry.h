@@ -1,0 +1,140 @@
+// ModelRegistry: every model the daemon knows by name, and its lifecycle (see model_info.h for
+// the state machine). It owns the loaded versions, places their replicas with the
+// CoreAllocator, records API loads in the ModelStore, and hands out leases to requests.
+//
+// Loads and unloads run one at a time on the registry's own thread (SerialExecutor): callers,
+// such as gRPC handlers, submit and return at once, and are called back when the model is READY,
+// FAILED or gone. Reads (Get, List, Acquire) answer at once from the current state.
+#ifndef NEURON_SERVE_CORE_LIFECYCLE_MODEL_REGISTRY_H_
+#define NEURON_SERVE_CORE_LIFECYCLE_MODEL_REGISTRY_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/lifecycle/core_allocator.h"
+#include "core/lifecycle/model_store.h"
+#include "core/nrt/nrt_runtime.h"
+#include "core/serving/loaded_model.h"
+#include "core/serving/model_info.h"
+#include "core/serving/worker_pool.h"
+#include "util/callback_relay.h"
+#include "util/mutex.h"
+#include "util/serial_executor.h"
+
+namespace neuronserve {
+
+struct LoadSpec {
+  ModelIdentity identity;
+  std::shared_ptr<const std::string> neff;
+  uint32_t replicas = 1;              // used when start_cores is empty
+  std::vector<uint32_t> start_cores;  // explicit placement, one replica per start core
+  bool shared = false;
+  // Most requests waiting at once; 0: RegistryOptions::max_queue.
+  uint32_t max_queue = 0;
+  // Cores one replica occupies as the config declares it (0: not declared); used only when the
+  // runtime reports no core count of its own.
+  uint32_t declared_core_count = 0;
+  // Record the model in the store once READY, with this opaque config (the ModelConfig text).
+  bool persist = false;
+  std::string config_text;
+};
+
+struct RegistryOptions {
+  // How long an unload (or a replaced version) waits for requests in flight before unloading.
+  // After it, requests still queued get UNAVAILABLE; those executing always finish.
+  absl::Duration drain_timeout = absl::Seconds(30);
+  // A model's request queue bound when its config does not set one.
+  uint32_t max_queue = 1024;
+  // Told after every change of a model's state and every core taken out of rotation, with no
+  // registry or worker lock held (nullable; must outlive the registry).
+  CallbackRelay* on_state_change = nullptr;
+  // Where requests and executions are counted (nullable; must outlive the registry).
+  ServingMetrics* metrics = nullptr;
+};
+
+class ModelRegistry {
+ public:
+  using Callback = std::function<void(absl::StatusOr<ModelInfo>)>;
+
+  // `runtime` and `store` (nullable: no persistence) must outlive the registry.
+  ModelRegistry(const NrtRuntime& runtime, uint32_t core_count, ModelStore* store,
+                RegistryOptions options = {});
+  // Finishes queued lifecycle work, then unloads every model (the store keeps its records:
+  // a restart loads them again).
+  ~ModelRegistry();
+
+  // Loads (or replaces) spec.identity.name. `done` runs on the registry thread with the READY
+  // model's info, or with the error (the model is then FAILED, unless an older version still
+  // serves). FAILED_PRECONDITION at once, through `done`, if the name is loading or unloading.
+  void Load(LoadSpec spec, Callback done);
+  // Stops the model taking requests (Acquire answers NOT_FOUND), waits for leases up to the
+  // drain timeout, unloads, forgets the store record. `done` gets the info as the unload began.
+  void Unload(const std::string& name, Callback done);
+
+  // Records a model that could not even be read (e.g. a repository folder with a broken
+  // config.pbtxt) as FAILED with `error`, so it is visible like any failed load. A name that is
+  // already known is left alone.
+  void RecordFailure(const ModelIdentity& identity, const absl::Status& error);
+
+  absl::StatusOr<ModelInfo> Get(const std::string& name) const;
+  std::vector<ModelInfo> List() const;  // by name
+  // Per visible core, the names of the models with a replica on it.
+  std::vector<std::vector<std::string>> ResidentsByCore() const;
+  // A lease on the READY version; NOT_FOUND (naming the model and why) otherwise.
+  absl::StatusOr<LoadedModel::Lease> Acquire(const std::string& name) const;
+
+  const CoreAllocator& allocator() const { return allocator_; }
+  WorkerPool& workers() { return workers_; }
+  const WorkerPool& workers() const { return workers_; }
+
+ private:
+  struct Entry {
+    ModelState state = ModelState::kLoading;
+    std::shared_ptr<LoadedModel> serving;  // READY (or UNLOADING) version
+    ModelIdentity identity;                // of the latest load attempt
+    std::string error;                     // FAILED
+    bool loading_new_version = false;      // a replacement is in progress beside `serving`
+  };
+
+  // Registry-thread halves of Load and Unload.
+  void RunLoad(LoadSpec spec, Callback done);
+  void RunUnload(const std::string& name, Callback done);
+  absl::StatusOr<std::shared_ptr<LoadedModel>> LoadReplicas(const LoadSpec& spec);
+  // Device tensors for each replica and the version's request queue.
+  absl::Status PrepareReplicas(const std::string& name, const ModelTensors& tensors,
+                               std::vector<std::unique_ptr<ModelReplica>>& replicas);
+  // Waits for the version's leases (up to the drain timeout; then the requests still queued
+  // get UNAVAILABLE and those executing finish), detaches it from the workers, unloads it and
+  // frees its cores.
+  void Retire(std::shared_ptr<LoadedModel> model);
+  // Retire's halves: waiting for the leases and detaching from the workers, then dropping the
+  // last reference (nrt_unload) and freeing the cores.
+  void Drain(LoadedModel& model);
+  void Destroy(std::shared_ptr<LoadedModel> model);
+  ModelInfo Describe(const Entry& entry) const;
+  void AnnounceStateChange() const {
+    if (options_.on_state_change != nullptr) options_.on_state_change->Notify();
+  }
+
+  const NrtRuntime& runtime_;
+  ModelStore* const store_;
+  const RegistryOptions options_;
+  CoreAllocator allocator_;
+  // The core workers that execute every version's requests; outlives every loaded version.
+  WorkerPool workers_;
+
+  mutable Mutex mutex_;
+  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mutex_);
+
+  // Reset first in the destructor, so queued work finishes while everything else exists.
+  std::unique_ptr<SerialExecutor> executor_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_LIFECYCLE_MODEL_REGISTRY_H_

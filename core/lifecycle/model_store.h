@@ -1,0 +1,117 @@
+// ModelStore: the daemon's persistent record of the models loaded through the API
+// (--state-dir), so that they load again after a restart, even after kill -9 or a power cut.
+//
+// On-disk layout under `dir`:
+//
+//   LOCK                                  flock()ed while a ModelStore has the directory open
+//   models/<name>/record.json             the model's record (below); its presence is the commit
+//   models/<name>/<sha16>-<unique>.neff   the NEFF the record points to
+//   models/<name>/.<target>.<unique>.tmp  a write in progress (leftover of a crash if seen at Open)
+//
+// <name> passed ValidateModelName, so it is a single path component that cannot start with '.'.
+// <sha16> is the first 16 hex digits of the NEFF's SHA-256 and <unique> is fresh for every save,
+// so a new NEFF never overwrites the file the current record points to, even when the bytes are
+// the same.
+//
+// record.json is one JSON object:
+//   {"format": 1, "name": ..., "version": ..., "neff_file": "<sha16>-<unique>.neff",
+//    "neff_size": <bytes>, "neff_sha256": "<64 hex>", "config_text": ..., "saved_at": RFC 3339}
+// A config_text that is not valid UTF-8 (JSON strings must be) is kept as "config_text_base64".
+//
+// Every file is written atomically: a temp file in the same directory, write, fsync, rename over
+// the final name, fsync the directory. Save writes the new NEFF first and the record second, and
+// deletes the old NEFF only after the new record is durable. A crash therefore leaves either
+//   - the old record, pointing at the old NEFF, which nothing touched (plus maybe a temp file or
+//     an unreferenced new NEFF), or
+//   - the new record, pointing at the new NEFF, which was durable before the record was renamed
+//     (plus maybe the unreferenced old NEFF).
+// Remove deletes the record first, so a crash leaves at worst an unreferenced NEFF. Open deletes
+// what a crash can leave behind: temp files, NEFFs no record points to, and model directories
+// with neither. List re-verifies size and SHA-256 of every NEFF, so a file damaged behind the
+// store's back is skipped and reported rather than loaded.
+//
+// The LOCK makes a second daemon on the same --state-dir fail at Open instead of deleting the
+// first one's in-flight temp files. The kernel drops the lock when the process dies, kill -9
+// included.
+#ifndef NEURON_SERVE_CORE_LIFECYCLE_MODEL_STORE_H_
+#define NEURON_SERVE_CORE_LIFECYCLE_MODEL_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace neuronserve {
+
+struct StoredModel {
+  std::string name;
+  std::string version;      // may be empty
+  std::string config_text;  // opaque to the store (the server keeps a ModelConfig in text format)
+  std::string neff_path;    // absolute path of the stored NEFF
+  uint64_t neff_size = 0;
+  std::string neff_sha256;  // lower-case hex
+};
+
+// Thread-safe: every call holds one mutex, so a List never sees a Save or Remove half done (and a
+// long List delays a Save; callers are few: startup, Load and Unload).
+class ModelStore {
+ public:
+  // Creates `dir` (and parents) if needed and locks it; deletes leftovers of interrupted writes
+  // (temp files) and NEFF files no record points to, logging each removal. `dir` may be
+  // relative; dir() is absolute. FAILED_PRECONDITION if another ModelStore (in this or another
+  // process) has `dir` open. Errors name the path and the system's reason.
+  static absl::StatusOr<std::unique_ptr<ModelStore>> Open(const std::string& dir);
+
+  ModelStore(const ModelStore&) = delete;
+  ModelStore& operator=(const ModelStore&) = delete;
+  ~ModelStore();  // releases the lock
+
+  // Records (or replaces) the model `name`: writes the NEFF and then the record, each atomically;
+  // replacing keeps the old NEFF until the new record is in place, then deletes it.
+  // INVALID_ARGUMENT for a name or version that fails ValidateModelName/ValidateModelVersion.
+  absl::Status Save(const std::string& name, const std::string& version,
+                    absl::Span<const uint8_t> neff, const std::string& config_text);
+
+  // Removes the record, then its NEFF and the model's directory. NOT_FOUND if there is no record.
+  absl::Status Remove(const std::string& name);
+
+  // Every complete model, sorted by name. A record that cannot be read or parsed, or whose NEFF
+  // is missing or does not match its size and SHA-256, is skipped with a warning log line and
+  // described in `problems` (if non-null). Errors only when models/ itself cannot be read.
+  absl::StatusOr<std::vector<StoredModel>> List(std::vector<std::string>* problems = nullptr) const;
+
+  // The bytes of a NEFF from List, re-verified against its size and SHA-256 (DATA_LOSS if they
+  // changed). NOT_FOUND if the model was replaced or removed since; INVALID_ARGUMENT for a path
+  // that is not a NEFF of this store.
+  absl::StatusOr<std::string> ReadNeff(const StoredModel& model) const;
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  ModelStore(std::string dir, int lock_fd);
+
+  std::string ModelDir(const std::string& name) const;
+  // Open's sweep of one model directory. Requires mu_.
+  absl::Status CleanModelDir(const std::string& name);
+  // A fresh suffix for a NEFF or temp file name. Requires mu_.
+  std::string UniqueSuffix();
+
+  const std::string dir_;         // absolute, no trailing '/'
+  const std::string models_dir_;  // dir_ + "/models"
+  const int lock_fd_;
+
+  // std::mutex rather than absl::Mutex: Debian's Abseil is built without ThreadSanitizer
+  // support, so TSAN cannot see absl::Mutex's lock and unlock; it does see pthread mutexes.
+  mutable std::mutex mu_;
+  // Makes NEFF and temp file names unique within this process (with the time and pid).
+  uint64_t next_unique_ = 0;  // guarded by mu_
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_LIFECYCLE_MODEL_STORE_H_

@@ -1,0 +1,75 @@
+#include "core/serving/loaded_model.h"
+
+namespace neuronserve {
+
+struct LoadedModel::LeaseCount {
+  Mutex mutex;
+  int leases ABSL_GUARDED_BY(mutex) = 0;
+  CondVar idle;  // signalled when leases drops to 0
+};
+
+LoadedModel::Lease::Lease(std::shared_ptr<LoadedModel> model) : model_(std::move(model)) {
+  if (model_ == nullptr) return;
+  count_ = model_->lease_count_;
+  MutexLock lock(&count_->mutex);
+  ++count_->leases;
+}
+
+LoadedModel::Lease& LoadedModel::Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    Release();
+    model_ = std::move(other.model_);
+    count_ = std::move(other.count_);
+  }
+  return *this;
+}
+
+LoadedModel::Lease::~Lease() { Release(); }
+
+void LoadedModel::Lease::Release() {
+  if (model_ == nullptr) return;
+  std::shared_ptr<LeaseCount> count = std::move(count_);
+  // First the reference (if it is the last one, the model goes now, with nobody waiting), then
+  // the count: once it reaches 0 this thread no longer holds the model.
+  model_.reset();
+  MutexLock lock(&count->mutex);
+  if (--count->leases == 0) count->idle.NotifyAll();
+}
+
+LoadedModel::LoadedModel(ModelIdentity identity,
+                         std::vector<std::unique_ptr<ModelReplica>> replicas,
+                         ModelTensors tensors, uint64_t placement_id,
+                         absl::Time ready_at, absl::Duration load_duration,
+                         std::unique_ptr<RequestQueue> queue)
+    : identity_(std::move(identity)),
+      replicas_(std::move(replicas)),
+      tensors_(std::move(tensors)),
+      queue_(std::move(queue)),
+      placement_id_(placement_id),
+      ready_at_(ready_at),
+      load_duration_(load_duration),
+      lease_count_(std::make_shared<LeaseCount>()) {}
+
+ModelTensors ModelTensors::Split(std::vector<TensorSpec> tensors) {
+  ModelTensors split;
+  for (const TensorSpec& tensor : tensors) {
+    (tensor.usage == TensorUsage::kInput ? split.inputs : split.outputs).push_back(tensor);
+  }
+  split.all = std::move(tensors);
+  return split;
+}
+
+bool LoadedModel::WaitUntilIdle(absl::Duration timeout) {
+  LeaseCount& count = *lease_count_;
+  MutexLock lock(&count.mutex);
+  return count.idle.WaitWithTimeout(&count.mutex, timeout, [&count]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return count.leases == 0;
+  });
+}
+
+int LoadedModel::leases() const {
+  MutexLock lock(&lease_count_->mutex);
+  return lease_count_->leases;
+}
+
+}  // namespace neuronserve

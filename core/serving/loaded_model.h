@@ -1,0 +1,121 @@
+// LoadedModel: one READY version of a model — its replicas (each an nrt_load on its own core
+// range), its tensors as the runtime describes them, and its request counters.
+//
+// Requests hold a Lease while they use the model; the registry unloads a version only after its
+// last lease is gone (or a timeout), so no execution ever runs on an unloaded model.
+#ifndef NEURON_SERVE_CORE_SERVING_LOADED_MODEL_H_
+#define NEURON_SERVE_CORE_SERVING_LOADED_MODEL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/nrt/nrt_handles.h"
+#include "core/serving/core_range.h"
+#include "core/serving/replica_tensors.h"
+#include "core/serving/request_queue.h"
+#include "util/mutex.h"
+
+namespace neuronserve {
+
+struct ModelReplica {
+  NrtModel model;
+  // Declared after the model so they are freed before it is unloaded.
+  ReplicaTensors tensors;
+  CoreRange cores;
+  // False once an execution failed in hardware: the replica is out of rotation for good.
+  std::atomic<bool> healthy{true};
+  std::atomic<uint64_t> executions{0};
+};
+
+// A model's tensors as the runtime lists them, and split by usage, each in the runtime's order
+// (the order of InferenceJob's input and output indices). Split once, at load.
+struct ModelTensors {
+  static ModelTensors Split(std::vector<TensorSpec> tensors);
+
+  std::vector<TensorSpec> all;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
+struct ModelIdentity {
+  std::string name;
+  std::string version;
+  std::string source;  // "upload", "repository" or "state"
+};
+
+class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
+  struct LeaseCount;  // in loaded_model.cc
+
+ public:
+  // Keeps the model loaded while alive. Move-only; an empty lease holds nothing.
+  class Lease {
+   public:
+    Lease() = default;
+    explicit Lease(std::shared_ptr<LoadedModel> model);
+    Lease(Lease&& other) noexcept = default;
+    Lease& operator=(Lease&& other) noexcept;
+    ~Lease();
+    LoadedModel* operator->() const { return model_.get(); }
+    LoadedModel& operator*() const { return *model_; }
+    explicit operator bool() const { return model_ != nullptr; }
+
+   private:
+    void Release();
+    std::shared_ptr<LoadedModel> model_;
+    std::shared_ptr<LeaseCount> count_;  // the model's lease_count_
+  };
+
+  // `queue` is the version's request queue (nullptr: the version takes no requests).
+  LoadedModel(ModelIdentity identity, std::vector<std::unique_ptr<ModelReplica>> replicas,
+              ModelTensors tensors, uint64_t placement_id, absl::Time ready_at,
+              absl::Duration load_duration, std::unique_ptr<RequestQueue> queue = nullptr);
+
+  const ModelIdentity& identity() const { return identity_; }
+  const std::vector<std::unique_ptr<ModelReplica>>& replicas() const { return replicas_; }
+  const std::vector<TensorSpec>& tensors() const { return tensors_.all; }
+  const std::vector<TensorSpec>& inputs() const { return tensors_.inputs; }
+  const std::vector<TensorSpec>& outputs() const { return tensors_.outputs; }
+  RequestQueue* queue() const { return queue_.get(); }
+  uint64_t placement_id() const { return placement_id_; }
+  absl::Time ready_at() const { return ready_at_; }
+  absl::Duration load_duration() const { return load_duration_; }
+  // Where this version's requests are counted; null when the daemon keeps no metrics. Set
+  // before the version is published (attached, acquirable), never after.
+  const ModelRequestMetrics* request_metrics() const { return request_metrics_; }
+  void set_request_metrics(const ModelRequestMetrics* metrics) { request_metrics_ = metrics; }
+
+  std::atomic<uint64_t>& requests_succeeded() { return requests_succeeded_; }
+  std::atomic<uint64_t>& requests_failed() { return requests_failed_; }
+  uint64_t requests_succeeded() const { return requests_succeeded_.load(); }
+  uint64_t requests_failed() const { return requests_failed_.load(); }
+
+  // Waits until no lease is held, at most `timeout`; true if none is.
+  bool WaitUntilIdle(absl::Duration timeout);
+  int leases() const;
+
+ private:
+  ModelIdentity identity_;
+  std::vector<std::unique_ptr<ModelReplica>> replicas_;
+  ModelTensors tensors_;
+  std::unique_ptr<RequestQueue> queue_;
+  uint64_t placement_id_;
+  absl::Time ready_at_;
+  absl::Duration load_duration_;
+  const ModelRequestMetrics* request_metrics_ = nullptr;  // owned by ServingMetrics
+  std::atomic<uint64_t> requests_succeeded_{0};
+  std::atomic<uint64_t> requests_failed_{0};
+
+  // Kept apart from the model and shared with every lease, so that a lease drops its reference
+  // to the model before the count can reach 0: whoever waits for idleness (the registry) then
+  // holds the last reference, and its unload really happens before it answers.
+  const std::shared_ptr<LeaseCount> lease_count_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_SERVING_LOADED_MODEL_H_

@@ -1,0 +1,37 @@
+#include "core/serving/model_info.h"
+
+#include "core/serving/request_queue.h"
+
+namespace neuronserve {
+
+absl::string_view ModelStateName(ModelState state) {
+  switch (state) {
+    case ModelState::kLoading:
+      return "LOADING";
+    case ModelState::kReady:
+      return "READY";
+    case ModelState::kUnloading:
+      return "UNLOADING";
+    case ModelState::kFailed:
+      return "FAILED";
+  }
+  return "UNKNOWN";
+}
+
+ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
+  ModelInfo info;
+  info.identity = model.identity();
+  info.state = state;
+  for (const auto& replica : model.replicas()) {
+    info.replicas.push_back(ReplicaInfo{replica->cores, replica->healthy.load(), replica->executions.load()});
+  }
+  info.tensors = model.tensors();
+  info.ready_at = model.ready_at();
+  info.load_duration = model.load_duration();
+  info.requests_succeeded = model.requests_succeeded();
+  info.requests_failed = model.requests_failed();
+  info.queue_depth = model.queue() != nullptr ? model.queue()->depth() : 0;
+  return info;
+}
+
+}  // namespace neuronserve

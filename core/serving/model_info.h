@@ -1,0 +1,52 @@
+// ModelInfo: a snapshot of one model's lifecycle state, for GetModel/ListModels and logs.
+//
+// The lifecycle of a name (ModelRegistry keeps it):
+//
+//   (none) --Load--> LOADING --ok--> READY --Unload--> UNLOADING --drained--> (none)
+//                       \--error--> FAILED --Load--> LOADING ...; FAILED --Unload--> (none)
+//   READY --Load(new version)--> READY (old keeps serving) --new ok--> READY (new), old drains
+//                                                          \--new error--> READY (old)
+#ifndef NEURON_SERVE_CORE_SERVING_MODEL_INFO_H_
+#define NEURON_SERVE_CORE_SERVING_MODEL_INFO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "core/nrt/nrt_handles.h"
+#include "core/serving/core_range.h"
+#include "core/serving/loaded_model.h"
+
+namespace neuronserve {
+
+enum class ModelState { kLoading, kReady, kUnloading, kFailed };
+
+absl::string_view ModelStateName(ModelState state);  // "LOADING", ...
+
+struct ReplicaInfo {
+  CoreRange cores;
+  bool healthy = true;
+  uint64_t executions = 0;  // nrt_execute calls, failed ones included
+};
+
+struct ModelInfo {
+  ModelIdentity identity;
+  ModelState state = ModelState::kLoading;
+  std::string error;  // set when FAILED
+  std::vector<ReplicaInfo> replicas;
+  std::vector<TensorSpec> tensors;
+  absl::Time ready_at = absl::InfinitePast();
+  absl::Duration load_duration;
+  uint64_t requests_succeeded = 0;
+  uint64_t requests_failed = 0;
+  size_t queue_depth = 0;  // requests waiting for a core now
+};
+
+// The snapshot of a READY (or UNLOADING) version.
+ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state);
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_SERVING_MODEL_INFO_H_

@@ -1,0 +1,54 @@
+#include "core/serving/replica_tensors.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace neuronserve {
+namespace {
+
+absl::Status AllocateAll(const NrtRuntime& runtime, const std::string& model, uint32_t core,
+                         const std::vector<TensorSpec>& specs, std::vector<NrtTensor>& tensors,
+                         NrtTensorSet& set) {
+  tensors.reserve(specs.size());
+  for (const TensorSpec& spec : specs) {
+    absl::StatusOr<NrtTensor> tensor = runtime.AllocateTensor(
+        NRT_TENSOR_PLACEMENT_DEVICE, static_cast<int>(core), spec.byte_size,
+        absl::StrCat(model, ".", spec.name));
+    if (!tensor.ok()) {
+      return absl::Status(tensor.status().code(),
+                          absl::StrCat("model '", model, "' tensor '", spec.name, "' (",
+                                       spec.byte_size, " bytes) on core ", core, ": ",
+                                       tensor.status().message()));
+    }
+    tensors.push_back(*std::move(tensor));
+    if (absl::Status added = set.Add(spec.name, tensors.back()); !added.ok()) return added;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ReplicaTensors> ReplicaTensors::Allocate(const NrtRuntime& runtime,
+                                                        const std::string& model, uint32_t core,
+                                                        const std::vector<TensorSpec>& inputs,
+                                                        const std::vector<TensorSpec>& outputs) {
+  ReplicaTensors result;
+  absl::StatusOr<NrtTensorSet> input_set = runtime.AllocateTensorSet();
+  if (!input_set.ok()) return input_set.status();
+  result.input_set = *std::move(input_set);
+  absl::StatusOr<NrtTensorSet> output_set = runtime.AllocateTensorSet();
+  if (!output_set.ok()) return output_set.status();
+  result.output_set = *std::move(output_set);
+  if (absl::Status status = AllocateAll(runtime, model, core, inputs, result.inputs,
+                                        result.input_set);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = AllocateAll(runtime, model, core, outputs, result.outputs,
+                                        result.output_set);
+      !status.ok()) {
+    return status;
+  }
+  return result;
+}
+
+}  // namespace neuronserve

@@ -1,0 +1,35 @@
+// ReplicaTensors: the device tensors one replica executes with, allocated on its core and bound
+// into an input set and an output set once, at load. A request then costs one nrt_tensor_write
+// per input and one nrt_tensor_read per wanted output, with no allocation or binding.
+//
+// Only the replica's own worker thread uses them, one request at a time.
+#ifndef NEURON_SERVE_CORE_SERVING_REPLICA_TENSORS_H_
+#define NEURON_SERVE_CORE_SERVING_REPLICA_TENSORS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/nrt/nrt_handles.h"
+#include "core/nrt/nrt_runtime.h"
+
+namespace neuronserve {
+
+struct ReplicaTensors {
+  // Allocates a device tensor on `core` for each of `inputs` and `outputs` (same order) and
+  // binds them by name. RESOURCE_EXHAUSTED (naming the model and tensor) when memory runs out.
+  static absl::StatusOr<ReplicaTensors> Allocate(const NrtRuntime& runtime,
+                                                 const std::string& model, uint32_t core,
+                                                 const std::vector<TensorSpec>& inputs,
+                                                 const std::vector<TensorSpec>& outputs);
+
+  // Declared before the sets so that the sets, which refer to them, are destroyed first.
+  std::vector<NrtTensor> inputs;
+  std::vector<NrtTensor> outputs;
+  NrtTensorSet input_set;
+  NrtTensorSet output_set;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_SERVING_REPLICA_TENSORS_H_

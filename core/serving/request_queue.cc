@@ -1,0 +1,106 @@
+#include "core/serving/request_queue.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace neuronserve {
+
+RequestQueue::RequestQueue(std::string model_name, size_t capacity, size_t healthy_replicas,
+                           std::vector<Doorbell*> doorbells)
+    : model_name_(std::move(model_name)),
+      capacity_(capacity == 0 ? 1 : capacity),
+      doorbells_(std::move(doorbells)),
+      healthy_replicas_(healthy_replicas) {}
+
+absl::Status RequestQueue::Push(InferenceJob* job) {
+  {
+    MutexLock lock(&mutex_);
+    if (closed_) return absl::Status(closed_code_, closed_reason_);
+    if (main_.size() >= capacity_) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("model '", model_name_, "': request queue is full (", capacity_,
+                       " waiting, its max_queue); retry later or add replicas"));
+    }
+    job->enqueued_at = absl::Now();
+    main_.push_back(job);
+    // Rung under the lock: once it is released the job may run, finish and release the last
+    // lease on the model, and this queue may be gone.
+    RingAll();
+  }
+  return absl::OkStatus();
+}
+
+bool RequestQueue::PushRetry(InferenceJob* job) {
+  {
+    MutexLock lock(&mutex_);
+    if (closed_) return false;
+    retries_.push_back(job);
+    RingAll();
+  }
+  return true;
+}
+
+InferenceJob* RequestQueue::TryPop(const void* replica) {
+  MutexLock lock(&mutex_);
+  for (auto it = retries_.begin(); it != retries_.end(); ++it) {
+    if ((*it)->failed_replica != replica || healthy_replicas_ <= 1) {
+      InferenceJob* job = *it;
+      retries_.erase(it);
+      return job;
+    }
+  }
+  if (main_.empty()) return nullptr;
+  InferenceJob* job = main_.front();
+  main_.pop_front();
+  return job;
+}
+
+std::vector<InferenceJob*> RequestQueue::Close(absl::StatusCode code, std::string reason) {
+  MutexLock lock(&mutex_);
+  return CloseLocked(code, std::move(reason));
+}
+
+std::vector<InferenceJob*> RequestQueue::CloseLocked(absl::StatusCode code, std::string reason) {
+  std::vector<InferenceJob*> waiting;
+  if (!closed_) {
+    closed_ = true;
+    closed_code_ = code;
+    closed_reason_ = std::move(reason);
+  }
+  waiting.reserve(retries_.size() + main_.size());
+  waiting.insert(waiting.end(), retries_.begin(), retries_.end());
+  waiting.insert(waiting.end(), main_.begin(), main_.end());
+  retries_.clear();
+  main_.clear();
+  return waiting;
+}
+
+std::vector<InferenceJob*> RequestQueue::ReplicaLost(const std::string& why) {
+  MutexLock lock(&mutex_);
+  if (healthy_replicas_ > 0) --healthy_replicas_;
+  if (healthy_replicas_ > 0) return {};
+  return CloseLocked(absl::StatusCode::kUnavailable,
+                     absl::StrCat("model '", model_name_, "' has no healthy replica left: ", why));
+}
+
+void RequestQueue::RingAll() {
+  for (Doorbell* doorbell : doorbells_) doorbell->Ring();
+}
+
+size_t RequestQueue::depth() const {
+  MutexLock lock(&mutex_);
+  return main_.size() + retries_.size();
+}
+
+size_t RequestQueue::healthy_replicas() const {
+  MutexLock lock(&mutex_);
+  return healthy_replicas_;
+}
+
+bool RequestQueue::closed() const {
+  MutexLock lock(&mutex_);
+  return closed_;
+}
+
+}  // namespace neuronserve

@@ -1,0 +1,67 @@
+// WorkerPool: one CoreWorker per NeuronCore in use, and which cores are healthy.
+//
+// Workers start when the first replica on their core is attached and live until the pool is
+// destroyed (after every model is unloaded). A hardware error on a replica marks its cores
+// unhealthy for the life of the process: every replica on them, of any model, leaves rotation,
+// and a model whose last healthy replica is gone answers UNAVAILABLE.
+#ifndef NEURON_SERVE_CORE_SERVING_WORKER_POOL_H_
+#define NEURON_SERVE_CORE_SERVING_WORKER_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/metrics/serving_metrics.h"
+#include "core/serving/core_range.h"
+#include "core/serving/core_worker.h"
+#include "core/serving/running_execution.h"
+#include "util/callback_relay.h"
+#include "util/mutex.h"
+
+namespace neuronserve {
+
+class WorkerPool {
+ public:
+  // `on_unhealthy` (nullable, must outlive the pool) is told after cores leave rotation;
+  // `metrics` (nullable, must outlive the pool) counts executions per core.
+  explicit WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy = nullptr,
+                      ServingMetrics* metrics = nullptr);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // The worker of `core` (< core_count), started on first use.
+  CoreWorker* WorkerFor(uint32_t core);
+  // Binds every replica of `model` to the worker of its first core.
+  void Attach(LoadedModel& model);
+  // Unbinds them; no job of `model` may be executing (see CoreWorker::Detach).
+  void Detach(const LoadedModel& model);
+
+  // Takes `cores` out of rotation after a hardware error (`why` names it) and every replica on
+  // them with it. Called by a worker; takes each worker's bindings lock in turn.
+  void MarkCoresUnhealthy(const CoreRange& cores, const std::string& why);
+  bool CoreHealthy(uint32_t core) const;
+  std::vector<uint32_t> UnhealthyCores() const;
+  uint32_t core_count() const { return core_count_; }
+  ServingMetrics* metrics() const { return metrics_; }
+  // The execution that has been running longest right now, if any (for the watchdog), and
+  // per core whether it is executing now.
+  std::optional<RunningExecution> LongestExecution() const;
+  std::vector<bool> ExecutingByCore() const;
+
+ private:
+  const uint32_t core_count_;
+  CallbackRelay* const on_unhealthy_;
+  ServingMetrics* const metrics_;
+  std::unique_ptr<std::atomic<bool>[]> healthy_;
+
+  mutable Mutex mutex_;
+  std::vector<std::unique_ptr<CoreWorker>> workers_ ABSL_GUARDED_BY(mutex_);  // by core
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_SERVING_WORKER_POOL_H_

@@ -1,0 +1,46 @@
+// Views of the tensors a kernel reads and writes: a dtype, a row-major shape and the elements'
+// little-endian bytes. The kernels own nothing; the caller keeps the shape and the bytes alive
+// for the call.
+//
+// Thread safety: plain values. Several threads may read one tensor; nobody may write a tensor
+// while another thread reads or writes it.
+#ifndef NEURON_SERVE_SIM_COMPUTE_TENSOR_VIEW_H_
+#define NEURON_SERVE_SIM_COMPUTE_TENSOR_VIEW_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/dtype.h"
+
+namespace neuronserve::nrtsim::compute {
+
+// Row-major dimensions, rank >= 1, every dimension >= 1.
+using Shape = std::vector<uint32_t>;
+
+// `bytes` holds exactly ElementCount(*shape) * DataTypeSize(dtype) bytes, with no alignment
+// requirement (kernels read elements with memcpy or check alignment before viewing in place).
+struct ConstTensor {
+  DataType dtype;
+  const Shape* shape;
+  std::span<const std::byte> bytes;
+};
+
+// As ConstTensor, written by a kernel. It must not overlap any input of the same call.
+struct MutTensor {
+  DataType dtype;
+  const Shape* shape;
+  std::span<std::byte> bytes;
+};
+
+// The product of the dimensions (1 for an empty shape).
+inline size_t ElementCount(const Shape& shape) {
+  size_t count = 1;
+  for (uint32_t dim : shape) count *= dim;
+  return count;
+}
+
+}  // namespace neuronserve::nrtsim::compute
+
+#endif  // NEURON_SERVE_SIM_COMPUTE_TENSOR_VIEW_H_

@@ -1,0 +1,68 @@
+// One simulated (logical) NeuronCore: the HBM pool it allocates from and the lock that
+// serializes executions on it. Thread-safe; shared (shared_ptr) by its session and by every
+// handle that took HBM on it.
+#ifndef NEURON_SERVE_SIM_DEVICE_CORE_H_
+#define NEURON_SERVE_SIM_DEVICE_CORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "sim/hbm_pool.h"
+
+namespace neuronserve::nrtsim {
+
+class DeviceCore {
+ public:
+  // `machine_index`: the core's number on the machine (logical numbering, before
+  // NEURON_RT_VISIBLE_CORES renumbers it to `visible_index`).
+  DeviceCore(uint32_t visible_index, uint32_t machine_index, std::shared_ptr<HbmPool> hbm);
+  DeviceCore(const DeviceCore&) = delete;
+  DeviceCore& operator=(const DeviceCore&) = delete;
+
+  uint32_t visible_index() const { return visible_index_; }
+  uint32_t machine_index() const { return machine_index_; }
+  // The limit and use of the core's HBM pool (shared with its pair at LNC=1 on trn2).
+  uint64_t hbm_bytes_limit() const { return hbm_->bytes_limit(); }
+  uint64_t hbm_bytes_used() const { return hbm_->bytes_used(); }
+
+  // Takes `bytes` of HBM if they fit; false (and nothing taken) if not.
+  bool TryReserveHbm(uint64_t bytes) { return hbm_->TryReserve(bytes); }
+  void ReleaseHbm(uint64_t bytes) { hbm_->Release(bytes); }
+
+  // Held for the whole device section of an execution: a core runs one execution at a time.
+  std::mutex& execution_mutex() { return execution_mutex_; }
+
+ private:
+  const uint32_t visible_index_;
+  const uint32_t machine_index_;
+  const std::shared_ptr<HbmPool> hbm_;
+  std::mutex execution_mutex_;
+};
+
+// HBM taken on one core, returned when this is destroyed. It keeps the core alive, so a tensor
+// or model freed after nrt_close (and even after a new nrt_init) returns its bytes to the core it
+// took them from.
+class HbmReservation {
+ public:
+  static std::optional<HbmReservation> TryReserve(std::shared_ptr<DeviceCore> core, uint64_t bytes);
+  HbmReservation(HbmReservation&& other) noexcept;
+  HbmReservation& operator=(HbmReservation&& other) noexcept;
+  HbmReservation(const HbmReservation&) = delete;
+  HbmReservation& operator=(const HbmReservation&) = delete;
+  ~HbmReservation();
+
+  const std::shared_ptr<DeviceCore>& core() const { return core_; }
+
+ private:
+  HbmReservation(std::shared_ptr<DeviceCore> core, uint64_t bytes);
+  void Release();
+
+  std::shared_ptr<DeviceCore> core_;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace neuronserve::nrtsim
+
+#endif  // NEURON_SERVE_SIM_DEVICE_CORE_H_

@@ -1,0 +1,38 @@
+// Sim-only exports of libnrtsim.so, for tests: counters that prove leak-freedom, parallelism and
+// serialization without timing. The daemon never uses them (the real libnrt has no such
+// symbols); resolve them with dlsym.
+#ifndef NEURON_SERVE_SIM_NRTSIM_STATS_H_
+#define NEURON_SERVE_SIM_NRTSIM_STATS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/nrt_abi.h"
+
+extern "C" {
+
+// Process-wide counters (they survive nrt_close / nrt_init). Fields are only ever appended, so
+// a caller built against an older header passes its smaller sizeof.
+typedef struct nrtsim_stats {
+  uint64_t init_count;         // successful nrt_init calls
+  uint64_t close_count;        // nrt_close calls that closed an open runtime
+  uint64_t live_models;        // loaded and not yet unloaded
+  uint64_t live_tensors;       // allocated and not yet freed (every placement)
+  uint64_t live_tensor_sets;   // allocated and not yet destroyed
+  uint64_t device_bytes_used;  // simulated HBM in use on all cores: DEVICE tensors + constants
+  uint64_t executions;         // nrt_execute calls that ran the model on the device
+  // The most nrt_execute calls that were inside the device section (cores held) at once, across
+  // all cores, since the library was loaded or nrtsim_reset_peak.
+  uint64_t peak_concurrent_executions;
+  uint64_t faults_injected;  // nrt_execute calls that returned a fault's status
+} nrtsim_stats_t;
+
+// Copies min(size, sizeof(nrtsim_stats_t)) bytes of a snapshot. NRT_INVALID for a null stats.
+NRT_STATUS nrtsim_get_stats(nrtsim_stats_t *stats, size_t size);
+
+// Restarts peak_concurrent_executions from the number of executions inside the device now.
+void nrtsim_reset_peak(void);
+
+}  // extern "C"
+
+#endif  // NEURON_SERVE_SIM_NRTSIM_STATS_H_

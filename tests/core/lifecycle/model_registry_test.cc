@@ -1,0 +1,297 @@
+#include "core/lifecycle/model_registry.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/core/sim_fixture.h"
+#include "util/mutex.h"
+
+namespace neuronserve {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::SimNeff;
+using testing::SimStats;
+
+std::shared_ptr<const std::string> Neff(int nc_count = 1, const std::string& extra = "") {
+  return std::make_shared<const std::string>(
+      SimNeff(absl::StrCat(R"({"nc_count": )", nc_count,
+                           R"(, "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+          "outputs": [{"name": "y", "dtype": "float32", "shape": [4]}],
+          "ops": [{"op": "relu", "inputs": ["x"], "output": "y"}])",
+                           extra, "}")));
+}
+
+LoadSpec Spec(const std::string& name, const std::string& version = "",
+              std::shared_ptr<const std::string> neff = Neff()) {
+  LoadSpec spec;
+  spec.identity = ModelIdentity{name, version, "upload"};
+  spec.neff = std::move(neff);
+  return spec;
+}
+
+absl::StatusOr<ModelInfo> LoadSync(ModelRegistry& registry, LoadSpec spec) {
+  Notification done;
+  absl::StatusOr<ModelInfo> result;
+  registry.Load(std::move(spec), [&](absl::StatusOr<ModelInfo> info) {
+    result = std::move(info);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return result;
+}
+
+absl::StatusOr<ModelInfo> UnloadSync(ModelRegistry& registry, const std::string& name) {
+  Notification done;
+  absl::StatusOr<ModelInfo> result;
+  registry.Unload(name, [&](absl::StatusOr<ModelInfo> info) {
+    result = std::move(info);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return result;
+}
+
+class ModelRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("NRTSIM_CORES", "4", 1);
+    runtime_ = testing::StartSimRuntime();
+    ASSERT_NE(runtime_, nullptr);
+  }
+  std::unique_ptr<NrtRuntime> runtime_;
+};
+
+TEST_F(ModelRegistryTest, LoadGetAcquireUnload) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  absl::StatusOr<ModelInfo> info = LoadSync(registry, Spec("relu", "1"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->state, ModelState::kReady);
+  EXPECT_EQ(info->identity.version, "1");
+  ASSERT_EQ(info->replicas.size(), 1u);
+  EXPECT_EQ(info->replicas[0].cores.start, 0u);
+  ASSERT_EQ(info->tensors.size(), 2u);
+  EXPECT_EQ(info->tensors[0].name, "x");
+  EXPECT_EQ(registry.ResidentsByCore()[0], std::vector<std::string>{"relu"});
+
+  {
+    auto lease = registry.Acquire("relu");
+    ASSERT_TRUE(lease.ok()) << lease.status();
+    EXPECT_EQ((*lease)->identity().name, "relu");
+  }
+
+  ASSERT_TRUE(UnloadSync(registry, "relu").ok());
+  auto gone = registry.Get("relu");
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(gone.status().message(), HasSubstr("'relu' is not loaded"));
+  EXPECT_EQ(SimStats().live_models, 0u);
+  EXPECT_TRUE(registry.ResidentsByCore()[0].empty());
+}
+
+TEST_F(ModelRegistryTest, UnloadWaitsForLeasesAndRefusesNewOnes) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  ASSERT_TRUE(LoadSync(registry, Spec("m")).ok());
+  auto lease = std::make_unique<LoadedModel::Lease>(*registry.Acquire("m"));
+
+  Notification unloaded;
+  registry.Unload("m", [&](absl::StatusOr<ModelInfo> info) {
+    EXPECT_TRUE(info.ok());
+    unloaded.Notify();
+  });
+  // While the lease is held the model is UNLOADING: no new leases, still on the device.
+  EXPECT_FALSE(unloaded.WaitForNotificationWithTimeout(absl::Milliseconds(200)));
+  auto refused = registry.Acquire("m");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(refused.status().message(), HasSubstr("'m' is UNLOADING"));
+  EXPECT_EQ(SimStats().live_models, 1u);
+  lease.reset();
+  unloaded.WaitForNotification();
+  EXPECT_EQ(SimStats().live_models, 0u);
+}
+
+TEST_F(ModelRegistryTest, FailedLoadIsReportedAndUnloadable) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  auto bad = LoadSync(registry, Spec("bad", "", std::make_shared<const std::string>("junk")));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("model 'bad'"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("NRT_INVALID"));
+  auto info = registry.Get("bad");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->state, ModelState::kFailed);
+  EXPECT_THAT(info->error, HasSubstr("NRT_INVALID"));
+  EXPECT_THAT(registry.Acquire("bad").status().message(), HasSubstr("'bad' is FAILED"));
+  EXPECT_TRUE(registry.allocator().FreeCores().size() == 4);
+  ASSERT_TRUE(UnloadSync(registry, "bad").ok());
+  EXPECT_TRUE(registry.List().empty());
+}
+
+TEST_F(ModelRegistryTest, ReplacementSwitchesOnlyWhenReadyAndDrainsTheOldVersion) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  ASSERT_TRUE(LoadSync(registry, Spec("m", "1")).ok());
+  LoadedModel::Lease old_lease = *registry.Acquire("m");
+
+  auto v2 = LoadSync(registry, Spec("m", "2"));
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  EXPECT_EQ(registry.Acquire("m").value()->identity().version, "2");
+  // The old version is still loaded while its lease is out (the registry drains it in the
+  // background), on the same core as the new one: a model may share with its own versions.
+  EXPECT_EQ(old_lease->identity().version, "1");
+  EXPECT_EQ(v2->replicas[0].cores.start, 0u);
+  old_lease = LoadedModel::Lease();
+
+  auto v3 = LoadSync(registry, Spec("m", "3", std::make_shared<const std::string>("junk")));
+  EXPECT_FALSE(v3.ok());
+  auto info = registry.Get("m");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->state, ModelState::kReady);
+  EXPECT_EQ(info->identity.version, "2");
+  ASSERT_TRUE(UnloadSync(registry, "m").ok());
+  EXPECT_EQ(SimStats().live_models, 0u);
+}
+
+TEST_F(ModelRegistryTest, PlacementOfReplicasAndExhaustion) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  LoadSpec wide = Spec("wide", "", Neff(2));
+  wide.replicas = 2;
+  auto info = LoadSync(registry, std::move(wide));
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->replicas.size(), 2u);
+  EXPECT_EQ(info->replicas[0].cores.start, 0u);
+  EXPECT_EQ(info->replicas[0].cores.count, 2u);
+  EXPECT_EQ(info->replicas[1].cores.start, 2u);
+
+  LoadSpec other = Spec("other");
+  other.replicas = 3;
+  auto full = LoadSync(registry, std::move(other));
+  ASSERT_FALSE(full.ok());
+  EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(full.status().message(),
+              HasSubstr("cannot place model 'other' (3 replicas asked): no core it may use is "
+                        "free; no free cores; cores 0-3 held by 'wide'"));
+  EXPECT_EQ(registry.Get("other")->state, ModelState::kFailed);
+  EXPECT_EQ(SimStats().live_models, 2u);  // nothing of 'other' stayed loaded
+}
+
+TEST_F(ModelRegistryTest, ExplicitStartCoreOutOfRange) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  LoadSpec spec = Spec("m");
+  spec.start_cores = {7};
+  auto info = LoadSync(registry, std::move(spec));
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(info.status().message(), HasSubstr("start core 7"));
+}
+
+TEST_F(ModelRegistryTest, InvalidNamesAreRefusedAtOnce) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  auto info = LoadSync(registry, Spec("../etc"));
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(registry.List().empty());
+}
+
+TEST_F(ModelRegistryTest, PersistsApiLoadsAndForgetsUnloads) {
+  const std::string dir = ::testing::TempDir() + "/registry_store_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  auto store = ModelStore::Open(dir);
+  ASSERT_TRUE(store.ok()) << store.status();
+  {
+    ModelRegistry registry(*runtime_, 4, store->get());
+    LoadSpec spec = Spec("kept", "7");
+    spec.persist = true;
+    spec.config_text = "name: \"kept\"";
+    ASSERT_TRUE(LoadSync(registry, std::move(spec)).ok());
+    auto stored = (*store)->List();
+    ASSERT_TRUE(stored.ok());
+    ASSERT_EQ(stored->size(), 1u);
+    EXPECT_EQ((*stored)[0].name, "kept");
+    EXPECT_EQ((*stored)[0].version, "7");
+  }
+  // The registry's end (daemon shutdown) keeps the record; an unload removes it.
+  ASSERT_EQ((*store)->List()->size(), 1u);
+  ModelRegistry registry(*runtime_, 4, store->get());
+  LoadSpec spec = Spec("kept");
+  spec.persist = true;
+  ASSERT_TRUE(LoadSync(registry, std::move(spec)).ok());
+  ASSERT_TRUE(UnloadSync(registry, "kept").ok());
+  EXPECT_TRUE((*store)->List()->empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  ASSERT_TRUE(LoadSync(registry, Spec("m", "0")).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<int> acquired{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        auto lease = registry.Acquire("m");
+        if (!lease.ok()) {
+          ++refused;
+          continue;
+        }
+        // The leased version stays loaded: its replica handle is usable.
+        EXPECT_NE((*lease)->replicas().front()->model.get(), nullptr);
+        ++acquired;
+      }
+    });
+  }
+  // Each replacement waits until the readers have taken a lease since the previous one, so that
+  // leases and replacements overlap however the threads are scheduled (on a loaded machine the
+  // twenty loads can otherwise finish before a reader first runs).
+  const auto wait_for_a_lease_after = [&](int seen) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (acquired.load() <= seen && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    return acquired.load() > seen;
+  };
+  int replaced = 0;
+  for (int version = 1; version <= 20; ++version) {
+    if (!wait_for_a_lease_after(acquired.load())) break;
+    const absl::Status loaded = LoadSync(registry, Spec("m", std::to_string(version))).status();
+    EXPECT_TRUE(loaded.ok()) << loaded;
+    if (!loaded.ok()) break;
+    replaced = version;
+  }
+  stop = true;  // before any assertion can return: the readers must be joined
+  for (std::thread& reader : readers) reader.join();
+  ASSERT_EQ(replaced, 20) << "no reader took a lease within 10 s, or a load failed";
+  EXPECT_GE(acquired.load(), 20);
+  EXPECT_EQ(refused.load(), 0);  // a replacement never leaves a moment without a READY version
+  EXPECT_EQ(registry.Get("m")->identity.version, "20");
+}
+
+}  // namespace
+}  // namespace neuronserve
+
+namespace neuronserve {
+namespace {
+
+TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
+  ModelRegistry registry(*runtime_, 4, nullptr);
+  registry.RecordFailure(ModelIdentity{"broken", "", "repository"},
+                         absl::InvalidArgumentError("config.pbtxt is not a valid ModelConfig"));
+  auto info = registry.Get("broken");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->state, ModelState::kFailed);
+  EXPECT_THAT(info->error, HasSubstr("config.pbtxt"));
+
+  ASSERT_TRUE(LoadSync(registry, Spec("fine")).ok());
+  registry.RecordFailure(ModelIdentity{"fine", "", "repository"}, absl::InternalError("x"));
+  EXPECT_EQ(registry.Get("fine")->state, ModelState::kReady);
+  // A FAILED name can be loaded again.
+  ASSERT_TRUE(LoadSync(registry, Spec("broken")).ok());
+  EXPECT_EQ(registry.Get("broken")->state, ModelState::kReady);
+}
+
+}  // namespace
+}  // namespace neuronserve

@@ -1,0 +1,152 @@
+// Test doubles for core/infer: an InferenceJob that owns its buffers and records its outcome,
+// and a Doorbell that counts rings. Synchronization uses util/mutex.h only (TSAN cannot see
+// Debian's absl::Mutex / absl::Notification).
+#ifndef NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
+#define NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "core/serving/doorbell.h"
+#include "core/serving/inference_job.h"
+#include "core/serving/loaded_model.h"
+#include "util/mutex.h"
+
+namespace neuronserve::testing {
+
+// Counts rings; Ring() takes only its own (leaf) lock, as the Doorbell contract asks.
+class CountingDoorbell : public Doorbell {
+ public:
+  void Ring() override {
+    MutexLock lock(&mutex_);
+    ++rings_;
+    changed_.NotifyAll();
+  }
+  int rings() {
+    MutexLock lock(&mutex_);
+    return rings_;
+  }
+  // Waits until at least `count` rings were counted; false after `timeout`.
+  bool WaitForRings(int count, absl::Duration timeout = absl::Seconds(20)) {
+    MutexLock lock(&mutex_);
+    return changed_.WaitWithTimeout(
+        &mutex_, timeout, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return rings_ >= count; });
+  }
+
+ private:
+  Mutex mutex_;
+  CondVar changed_;
+  int rings_ ABSL_GUARDED_BY(mutex_) = 0;
+};
+
+// One request: holds a lease on the model (released in Complete, as the server's call does),
+// owns the input bytes and the output buffers, and records the outcome. The outcome is kept as
+// code and text, not as an absl::Status: a Status shared across threads counts references inside
+// Debian's uninstrumented libabsl, where TSAN cannot follow them.
+class TestJob : public InferenceJob {
+ public:
+  static constexpr float kSentinel = -12345.0f;
+
+  // `inputs[i]`: the floats of the model's input i. `output_floats[j]`: the size in floats of
+  // the model's output j, or 0 when the caller does not want it (Output(j) is then empty).
+  TestJob(LoadedModel::Lease lease, std::vector<std::vector<float>> inputs,
+          std::vector<size_t> output_floats)
+      : lease_(std::move(lease)),
+        inputs_(std::move(inputs)),
+        output_calls_(output_floats.size()) {
+    for (size_t floats : output_floats) outputs_.emplace_back(floats, kSentinel);
+  }
+
+  absl::Span<const uint8_t> Input(size_t index) const override {
+    started_.Notify();  // a worker is writing the inputs: the job is on the device
+    // Holds the worker here (before nrt_execute, with no lock held) until the test opens the
+    // gate: "executing" becomes a state the test controls rather than a race it has to win.
+    if (index == 0 && input_gate_ != nullptr) input_gate_->WaitForNotification();
+    const std::vector<float>& values = inputs_.at(index);
+    return {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(float)};
+  }
+  absl::Span<uint8_t> Output(size_t index) override {
+    output_calls_.at(index).fetch_add(1);
+    std::vector<float>& values = outputs_.at(index);
+    return {reinterpret_cast<uint8_t*>(values.data()), values.size() * sizeof(float)};
+  }
+  bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
+  void Complete(absl::Status status, const ExecutionTiming& timing) override {
+    {
+      MutexLock lock(&mutex_);
+      ++completions_;
+      code_ = status.code();
+      message_ = std::string(status.message());
+      timing_ = timing;
+    }
+    // Released before telling anyone: the model may be unloaded from here on.
+    lease_ = LoadedModel::Lease();
+    done_.Notify();
+  }
+
+  void Cancel() { cancelled_.store(true, std::memory_order_release); }
+  // The model's queue, through the job's lease: valid until Complete (use it to push).
+  RequestQueue* queue() const { return lease_->queue(); }
+  // Set before the job is pushed.
+  void set_input_gate(Notification* gate) { input_gate_ = gate; }
+  bool WaitDone(absl::Duration timeout = absl::Seconds(20)) {
+    return done_.WaitForNotificationWithTimeout(timeout);
+  }
+  bool done() { return done_.HasBeenNotified(); }
+  // True once a worker began writing this job's inputs (it passed the cancel/deadline checks).
+  bool WaitStarted(absl::Duration timeout = absl::Seconds(20)) {
+    return started_.WaitForNotificationWithTimeout(timeout);
+  }
+  bool started() const { return started_.HasBeenNotified(); }
+
+  // The outcome; read after WaitDone.
+  int completions() {
+    MutexLock lock(&mutex_);
+    return completions_;
+  }
+  absl::StatusCode code() {
+    MutexLock lock(&mutex_);
+    return code_;
+  }
+  std::string message() {
+    MutexLock lock(&mutex_);
+    return message_;
+  }
+  ExecutionTiming timing() {
+    MutexLock lock(&mutex_);
+    return timing_;
+  }
+  const std::vector<float>& input(size_t index) const { return inputs_.at(index); }
+  const std::vector<float>& output(size_t index) const { return outputs_.at(index); }
+  int output_calls(size_t index) const { return output_calls_.at(index).load(); }
+  bool holds_lease() const { return static_cast<bool>(lease_); }
+
+ private:
+  LoadedModel::Lease lease_;
+  const std::vector<std::vector<float>> inputs_;
+  std::vector<std::vector<float>> outputs_;
+  std::vector<std::atomic<int>> output_calls_;
+  std::atomic<bool> cancelled_{false};
+  Notification* input_gate_ = nullptr;
+  mutable Notification started_;
+  Notification done_;
+
+  Mutex mutex_;
+  int completions_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::StatusCode code_ ABSL_GUARDED_BY(mutex_) = absl::StatusCode::kUnknown;
+  std::string message_ ABSL_GUARDED_BY(mutex_);
+  ExecutionTiming timing_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace neuronserve::testing
+
+#endif  // NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
