@@ -9,7 +9,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -78,8 +77,10 @@ struct DynamicExports {
 // each version node (nm shows them as "A NRT_2.0.0") are version_nodes, not symbols.
 DynamicExports ReadDynamicExports(const std::string& path) {
   DynamicExports exports;
-  std::ifstream in(path, std::ios::binary);
-  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::string file(in ? static_cast<size_t>(in.tellg()) : 0, '\0');
+  in.seekg(0);
+  if (!in.read(file.data(), static_cast<std::streamsize>(file.size()))) file.clear();
   // Copies a T out of the file at `offset`; false if it is not all inside the file.
   auto read = [&file](uint64_t offset, auto* out) {
     if (offset > file.size() || file.size() - offset < sizeof(*out)) return false;
