@@ -34,6 +34,7 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/ops_client.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -89,12 +90,12 @@ struct ProgressLog {
 // re-evaluates health on its own thread, so a status may trail the change that causes it.
 absl::StatusOr<HealthStatus> WaitForHealth(Client& client, const std::string& service,
                                            HealthStatus wanted) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (true) {
-    absl::StatusOr<HealthStatus> status = client.CheckHealth(service);
-    if ((status.ok() && *status == wanted) || absl::Now() > deadline) return status;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
+  absl::StatusOr<HealthStatus> status;
+  WaitUntil([&] {
+    status = client.CheckHealth(service);
+    return status.ok() && *status == wanted;
+  }, absl::Seconds(10));
+  return status;
 }
 
 TEST(ClientLibraryE2ETest, EnumerateSeesTheSimulatorsTwoCores) {

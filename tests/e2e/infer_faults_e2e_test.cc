@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/ops_client.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -100,7 +101,9 @@ TEST(InferFaultsE2ETest, AHardwareErrorOnTheOnlyReplicaLeavesTheModelUnavailable
   grpc::Status after = Infer(*daemon->stub, Request("m"), nullptr);
   EXPECT_EQ(after.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(after.error_message(), HasSubstr("model 'm' has no healthy replica left"));
-  EXPECT_THAT(daemon->process->Stderr(), HasSubstr("taking core 0 out of rotation"));
+  // The line reaches the capture of the daemon's stderr some time after the answers: wait for it.
+  EXPECT_TRUE(WaitForLog(*daemon->process, "taking core 0 out of rotation").has_value())
+      << daemon->process->Stderr();
 }
 
 TEST(InferFaultsE2ETest, AHardwareErrorFailsOverToTheOtherReplica) {
@@ -121,7 +124,8 @@ TEST(InferFaultsE2ETest, AHardwareErrorFailsOverToTheOtherReplica) {
   // Core 1 ran exactly one execution (its failure) and then left rotation; core 0 ran the rest
   // (the failed request once more included).
   EXPECT_THAT(ReplicaExecutions(*daemon->stub, "m"), ElementsAre(kRequests, 1u));
-  EXPECT_THAT(daemon->process->Stderr(), HasSubstr("taking core 1 out of rotation"));
+  EXPECT_TRUE(WaitForLog(*daemon->process, "taking core 1 out of rotation").has_value())
+      << daemon->process->Stderr();
   // And it goes on serving on core 0.
   EXPECT_TRUE(Infer(*daemon->stub, Request("m"), nullptr).ok());
 }
@@ -143,6 +147,10 @@ TEST(InferFaultsE2ETest, AnExecutionPastTheExecTimeoutFailsOverToTheOtherReplica
   if (::testing::Test::HasFailure()) return;
   EXPECT_THAT(ReplicaHealth(*daemon->stub, "m"), ElementsAre(true, false));
   EXPECT_THAT(ReplicaExecutions(*daemon->stub, "m"), ElementsAre(kRequests, 1u));
+  // The simulator's line comes before the daemon's (the daemon logs the status nrt_execute
+  // returned), and both reach the capture some time after the answers: wait for the last.
+  ASSERT_TRUE(WaitForLog(*daemon->process, "taking core 1 out of rotation").has_value())
+      << daemon->process->Stderr();
   const std::string log = daemon->process->Stderr();
   EXPECT_THAT(log, HasSubstr("timed out after NEURON_RT_EXEC_TIMEOUT=1 s"));
   EXPECT_THAT(log, AllOf(HasSubstr("NRT_TIMEOUT"), HasSubstr("taking core 1 out of rotation")));

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/ops_client.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -234,25 +235,26 @@ TEST(InferQueueE2ETest, AFullQueueAnswersResourceExhaustedAtOnce) {
 }
 
 TEST(InferQueueE2ETest, ARequestWhoseDeadlinePassesInTheQueueNeverRuns) {
-  START_DAEMON(daemon, SimDaemonArgs());
+  START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0"}));
   ASSERT_TRUE(
       Upload(*daemon->stub, Config("slow"), EncodeNeff(IdentityModel({1, 4}, 300'000))).status.ok());
   v1::InferRequest request;
   request.set_model("slow");
   AddInput(request, "input", {1, 4}, {1, 2, 3, 4}, TensorForm::kFloat);
   std::thread first([&] { EXPECT_TRUE(Infer(*daemon->stub, request, nullptr).ok()); });
-  absl::SleepFor(absl::Milliseconds(50));  // the first one is executing now
+  // The first one is in the daemon (queued or executing): the second queues behind it.
+  EXPECT_TRUE(WaitUntilInFlight(*daemon->process, 1));  // (no ASSERT: `first` must be joined)
   grpc::Status late = Infer(*daemon->stub, request, nullptr, absl::Milliseconds(100));
   EXPECT_EQ(late.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   first.join();
   // The server answered the expired one when a worker reached it, without executing it: one
   // success, one failure. Had it run, both would count as successes.
   v1::ModelStatus model;
-  for (int i = 0; i < 50; ++i) {
-    ASSERT_TRUE(GetModel(*daemon->stub, "slow", &model).ok());
-    if (model.requests().failed() + model.requests().succeeded() == 2) break;
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  WaitUntil([&] {
+    return GetModel(*daemon->stub, "slow", &model).ok() &&
+           model.requests().failed() + model.requests().succeeded() == 2;
+  });
+  ASSERT_TRUE(GetModel(*daemon->stub, "slow", &model).ok());
   EXPECT_EQ(model.requests().succeeded(), 1u);
   EXPECT_EQ(model.requests().failed(), 1u);
 }

@@ -164,6 +164,19 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
   constexpr size_t kStreamWindow = 4;
   std::atomic<bool> stop{false};
   std::vector<std::vector<Answer>> answers(kUnaryClients + kStreamClients);
+  // Successful answers by client and by version ("1", "2"), for the test to wait on while the
+  // clients run (`answers` is theirs until they are joined).
+  std::atomic<int> answered[kUnaryClients + kStreamClients][2] = {};
+  auto count_answer = [&answered](int client, const std::string& version) {
+    if (version == "1" || version == "2") ++answered[client][version == "1" ? 0 : 1];
+  };
+  // True once every client has had `count` successful answers from `version`.
+  auto every_client_answered = [&answered](const std::string& version, int count) {
+    for (const auto& by_version : answered) {
+      if (by_version[version == "1" ? 0 : 1].load() < count) return false;
+    }
+    return true;
+  };
   ThreadGroup clients;
   for (int c = 0; c < kUnaryClients; ++c) {
     clients.Start([&, c] {
@@ -180,6 +193,7 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
         answer.version = response.version();
         answer.correct = answer.status.ok() && CorrectFor(response, input);
         answers[c].push_back(answer);
+        if (answer.status.ok()) count_answer(c, answer.version);
       }
     });
   }
@@ -232,6 +246,7 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
         answer.error_message = response.error().message();
         answer.version = response.version();
         answer.correct = answer.error_code == 0 && CorrectFor(response, it->second.second);
+        if (answer.error_code == 0) count_answer(c, answer.version);
         outstanding.erase(it);
       }
       const grpc::Status status = stream->Finish();
@@ -239,14 +254,20 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
     });
   }
 
-  absl::SleepFor(absl::Milliseconds(300));  // traffic on version 1
+  // Traffic on version 1: every client is answered by it a few times. (EXPECT, not ASSERT: the
+  // clients stop only when told to.)
+  constexpr int kAnswersPerVersion = 20;
+  EXPECT_TRUE(WaitUntil([&] { return every_client_answered("1", kAnswersPerVersion); }))
+      << "not every client got " << kAnswersPerVersion << " answers from version 1";
   v1::ModelConfig v2_config = Config("m", "2");
   v2_config.set_replicas(2);
   const absl::Time load_started = absl::Now();
   // 150 ms per replica load: version 1 keeps serving meanwhile.
   LoadResult second = Upload(*daemon->stub, v2_config, VersionNeff(true, 1000, 150));
   const absl::Time load_returned = absl::Now();
-  absl::SleepFor(absl::Milliseconds(400));  // traffic on version 2
+  // Traffic on version 2: every client is answered by it a few times.
+  EXPECT_TRUE(WaitUntil([&] { return every_client_answered("2", kAnswersPerVersion); }))
+      << "not every client got " << kAnswersPerVersion << " answers from version 2";
   stop.store(true);
   clients.JoinWithin(absl::Seconds(60), "replacement clients");
   ASSERT_TRUE(second.status.ok()) << second.status.error_message();
@@ -316,12 +337,10 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
   EXPECT_EQ(model.requests().succeeded(), static_cast<uint64_t>(from_v2));
   // Version 1 is unloaded once its last requests are done: only version 2's tensors remain.
   std::vector<uint64_t> used;
-  const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  do {
+  WaitUntil([&] {
     used = MemoryUsed(*daemon->stub);
-    if (used == std::vector<uint64_t>(2, ReplicaDeviceBytes())) break;
-    absl::SleepFor(absl::Milliseconds(20));
-  } while (absl::Now() < give_up);
+    return used == std::vector<uint64_t>(2, ReplicaDeviceBytes());
+  }, absl::Seconds(10));
   EXPECT_EQ(used, std::vector<uint64_t>(2, ReplicaDeviceBytes()));
 }
 
@@ -335,7 +354,7 @@ struct InFlight {
 };
 
 TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLaterOnes) {
-  START_DAEMON(daemon, SimDaemonArgs({}, {{"NRTSIM_CORES", "2"}}));
+  START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0"}, {{"NRTSIM_CORES", "2"}}));
   v1::ModelConfig config = Config("m", "7");
   config.set_replicas(2);
   ASSERT_TRUE(Upload(*daemon->stub, config, VersionNeff(false, 200000)).status.ok());
@@ -362,12 +381,10 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
     ++calling;
     stream_responses = RunStream(*daemon->stub, streamed, &stream_status, absl::Seconds(30));
   });
-  const absl::Time wait_calling = absl::Now() + absl::Seconds(10);
-  while (calling.load() < kUnary + 1 && absl::Now() < wait_calling) {
-    absl::SleepFor(absl::Milliseconds(1));
-  }
+  WaitUntil([&] { return calling.load() == kUnary + 1; }, absl::Seconds(10));
   ASSERT_EQ(calling.load(), kUnary + 1);
-  absl::SleepFor(absl::Milliseconds(100));  // every request reaches the daemon
+  // Every request reached the daemon: 2 executing, 6 queued.
+  ASSERT_TRUE(WaitUntilInFlight(*daemon->process, kUnary + 2));
 
   grpc::Status unloaded;
   v1::UnloadModelResponse unload_response;
@@ -380,17 +397,13 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   });
 
   // While it drains, the model is UNLOADING and takes no new request.
-  bool saw_unloading = false;
-  const absl::Time wait_unloading = absl::Now() + absl::Seconds(10);
-  while (absl::Now() < wait_unloading) {
-    v1::ModelStatus model;
-    if (GetModel(*daemon->stub, "m", &model).ok() &&
-        model.state() == v1::MODEL_STATE_UNLOADING) {
-      saw_unloading = true;
-      break;
-    }
-    absl::SleepFor(absl::Milliseconds(2));
-  }
+  const bool saw_unloading = WaitUntil(
+      [&] {
+        v1::ModelStatus model;
+        return GetModel(*daemon->stub, "m", &model).ok() &&
+               model.state() == v1::MODEL_STATE_UNLOADING;
+      },
+      absl::Seconds(10));
   EXPECT_TRUE(saw_unloading);
   v1::InferResponse refused;
   grpc::Status during = Infer(*daemon->stub, MakeRequest("m", "during", RandomRow(random)),

@@ -191,16 +191,16 @@ TEST(MetricsE2ETest, ScrapesParseAndCountersEqualTheRequestsSentByCode) {
   EXPECT_EQ(SumWhere(*after_parsed, requests, "code", "OK"), sent_ok);
   EXPECT_EQ(Sample(*after_parsed, "neuronserve_models", {{"state", "READY"}}), 0);
 
-  // The access log: one line per request, written in the background; give it a moment.
+  // The access log: one line per request, written in the background once gRPC is done with
+  // the call (after the client has its answer): wait for them.
   const int total = sent_ok + kUnknownModel + kBadShapeUnary + kBadNameStreamed;
   std::vector<std::string> lines;
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  WaitUntil([&] {
     std::ifstream in(access_log);
     lines.clear();
     for (std::string line; std::getline(in, line);) lines.push_back(line);
-    if (static_cast<int>(lines.size()) >= total) break;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
+    return static_cast<int>(lines.size()) >= total;
+  }, absl::Seconds(10));
   ASSERT_EQ(static_cast<int>(lines.size()), total);
   int logged_not_found = 0;
   for (const std::string& line : lines) {

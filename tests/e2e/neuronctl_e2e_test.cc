@@ -23,6 +23,7 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/ops_client.h"
 #include "tests/support/subprocess.h"
 
 namespace neuronserve::testing {
@@ -337,11 +338,10 @@ TEST_F(NeuronctlE2ETest, HealthExitsZeroOnlyWhenServing) {
   // The daemon re-evaluates health on its own thread: --wait would hide a real failure, so
   // poll briefly for the change the unload causes.
   ProcessResult gone;
-  for (int i = 0; i < 50; ++i) {
+  WaitUntil([&] {
     gone = At(address(), {"health", "mlp"});
-    if (gone.exit_code != 0) break;
-    usleep(100 * 1000);
-  }
+    return gone.exit_code != 0;
+  }, absl::Seconds(5));
   EXPECT_EQ(gone.exit_code, 3);
   EXPECT_EQ(gone.out, "NOT_SERVING\n");
   EXPECT_THAT(gone.err, HasSubstr("service 'mlp' is NOT_SERVING"));

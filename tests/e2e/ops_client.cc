@@ -8,41 +8,50 @@
 
 namespace neuronserve::testing {
 
+bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!condition()) {
+    if (absl::Now() >= deadline) return false;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return true;
+}
+
 std::optional<std::string> WaitForLog(const ChildProcess& process, const std::string& pattern,
                                       absl::Duration timeout) {
   const std::regex expression(pattern);
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    const std::string log = process.Stderr();
-    std::smatch match;
-    if (std::regex_search(log, match, expression)) {
-      return match.size() > 1 ? match[1].str() : match[0].str();
-    }
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  return std::nullopt;
+  std::optional<std::string> found;
+  WaitUntil(
+      [&] {
+        const std::string log = process.Stderr();
+        std::smatch match;
+        if (!std::regex_search(log, match, expression)) return false;
+        found = match.size() > 1 ? match[1].str() : match[0].str();
+        return true;
+      },
+      timeout);
+  return found;
 }
 
 bool WaitUntilInFlight(const ChildProcess& process, int count) {
   const std::optional<std::string> http = WaitForLog(process, "HTTP endpoint on ([^ ]+)");
   if (!http.has_value()) return false;
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    absl::StatusOr<std::vector<PromFamily>> families =
-        ParsePrometheusText(HttpGet("http://" + *http + "/metrics").body + "\n");
-    if (families.ok()) {
-      double held = 0;
-      for (const PromFamily& family : *families) {
-        if (family.name != "neuronserve_queue_depth" &&
-            family.name != "neuronserve_executions_in_flight") {
-          continue;
+  return WaitUntil(
+      [&] {
+        absl::StatusOr<std::vector<PromFamily>> families =
+            ParsePrometheusText(HttpGet("http://" + *http + "/metrics").body + "\n");
+        if (!families.ok()) return false;
+        double held = 0;
+        for (const PromFamily& family : *families) {
+          if (family.name != "neuronserve_queue_depth" &&
+              family.name != "neuronserve_executions_in_flight") {
+            continue;
+          }
+          for (const PromSample& sample : family.samples) held += sample.value;
         }
-        for (const PromSample& sample : family.samples) held += sample.value;
-      }
-      if (held >= count) return true;
-    }
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  return false;
+        return held >= count;
+      },
+      absl::Seconds(10));
 }
 
 HealthWatch::HealthWatch(const std::shared_ptr<grpc::Channel>& channel,

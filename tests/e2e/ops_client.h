@@ -1,9 +1,11 @@
 // What the operations tests need besides the API clients: HTTP GETs through the real curl
 // binary (tests/support/http_get.h, as an operator or a probe would scrape), gRPC health Watch
-// streams that record every status they receive, and waiting for a line in the daemon's log.
+// streams that record every status they receive, and waiting, with a deadline, for what the
+// daemon changes on its own threads: a line in its log, its requests in flight, any condition.
 #ifndef NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
 #define NEURON_SERVE_TESTS_E2E_OPS_CLIENT_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,7 +23,14 @@ namespace neuronserve::testing {
 
 using HealthStatus = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
-// The first capture group of `pattern` in the process's stderr, once it appears.
+// Polls `condition` (every 10 ms) until it holds: true, or false once `timeout` has passed.
+// The one way these tests wait for state the daemon changes asynchronously (a model's counters,
+// a health status, a file it writes, ...) instead of reading it once or sleeping.
+bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout = absl::Seconds(20));
+
+// The first capture group of `pattern` (a std::regex; the whole match if it has no group) in
+// the process's stderr, once it appears: a line reaches the capture some time after the daemon
+// wrote it, so a test that expects a line waits for it here rather than reading Stderr() once.
 std::optional<std::string> WaitForLog(const ChildProcess& process, const std::string& pattern,
                                       absl::Duration timeout = absl::Seconds(20));
 

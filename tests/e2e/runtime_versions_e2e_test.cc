@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/ops_client.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -19,6 +20,13 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+// The daemon logs a model's warnings while it loads, then "model 'NAME' ready on cores ...";
+// the lines reach the capture of its stderr some time after LoadModel answered. Waits for the
+// ready line, so that every warning of the load is in the capture.
+bool WaitForReadyLine(const ChildProcess& daemon, const std::string& model) {
+  return WaitForLog(daemon, "model '" + model + "'( version '[^']*')? ready on cores").has_value();
+}
 
 // The lines of `log` that contain `needle`.
 std::vector<std::string> LinesWith(const std::string& log, const std::string& needle) {
@@ -59,6 +67,7 @@ TEST(RuntimeVersionsE2ETest, AVoidDtypeTensorLoadsReadyAsUnknownWithOneWarningAn
     EXPECT_EQ(status.outputs(0).byte_size(), 16u);  // the runtime's size
     EXPECT_THAT(status.outputs(0).shape(), ElementsAre(1, 4));
     // One warning line for the model, naming the tensor and what the runtime reported.
+    ASSERT_TRUE(WaitForReadyLine(*daemon->process, "voidy")) << daemon->process->Stderr();
     const std::vector<std::string> warnings =
         LinesWith(daemon->process->Stderr(), "served as raw bytes");
     ASSERT_EQ(warnings.size(), 1u) << daemon->process->Stderr();
@@ -103,6 +112,7 @@ TEST(RuntimeVersionsE2ETest, ServesAtRuntime229And230) {
     ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
     ExpectServes(*daemon->stub, "relu");
     // Every dtype decoded: nothing is served as unknown.
+    ASSERT_TRUE(WaitForReadyLine(*daemon->process, "relu")) << daemon->process->Stderr();
     EXPECT_THAT(daemon->process->Stderr(), Not(HasSubstr("served as raw bytes")));
   }
 }
@@ -140,6 +150,7 @@ TEST(RuntimeVersionsE2ETest, ServesOnBuildsWithoutNrtGetModelNcCount) {
     LoadResult loaded = Upload(*daemon->stub, config, SimNeff({.nc_count = 2}));
     ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
     ExpectTwoCoreReplicasServe(*daemon->stub);
+    ASSERT_TRUE(WaitForReadyLine(*daemon->process, "wide")) << daemon->process->Stderr();
     const std::vector<std::string> warnings =
         LinesWith(daemon->process->Stderr(), "cores per replica");
     if (c.source == nullptr) {
@@ -171,6 +182,7 @@ TEST(RuntimeVersionsE2ETest, WithoutAnyRuntimeCoreCountTheConfigDeclaresIt) {
   LoadResult loaded = Upload(*daemon->stub, config, SimNeff({.nc_count = 2}));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
   ExpectTwoCoreReplicasServe(*daemon->stub);
+  ASSERT_TRUE(WaitForReadyLine(*daemon->process, "wide")) << daemon->process->Stderr();
   const std::vector<std::string> warnings =
       LinesWith(daemon->process->Stderr(), "cores per replica");
   ASSERT_EQ(warnings.size(), 1u) << daemon->process->Stderr();

@@ -103,7 +103,9 @@ void ChildProcess::ReadStderr(int fd) {
 }
 
 std::optional<std::string> ChildProcess::WaitUntilListening(absl::Duration timeout) {
-  static const std::regex kListening("listening on ([^ \n]+:[0-9]+)");
+  // Up to the end of the line: a read may stop in the middle of one, and the whole line (the
+  // port's last digits, what the daemon says after the address) must be in the capture.
+  static const std::regex kListening("listening on ([^ \n]+:[0-9]+)[^\n]*\n");
   std::optional<std::string> address;
   auto found_or_closed = [&]() ABSL_SHARED_LOCKS_REQUIRED(mutex_) {
     std::smatch match;

@@ -34,8 +34,9 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  // Waits for the "listening on HOST:PORT" line; returns "HOST:PORT", or nullopt if the process
-  // exited or the timeout passed first.
+  // Waits for the whole "listening on HOST:PORT ..." line (up to its newline, so that the rest
+  // of the line and everything logged before it is in Stderr() too); returns "HOST:PORT", or
+  // nullopt if the process exited or the timeout passed first.
   std::optional<std::string> WaitUntilListening(absl::Duration timeout = absl::Seconds(20));
 
   // Sends `signal_number` and waits for the exit; returns the exit status (as from waitpid's

@@ -278,6 +278,8 @@ TEST(HealthMonitorTest, PokeReevaluatesSoon) {
   HealthMonitor monitor(daemon.gather(), daemon.publish(), kNoInterval);
   daemon.Take();
   daemon.Change([](HealthInputs& in) { in.core_healthy = {false, false}; });
+  // A negative check over a window (nothing observable says the thread is asleep in its wait):
+  // a thread that re-evaluated on its own would have published within these 30 ms.
   absl::SleepFor(absl::Milliseconds(30));
   EXPECT_THAT(daemon.Take(), IsEmpty()) << "re-evaluated without a poke";
 
@@ -325,6 +327,8 @@ TEST(HealthMonitorTest, NothingIsPublishedAfterDestruction) {
   }
   daemon.Close();
   const int gathers = daemon.gathers();
+  // A negative check over a window: a thread that outlived the destructor would have gathered
+  // (every 1 ms) and published within these 30 ms.
   absl::SleepFor(absl::Milliseconds(30));
   EXPECT_EQ(daemon.published_after_close(), 0);
   EXPECT_EQ(daemon.gathers(), gathers);
@@ -444,12 +448,18 @@ TEST(CallbackRelayTest, UnplugWaitsForARunningCall) {
 
   std::atomic<bool> unplugged{false};
   std::atomic<bool> call_done_at_unplug{false};
+  Notification unplugging;
   std::thread unplugger([&] {
+    unplugging.Notify();
     relay.Unplug();
     call_done_at_unplug.store(call_done.load());
     unplugged.store(true);
   });
-  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_TRUE(unplugging.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  // A negative check, so it needs a window: nothing observable says "blocked inside Unplug".
+  // 20 ms from the call on is far longer than a call that does not wait takes to return;
+  // call_done_at_unplug below checks the order however long it is.
+  absl::SleepFor(absl::Milliseconds(20));
   EXPECT_FALSE(unplugged.load()) << "Unplug returned while the target ran";
   release.Notify();
   notifier.join();

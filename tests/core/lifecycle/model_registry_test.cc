@@ -104,6 +104,8 @@ TEST_F(ModelRegistryTest, UnloadWaitsForLeasesAndRefusesNewOnes) {
     unloaded.Notify();
   });
   // While the lease is held the model is UNLOADING: no new leases, still on the device.
+  // (A negative check over a window: nothing observable says the unload is waiting for the
+  // lease; one that did not wait would be done well within 200 ms.)
   EXPECT_FALSE(unloaded.WaitForNotificationWithTimeout(absl::Milliseconds(200)));
   auto refused = registry.Acquire("m");
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kNotFound);

@@ -126,12 +126,18 @@ TEST(DrainGateTest, UnregisterWaitsWhileThatStreamsCallbackRuns) {
 
   std::atomic<bool> unregistered{false};
   std::atomic<bool> callback_done_at_unregister{false};
+  Notification unregistering;
   std::thread unregisterer([&] {
+    unregistering.Notify();
     gate.UnregisterStream(id);
     callback_done_at_unregister.store(callback_done.load());
     unregistered.store(true);
   });
-  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_TRUE(unregistering.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  // A negative check, so it needs a window: nothing observable says "blocked inside
+  // UnregisterStream". 20 ms from the call on is far longer than a call that does not wait
+  // takes to return; callback_done_at_unregister below checks the order however long it is.
+  absl::SleepFor(absl::Milliseconds(20));
   EXPECT_FALSE(unregistered.load()) << "UnregisterStream returned while the callback ran";
 
   release_callback.Notify();
