@@ -22,7 +22,7 @@ namespace {
 
 constexpr char kVersionTag[] = "NRT_2.0.0";
 
-// What the full build exports (core/nrtsim/nrtsim.map keeps nrt_* and nrtsim_* global).
+// What the full build exports (sim/nrtsim.map keeps nrt_* and nrtsim_* global).
 const std::set<std::string>& FullAbi() {
   static const std::set<std::string> abi = {
       "nrt_add_tensor_to_tensor_set",

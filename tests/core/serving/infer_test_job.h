@@ -1,4 +1,4 @@
-// Test doubles for core/infer: an InferenceJob that owns its buffers and records its outcome,
+// Test doubles for core/serving: an InferenceJob that owns its buffers and records its outcome,
 // and a Doorbell that counts rings. Synchronization uses util/mutex.h only (TSAN cannot see
 // Debian's absl::Mutex / absl::Notification).
 #ifndef NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
