@@ -23,6 +23,7 @@
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 #include "nlohmann/json.hpp"
+#include "base/shape.h"
 
 namespace neuronserve::neuronctl {
 namespace {
@@ -302,7 +303,7 @@ absl::Status Report(const std::string& model, const client::InferResult& result,
       << (result.version.empty() ? "" : absl::StrCat(" version '", result.version, "'"))
       << absl::StrFormat(": queue %.3f ms, device %.3f ms\n", queue_ms, device_ms);
   for (const auto& [name, tensor] : result.outputs) {
-    out << name << " " << tensor.dtype << " [" << absl::StrJoin(tensor.shape, ", ") << "]";
+    out << name << " " << tensor.dtype << " " << ShapeToString(tensor.shape);
     if (auto file = files.find(name); file != files.end()) {
       out << " -> " << file->second << "\n";
     } else {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/shape.h"
 #include "absl/time/time.h"
 #include "client/neuronctl/text_table.h"
 
@@ -49,7 +50,7 @@ std::string ModelStateName(v1::ModelState state) {
 }
 
 std::string ShapeText(const google::protobuf::RepeatedField<uint32_t>& shape) {
-  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+  return ShapeToString({shape.data(), static_cast<size_t>(shape.size())});
 }
 
 std::string ReplicaCoresText(const v1::ModelStatus& model) {

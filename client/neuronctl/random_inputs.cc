@@ -8,6 +8,7 @@
 #include "base/dtype.h"
 #include "base/float_formats.h"
 #include "client/neuronctl/flag_values.h"
+#include "client/neuronctl/model_status_text.h"
 
 namespace neuronserve::neuronctl {
 namespace {
@@ -21,8 +22,8 @@ absl::StatusOr<uint64_t> ElementsOf(const v1::ModelStatus& model, const v1::Tens
     elements *= dimension;
     if (elements > kMaxElements) {
       return absl::FailedPreconditionError(
-          absl::StrCat("input '", input.name(), "' of model '", model.name(), "' has shape [",
-                       absl::StrJoin(input.shape(), ","), "], more than one request can carry"));
+          absl::StrCat("input '", input.name(), "' of model '", model.name(), "' has shape ",
+                       ShapeText(input.shape()), ", more than one request can carry"));
     }
   }
   return elements;

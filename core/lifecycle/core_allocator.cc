@@ -37,18 +37,6 @@ std::string DescribeAsk(uint32_t replicas, uint32_t cores_per_replica) {
 
 }  // namespace
 
-std::string FormatCoreList(absl::Span<const uint32_t> cores) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i < cores.size()) {
-    size_t j = i;
-    while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
-    parts.push_back(j == i ? absl::StrCat(cores[i]) : absl::StrCat(cores[i], "-", cores[j]));
-    i = j + 1;
-  }
-  return absl::StrJoin(parts, ", ");
-}
-
 CoreAllocator::CoreAllocator(uint32_t core_count) : core_count_(core_count), holders_(core_count) {}
 
 bool CoreAllocator::Usable(uint32_t core, const std::string& owner, bool shared) const {

@@ -47,7 +47,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/serving/core_range.h"
+#include "core/serving/core_range.h"  // CoreRange, FormatCoreList
 #include "util/mutex.h"
 
 namespace neuronserve {
@@ -116,9 +116,6 @@ class CoreAllocator {
   std::vector<std::vector<CoreHolder>> holders_ ABSL_GUARDED_BY(mu_);  // one entry per core
   std::map<uint64_t, std::vector<CoreRange>> placements_ ABSL_GUARDED_BY(mu_);  // by id
 };
-
-// Formats ascending core indices compactly: {0, 1, 2, 3, 5} -> "0-3, 5"; {} -> "".
-std::string FormatCoreList(absl::Span<const uint32_t> cores);
 
 }  // namespace neuronserve
 

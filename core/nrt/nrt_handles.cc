@@ -9,6 +9,7 @@
 #include "core/nrt/nrt_status.h"
 #include "spdlog/spdlog.h"
 #include "util/fmt_absl.h"
+#include "base/shape.h"
 
 namespace neuronserve {
 
@@ -165,13 +166,13 @@ TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numb
   if (note == nullptr) return spec;
   std::string what = DescribeReportedDtype(info.dtype, dtype, numbering);
   if (dtype.has_value() && *dtype != DataType::kUnknown) {
-    *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, " and shape [",
-                         absl::StrJoin(spec.shape, ","), "], which make ",
+    *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, " and shape ",
+                         ShapeToString(spec.shape), ", which make ",
                          spec.ElementCount() * DataTypeSize(*dtype), " bytes, but a size of ",
                          spec.byte_size, " bytes");
   } else {
-    *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, ", shape [",
-                         absl::StrJoin(spec.shape, ","), "] and ", spec.byte_size, " bytes");
+    *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, ", shape ",
+                         ShapeToString(spec.shape), " and ", spec.byte_size, " bytes");
   }
   return spec;
 }

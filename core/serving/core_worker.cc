@@ -13,12 +13,6 @@
 namespace neuronserve {
 namespace {
 
-std::string DescribeCores(const CoreRange& cores) {
-  return cores.count == 1 ? absl::StrCat("core ", cores.start)
-                          : absl::StrCat("cores ", cores.start, "-",
-                                         cores.start + cores.count - 1);
-}
-
 // `error` with `context` before its message, keeping its payloads (the NRT status among them).
 absl::Status WithContext(const absl::Status& error, const std::string& context) {
   absl::Status result(error.code(), absl::StrCat(context, ": ", error.message()));
@@ -152,7 +146,7 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
     if (absl::Status written = replica.tensors.inputs[i].Write(job->Input(i)); !written.ok()) {
       finish(absl::Status(written.code(), absl::StrCat("model '", name, "' input '",
                                                        inputs[i].name, "' on ",
-                                                       DescribeCores(replica.cores), ": ",
+                                                       NameCoreRange(replica.cores), ": ",
                                                        written.message())));
       return;
     }
@@ -171,10 +165,10 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
                                                     : std::string("UNKNOWN"));
     }
     const ExecutionFailure kind = ClassifyExecutionFailure(executed);
-    const std::string where = absl::StrCat("model '", name, "' on ", DescribeCores(replica.cores));
+    const std::string where = absl::StrCat("model '", name, "' on ", NameCoreRange(replica.cores));
     const std::string what = absl::StrCat(where, ": ", executed.message());
     if (kind == ExecutionFailure::kHardware) {
-      spdlog::error("{}; taking {} out of rotation", what, DescribeCores(replica.cores));
+      spdlog::error("{}; taking {} out of rotation", what, NameCoreRange(replica.cores));
       pool_->MarkCoresUnhealthy(replica.cores, what);
     }
     if (kind != ExecutionFailure::kFinal && TryRetry(binding, job)) return;
@@ -189,7 +183,7 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
     if (absl::Status read = replica.tensors.outputs[j].Read(destination); !read.ok()) {
       finish(absl::Status(read.code(), absl::StrCat("model '", name, "' output '",
                                                     outputs[j].name, "' on ",
-                                                    DescribeCores(replica.cores), ": ",
+                                                    NameCoreRange(replica.cores), ": ",
                                                     read.message())));
       return;
     }

@@ -16,7 +16,7 @@ std::string NameList(const std::vector<TensorSpec>& tensors) {
 }
 
 std::string Describe(const TensorSpec& tensor) {
-  return absl::StrCat("shape ", FormatTensorShape(tensor.shape), " ",
+  return absl::StrCat("shape ", ShapeToString(tensor.shape), " ",
                       std::string(DataTypeName(tensor.dtype)));
 }
 
@@ -45,8 +45,8 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
   if (!given.shape.empty() &&
       !std::equal(given.shape.begin(), given.shape.end(), spec.shape.begin(), spec.shape.end())) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": expected shape ",
-                                                   FormatTensorShape(spec.shape), ", got ",
-                                                   FormatTensorShape(given.shape)));
+                                                   ShapeToString(spec.shape), ", got ",
+                                                   ShapeToString({given.shape.data(), given.shape.size()})));
   }
   if (given.field == ValueField::kNone) {
     if (spec.byte_size == 0) {
@@ -76,7 +76,7 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
   if (given.count != elements) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": expected ", elements, " ", dtype, " values in ",
-        std::string(ValueFieldName(given.field)), " (shape ", FormatTensorShape(spec.shape),
+        std::string(ValueFieldName(given.field)), " (shape ", ShapeToString(spec.shape),
         "), got ", given.count));
   }
   // A tensor of a known dtype has byte_size == elements * element size (the binding makes a
@@ -97,10 +97,6 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
 }
 
 }  // namespace
-
-std::string FormatTensorShape(absl::Span<const uint32_t> shape) {
-  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
-}
 
 absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>& inputs,
                          absl::Span<const GivenInput> given,

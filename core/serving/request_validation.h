@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "base/shape.h"  // ShapeToString, the form messages use
 #include "core/nrt/nrt_handles.h"
 #include "core/serving/tensor_fields.h"
 
@@ -34,9 +35,6 @@ struct GivenInput {
   const void* values = nullptr;
   size_t count = 0;
 };
-
-// "[1,16]"
-std::string FormatTensorShape(absl::Span<const uint32_t> shape);
 
 // Matches `given` to the model's `inputs` by name: each exactly once, with the right dtype (when
 // stated), shape, field and size, and every narrowed integer in range. On success ordered[i]

@@ -13,11 +13,12 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "base/shape.h"
 
 namespace neuronserve::nrtsim::compute {
 
-// Row-major dimensions, rank >= 1, every dimension >= 1.
-using Shape = std::vector<uint32_t>;
+// Row-major dimensions (base/shape.h); here rank >= 1, every dimension >= 1.
+using ::neuronserve::Shape;
 
 // `bytes` holds exactly ElementCount(*shape) * DataTypeSize(dtype) bytes, with no alignment
 // requirement (kernels read elements with memcpy or check alignment before viewing in place).

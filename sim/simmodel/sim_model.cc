@@ -31,24 +31,6 @@ constexpr std::array<OpName, 15> kOpNames = {{
 
 }  // namespace
 
-std::optional<uint64_t> ElementCount(const Shape& shape) {
-  uint64_t count = 1;
-  for (uint32_t dim : shape) {
-    if (dim != 0 && count > std::numeric_limits<uint64_t>::max() / dim) return std::nullopt;
-    count *= dim;
-  }
-  return count;
-}
-
-std::string ShapeToString(const Shape& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i != 0) text += ",";
-    text += std::to_string(shape[i]);
-  }
-  return text + "]";
-}
-
 std::string_view OpKindName(OpKind kind) {
   for (const OpName& row : kOpNames) {
     if (row.kind == kind) return row.name;

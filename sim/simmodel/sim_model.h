@@ -17,18 +17,20 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "base/shape.h"
 
 namespace neuronserve::simmodel {
 
 inline constexpr std::string_view kSimNeffMagic = "NRTSIM1\n";
 
-// Row-major dimensions, each from 1 to 2^32-1 (nrt_tensor_info_t reports them as uint32_t).
-using Shape = std::vector<uint32_t>;
+// Row-major dimensions, each from 1 to 2^32-1, and their text form "[4,8]" (base/shape.h).
+using ::neuronserve::Shape;
+using ::neuronserve::ShapeToString;
 
 // The product of the dimensions (1 for []); nullopt if it overflows uint64_t.
-std::optional<uint64_t> ElementCount(const Shape& shape);
-// "[4,8]", the form every message uses.
-std::string ShapeToString(const Shape& shape);
+inline std::optional<uint64_t> ElementCount(const Shape& shape) {
+  return CheckedElementCount(shape);
+}
 
 // A model input or output, as nrt_get_model_tensor_info reports it.
 struct TensorSpec {

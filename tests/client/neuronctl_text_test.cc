@@ -43,7 +43,7 @@ TEST(ModelStatusTextTest, SizesShapesAndCores) {
   v1::TensorInfo tensor;
   tensor.add_shape(1);
   tensor.add_shape(16);
-  EXPECT_EQ(ShapeText(tensor.shape()), "[1, 16]");
+  EXPECT_EQ(ShapeText(tensor.shape()), "[1,16]");  // the daemon's form (base/shape.h)
   EXPECT_EQ(ModelStateName(v1::MODEL_STATE_FAILED), "FAILED");
 }
 

@@ -136,9 +136,9 @@ TEST_F(NeuronctlDtypesE2ETest, InferReadsInt64NpyAndWritesFloat32AndFloat16Outpu
                                        "--input", "attention_mask=" + mask,
                                        "--output-dir=" + out_dir});
   ASSERT_EQ(infer.exit_code, 0) << infer.err;
-  EXPECT_THAT(infer.out, HasSubstr("logits float32 [1, 4] -> " + out_dir + "/logits.npy"));
+  EXPECT_THAT(infer.out, HasSubstr("logits float32 [1,4] -> " + out_dir + "/logits.npy"));
   EXPECT_THAT(infer.out,
-              HasSubstr("logits_fp16 float16 [1, 4] -> " + out_dir + "/logits_fp16.npy"));
+              HasSubstr("logits_fp16 float16 [1,4] -> " + out_dir + "/logits_fp16.npy"));
 
   const std::string logits_data = NpyData(ReadFile(out_dir + "/logits.npy"), "<f4", "(1, 4)");
   ASSERT_EQ(logits_data.size(), kClasses * 4);
@@ -233,7 +233,7 @@ TEST_F(NeuronctlDtypesE2ETest, RandomKeepsIdsAndMaskValidAndIsSeeded) {
   ProcessResult mixed = At(address(), {"infer", "classifier", "--input=input_ids=" + ids,
                                        "--random", "--seed=1"});
   EXPECT_EQ(mixed.exit_code, 0) << mixed.err;
-  EXPECT_THAT(mixed.out, HasSubstr("logits float32 [1, 4]"));
+  EXPECT_THAT(mixed.out, HasSubstr("logits float32 [1,4]"));
 
   ProcessResult zero = At(address(), {"infer", "classifier", "--random", "--random-max=0"});
   EXPECT_EQ(zero.exit_code, 2);
@@ -256,10 +256,10 @@ TEST_F(NeuronctlDtypesE2ETest, BenchModelAndDevicesWorkOnTheClassifier) {
 
   ProcessResult model = At(address(), {"model", "classifier"});
   ASSERT_EQ(model.exit_code, 0) << model.err;
-  EXPECT_THAT(model.out, HasSubstr("  input_ids  int64 [1, 16]  128 B"));
-  EXPECT_THAT(model.out, HasSubstr("  attention_mask  int64 [1, 16]  128 B"));
-  EXPECT_THAT(model.out, HasSubstr("  logits  float32 [1, 4]  16 B"));
-  EXPECT_THAT(model.out, HasSubstr("  logits_fp16  float16 [1, 4]  8 B"));
+  EXPECT_THAT(model.out, HasSubstr("  input_ids  int64 [1,16]  128 B"));
+  EXPECT_THAT(model.out, HasSubstr("  attention_mask  int64 [1,16]  128 B"));
+  EXPECT_THAT(model.out, HasSubstr("  logits  float32 [1,4]  16 B"));
+  EXPECT_THAT(model.out, HasSubstr("  logits_fp16  float16 [1,4]  8 B"));
   ProcessResult devices = At(address(), {"devices"});
   ASSERT_EQ(devices.exit_code, 0) << devices.err;
   EXPECT_THAT(devices.out, HasSubstr("classifier"));

@@ -252,8 +252,8 @@ TEST_F(NeuronctlE2ETest, ModelsAndModelDescribeTheLoadedModel) {
   ProcessResult details = At(address(), {"model", "mlp"});
   ASSERT_EQ(details.exit_code, 0) << details.err;
   EXPECT_THAT(details.out, HasSubstr("State:     READY"));
-  EXPECT_THAT(details.out, HasSubstr("  input  float32 [1, 16]  64 B"));
-  EXPECT_THAT(details.out, HasSubstr("  output  float32 [1, 8]  32 B"));
+  EXPECT_THAT(details.out, HasSubstr("  input  float32 [1,16]  64 B"));
+  EXPECT_THAT(details.out, HasSubstr("  output  float32 [1,8]  32 B"));
   EXPECT_THAT(details.out, HasSubstr("  cores 0  healthy  0 executions"));
   EXPECT_THAT(details.out, HasSubstr("  cores 1  healthy  0 executions"));
 
@@ -277,7 +277,7 @@ TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
   ProcessResult infer =
       At(address(), {"infer", "mlp", "--input", "input=" + input, "--output-dir=" + out_dir});
   ASSERT_EQ(infer.exit_code, 0) << infer.err;
-  EXPECT_THAT(infer.out, HasSubstr("output float32 [1, 8] -> " + out_dir + "/output.npy"));
+  EXPECT_THAT(infer.out, HasSubstr("output float32 [1,8] -> " + out_dir + "/output.npy"));
   const std::vector<float> got = NpyValues(ReadFile(out_dir + "/output.npy"), "(1, 8)");
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5) << i;

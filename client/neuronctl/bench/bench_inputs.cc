@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/neuronctl/random_inputs.h"
+#include "client/neuronctl/model_status_text.h"
 
 namespace neuronserve::neuronctl {
 
@@ -27,8 +28,8 @@ absl::StatusOr<std::unique_ptr<BenchInputs>> BenchInputs::Generate(const v1::Mod
     // No declared dimensions, or one of size 0: nothing of the model's real load to send.
     if (info.shape().empty() || (values->values.empty() && values->bytes.empty())) {
       return absl::FailedPreconditionError(
-          absl::StrCat("input '", info.name(), "' of model '", model.name(), "' has shape [",
-                       absl::StrJoin(info.shape(), ","), "], which neuronctl bench cannot fill"));
+          absl::StrCat("input '", info.name(), "' of model '", model.name(), "' has shape ",
+                       ShapeText(info.shape()), ", which neuronctl bench cannot fill"));
     }
     const RandomTensor& buffer = inputs->buffers_.emplace_back(*std::move(values));
     // float32 inputs as numbers without a dtype, as before dtypes; the others name theirs.

@@ -55,15 +55,6 @@ std::vector<uint32_t> AllCores(uint32_t n) {
   return cores;
 }
 
-TEST(CoreAllocatorTest, FormatCoreList) {
-  EXPECT_EQ(FormatCoreList({}), "");
-  EXPECT_EQ(FormatCoreList({4}), "4");
-  EXPECT_EQ(FormatCoreList({0, 3}), "0, 3");
-  EXPECT_EQ(FormatCoreList({1, 2}), "1-2");
-  EXPECT_EQ(FormatCoreList({0, 1, 2, 3, 5}), "0-3, 5");
-  EXPECT_EQ(FormatCoreList({0, 2, 3, 4, 7, 9, 10}), "0, 2-4, 7, 9-10");
-}
-
 TEST(CoreAllocatorTest, StartsWithEveryCoreFree) {
   CoreAllocator allocator(4);
   EXPECT_EQ(allocator.core_count(), 4u);

@@ -400,11 +400,6 @@ TEST(ChooseOutputFieldsTest, FloatFormServesFloatOutputsAndRefusesOthersByName) 
                                           "raw_data"));
 }
 
-TEST(FormatTensorShapeTest, Brackets) {
-  const uint32_t shape[] = {1, 16};
-  EXPECT_EQ(FormatTensorShape(shape), "[1,16]");
-  EXPECT_EQ(FormatTensorShape({}), "[]");
-}
 
 }  // namespace
 }  // namespace neuronserve
