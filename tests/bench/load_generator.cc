@@ -137,9 +137,11 @@ class LoadRun {
 
 }  // namespace
 
-LatencySummary LoadResult::Latency() const {
-  std::vector<int64_t> copy = latencies_ns;
-  return Summarize(copy);
+neuronctl::LatencySummary LoadResult::Latency() const {
+  neuronctl::LatencyStats stats;
+  stats.Reserve(latencies_ns.size());
+  for (int64_t latency : latencies_ns) stats.Add(latency);
+  return stats.Summarize();
 }
 
 void LoadResult::Add(const LoadResult& other) {

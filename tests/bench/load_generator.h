@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "client/neuronctl/bench/latency_stats.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
-#include "tests/bench/latency_summary.h"
 
 namespace neuronserve::bench {
 
@@ -46,7 +46,7 @@ struct LoadResult {
   std::vector<int64_t> latencies_ns;  // of the successful calls in the window(s)
 
   double PerSecond() const { return seconds > 0 ? static_cast<double>(completed) / seconds : 0; }
-  LatencySummary Latency() const;
+  neuronctl::LatencySummary Latency() const;
   // Adds another window of the same target (the rounds of a cell).
   void Add(const LoadResult& other);
 };

@@ -16,8 +16,9 @@ const char* FormName(TensorForm form) { return form == TensorForm::kFloat ? "flo
 std::string MeasurementColumns(const Measurement& measurement) {
   if (!measurement.result.has_value()) return absl::StrFormat("%12s %8s %8s", "error", "-", "-");
   const LoadResult& result = *measurement.result;
-  const LatencySummary latency = result.Latency();
-  return absl::StrFormat("%12.1f %8.3f %8.3f", result.PerSecond(), latency.p50_ms, latency.p99_ms);
+  const neuronctl::LatencySummary latency = result.Latency();
+  return absl::StrFormat("%12.1f %8.3f %8.3f", result.PerSecond(), latency.p50_ns / 1e6,
+                         latency.p99_ns / 1e6);
 }
 
 // Under a row: why a target could not be measured, or how many of its calls failed.
