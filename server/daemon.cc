@@ -1,22 +1,16 @@
 #include "server/daemon.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/synchronization/blocking_counter.h"
 #include "core/nrt/runtime_environment.h"
-#include "google/protobuf/text_format.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "server/health_publisher.h"
 #include "server/host_port.h"
-#include "server/load_spec.h"
-#include "server/models_json.h"
+#include "server/http_routes.h"
+#include "server/startup_models.h"
 #include "spdlog/spdlog.h"
-#include "util/fmt_absl.h"
-#include "util/posix_file.h"
 
 namespace neuronserve {
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
@@ -51,6 +45,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   }
   daemon->execution_timeout_ = options.execution_timeout;
   daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_);
+  daemon->gauges_ = std::make_unique<GaugeRefresher>(*daemon->metrics_, daemon->runtime_started_);
   if (!options.access_log.empty()) {
     absl::StatusOr<std::unique_ptr<AccessLog>> access_log =
         AccessLog::Open(options.access_log, options.log_format, options.stdout_fd);
@@ -101,13 +96,23 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   daemon->health_ = std::make_unique<HealthMonitor>(
       [self] { return self->GatherHealth(); },
       [self](const std::string& service, bool serving, const HealthReport& report) {
-        self->PublishHealth(service, serving, report);
+        PublishHealth(*self->server_->GetHealthCheckService(), service, serving, report,
+                      self->startup_done_.load());
       });
   daemon->state_changes_.Plug([self] { self->health_->EvaluateNow(); });
-  daemon->metrics_registry_.AddScrapeHook([self] { self->RefreshGauges(); });
+  daemon->metrics_registry_.AddScrapeHook([self] {
+    self->gauges_->Refresh(GatherGaugeInputs(*self->registry_, self->registry_->workers(),
+                                             *self->runtime_, self->inventory_,
+                                             self->health_.get()),
+                           absl::Now());
+  });
   if (!options.http_listen.empty()) {
+    HttpRouteSources sources;
+    sources.metrics = &daemon->metrics_registry_;
+    sources.health = [self] { return self->health_->Latest(); };
+    sources.models = [self] { return self->registry_->List(); };
     absl::StatusOr<std::unique_ptr<HttpServer>> http =
-        HttpServer::Start(options.http_listen, daemon->HttpRoutes());
+        HttpServer::Start(options.http_listen, HttpRoutes(std::move(sources)));
     if (!http.ok()) return http.status();
     daemon->http_ = *std::move(http);
     spdlog::info("HTTP endpoint on {} (/metrics /livez /readyz /v1/models)",
@@ -117,7 +122,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   spdlog::info("gRPC bound to {}; health NOT_SERVING until the startup models are loaded",
                daemon->listening_address_);
 
-  daemon->LoadStartupModels(options);
+  LoadStartupModels(*daemon->registry_, loading.repository, options.load_models,
+                    daemon->store_.get());
   daemon->startup_done_.store(true);
   daemon->health_->EvaluateNow();
   return daemon;
@@ -139,30 +145,6 @@ HealthInputs Daemon::GatherHealth() const {
   return inputs;
 }
 
-void Daemon::PublishHealth(const std::string& service, bool serving, const HealthReport& report) {
-  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
-  if (service.empty()) {
-    // (The one-argument SetServingStatus would set every service: name "" explicitly.)
-    health->SetServingStatus("", serving);
-    // The API's own service name says the same as "".
-    health->SetServingStatus(v1::NeuronServing::service_full_name(), serving);
-    if (!serving && startup_done_.load()) {
-      spdlog::warn("health: NOT_SERVING ({})", report.serving_reason);
-    } else if (serving) {
-      spdlog::info("health: SERVING");
-    }
-  } else {
-    health->SetServingStatus(service, serving);
-    if (service == kLivenessService) {
-      if (!serving) {
-        spdlog::error("watchdog: not live: {}", report.live_reason);
-      } else if (startup_done_.load()) {
-        spdlog::info("watchdog: live again");
-      }
-    }
-  }
-}
-
 bool Daemon::Drain(absl::Time deadline, const std::function<bool()>& give_up) {
   gate_.BeginDrain();
   health_->EvaluateNow();  // NOT_SERVING before anything else
@@ -178,156 +160,6 @@ bool Daemon::Drain(absl::Time deadline, const std::function<bool()>& give_up) {
                  gate_.open_calls());
   }
   return drained;
-}
-
-void Daemon::RefreshGauges() {
-  ServingMetrics& m = *metrics_;
-  const std::vector<ModelInfo> models = registry_->List();
-  m.queue_depth.Clear();
-  m.model_load_seconds.Clear();
-  std::map<std::string, int> by_state = {{"LOADING", 0}, {"READY", 0}, {"UNLOADING", 0},
-                                         {"FAILED", 0}};
-  for (const ModelInfo& model : models) {
-    ++by_state[std::string(ModelStateName(model.state))];
-    if (model.state != ModelState::kReady && model.state != ModelState::kUnloading) continue;
-    const metrics::Labels labels = {model.identity.name, model.identity.version};
-    m.queue_depth.WithLabels(labels).Set(static_cast<double>(model.queue_depth));
-    m.model_load_seconds.WithLabels(labels).Set(absl::ToDoubleSeconds(model.load_duration));
-  }
-  for (const auto& [state, count] : by_state) m.models.WithLabels({state}).Set(count);
-
-  const WorkerPool& workers = registry_->workers();
-  const std::vector<bool> executing = workers.ExecutingByCore();
-  const absl::Time now = absl::Now();
-  MutexLock lock(&busy_mutex_);
-  const uint32_t cores = inventory_.visible_cores;
-  if (busy_at_last_scrape_.size() != cores) {
-    busy_at_last_scrape_.assign(cores, 0.0);
-    last_busy_ratio_.assign(cores, 0.0);
-    last_scrape_ = runtime_started_;
-  }
-  const double elapsed = absl::ToDoubleSeconds(now - last_scrape_);
-  for (uint32_t core = 0; core < cores; ++core) {
-    const metrics::Labels labels = {std::to_string(core)};
-    const double busy = m.ForCore(core).busy_seconds->value();
-    // Over the time since the previous scrape; scrapes closer than 100 ms apart keep the ratio
-    // of the previous interval rather than divide by almost nothing.
-    if (elapsed >= 0.1) {
-      last_busy_ratio_[core] = std::clamp((busy - busy_at_last_scrape_[core]) / elapsed, 0.0, 1.0);
-      busy_at_last_scrape_[core] = busy;
-    }
-    m.core_busy_ratio.WithLabels(labels).Set(last_busy_ratio_[core]);
-    m.executions_in_flight.WithLabels(labels).Set(core < executing.size() && executing[core] ? 1 : 0);
-    m.core_healthy.WithLabels(labels).Set(workers.CoreHealthy(core) ? 1 : 0);
-    absl::StatusOr<CoreMemoryStats> memory = runtime_->MemoryStats(core);
-    if (memory.ok()) m.device_memory_used.WithLabels(labels).Set(static_cast<double>(memory->bytes_used));
-    if (core < inventory_.cores.size()) {
-      m.device_memory_total.WithLabels(labels).Set(
-          static_cast<double>(inventory_.cores[core].memory_bytes));
-    }
-  }
-  if (elapsed >= 0.1) last_scrape_ = now;
-  const HealthReport health = health_ != nullptr ? health_->Latest() : HealthReport{};
-  m.ready.WithLabels({}).Set(health.serving ? 1 : 0);
-  m.live.WithLabels({}).Set(health.live ? 1 : 0);
-}
-
-std::map<std::string, HttpServer::Handler> Daemon::HttpRoutes() {
-  std::map<std::string, HttpServer::Handler> routes;
-  routes["/metrics"] = [this] {
-    return HttpResponse{200, metrics::MetricsRegistry::kContentType,
-                        metrics_registry_.RenderText()};
-  };
-  routes["/livez"] = [this] {
-    const HealthReport health = health_->Latest();
-    return health.live ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                       : HttpResponse{503, "text/plain; charset=utf-8",
-                                      absl::StrCat("not live: ", health.live_reason, "\n")};
-  };
-  routes["/readyz"] = [this] {
-    const HealthReport health = health_->Latest();
-    return health.serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                          : HttpResponse{503, "text/plain; charset=utf-8",
-                                         absl::StrCat("not ready: ", health.serving_reason, "\n")};
-  };
-  routes["/v1/models"] = [this] {
-    return HttpResponse{200, "application/json", ModelsJson(registry_->List(),
-                                                            health_->Latest())};
-  };
-  return routes;
-}
-
-void Daemon::LoadAndWait(std::vector<LoadSpec> specs) {
-  absl::BlockingCounter remaining(static_cast<int>(specs.size()));
-  for (LoadSpec& spec : specs) {
-    // Failures are logged by the registry and leave the model FAILED; nothing more to do here.
-    registry_->Load(std::move(spec),
-                    [&remaining](const absl::StatusOr<ModelInfo>&) { remaining.DecrementCount(); });
-  }
-  remaining.Wait();
-}
-
-void Daemon::LoadStartupModels(const DaemonOptions& options) {
-  std::vector<LoadSpec> repository_specs;
-  if (repository_.has_value() && !options.load_models.empty()) {
-    std::vector<std::string> names;
-    if (options.load_models == "all") {
-      absl::StatusOr<std::vector<std::string>> folders = repository_->ModelFolders();
-      if (folders.ok()) {
-        names = *std::move(folders);
-      } else {
-        spdlog::error("{}", folders.status().message());
-      }
-    } else {
-      names = absl::StrSplit(options.load_models, ',', absl::SkipEmpty());
-    }
-    for (const std::string& name : names) {
-      absl::StatusOr<RepositoryModel> model = repository_->Resolve(name);
-      absl::StatusOr<std::string> bytes =
-          model.ok() ? ReadFile(model->neff_path) : absl::StatusOr<std::string>(model.status());
-      if (!bytes.ok()) {
-        // Visible as FAILED, like a model the runtime refused; the others still load.
-        registry_->RecordFailure(ModelIdentity{name, "", "repository"}, bytes.status());
-        continue;
-      }
-      repository_specs.push_back(LoadSpecFromConfig(
-          model->config, std::make_shared<const std::string>(*std::move(bytes)), "repository",
-          /*persist=*/false));
-    }
-  }
-  LoadAndWait(std::move(repository_specs));
-
-  // Then what was loaded through the API before the restart: it is the newer intent, so it
-  // replaces a repository model of the same name.
-  if (store_ == nullptr) return;
-  std::vector<std::string> problems;
-  absl::StatusOr<std::vector<StoredModel>> stored = store_->List(&problems);
-  if (!stored.ok()) {
-    spdlog::error("cannot read the state directory: {}", stored.status().message());
-    return;
-  }
-  std::vector<LoadSpec> state_specs;
-  for (const StoredModel& model : *stored) {
-    v1::ModelConfig config;
-    if (!google::protobuf::TextFormat::ParseFromString(model.config_text, &config)) {
-      spdlog::error("model '{}' in the state directory has an unreadable config; skipped",
-                    model.name);
-      continue;
-    }
-    absl::StatusOr<std::string> bytes = store_->ReadNeff(model);
-    if (!bytes.ok()) {
-      spdlog::error("model '{}' in the state directory: {}", model.name, bytes.status().message());
-      continue;
-    }
-    state_specs.push_back(
-        LoadSpecFromConfig(config, std::make_shared<const std::string>(*std::move(bytes)), "state",
-                           /*persist=*/false));
-  }
-  if (!state_specs.empty()) {
-    spdlog::info("restoring {} model(s) from the state directory {}", state_specs.size(),
-                 store_->dir());
-  }
-  LoadAndWait(std::move(state_specs));
 }
 
 void Daemon::Shutdown(absl::Duration grace) {

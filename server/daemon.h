@@ -5,12 +5,20 @@
 // startup models, then report SERVING. Stop: Drain (NOT_SERVING at once, new requests
 // UNAVAILABLE, the open ones finish), then the reverse of the start, so nrt_close runs only
 // after the last call has finished and every model is unloaded.
+//
+// This file is the wiring: which parts exist, in which order they start and stop, and who
+// calls whom. What the parts do is in their own units: health_publisher.h (health to gRPC),
+// gauge_refresher.h (the scrape-time gauges), http_routes.h (the HTTP answers) and
+// startup_models.h (the models loaded at start).
+//
+// Thread safety: Start, Drain and Shutdown are made for one controlling thread (main.cc calls
+// them in that order from main); the const accessors are safe from any thread after Start.
+// Ownership: the Daemon owns every part it starts.
 #ifndef NEURON_SERVE_SERVER_DAEMON_H_
 #define NEURON_SERVE_SERVER_DAEMON_H_
 
 #include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,13 +36,13 @@
 #include "grpcpp/server.h"
 #include "server/access_log.h"
 #include "server/admission/drain_gate.h"
+#include "server/gauge_refresher.h"
 #include "server/http_server.h"
 #include "server/infer_context.h"
 #include "server/logging.h"
 #include "server/model_repository.h"
 #include "server/neuron_serving_service.h"
 #include "util/callback_relay.h"
-#include "util/mutex.h"
 
 namespace neuronserve {
 
@@ -82,16 +90,8 @@ class Daemon {
 
  private:
   Daemon() = default;
-  // The startup loads: the repository's (--load-models), then the state directory's; each
-  // model ends READY or FAILED, and a failure never stops the others.
-  void LoadStartupModels(const DaemonOptions& options);
-  // Loads every spec and waits until each has answered.
-  void LoadAndWait(std::vector<LoadSpec> specs);
+  // The HealthMonitor's inputs, from the daemon's current state.
   HealthInputs GatherHealth() const;
-  void PublishHealth(const std::string& service, bool serving, const HealthReport& report);
-  // Refreshes the gauges that describe current state, before each /metrics scrape.
-  void RefreshGauges();
-  std::map<std::string, HttpServer::Handler> HttpRoutes();
 
   // Declared in construction order; destroyed in reverse (the destructor first stops the
   // servers and the health monitor explicitly): the models before the runtime.
@@ -99,6 +99,8 @@ class Daemon {
   DeviceInventory inventory_;
   metrics::MetricsRegistry metrics_registry_;
   std::unique_ptr<ServingMetrics> metrics_;
+  // Refreshes the current-state gauges before each /metrics scrape.
+  std::unique_ptr<GaugeRefresher> gauges_;
   std::unique_ptr<AccessLog> access_log_;
   CallbackRelay state_changes_;
   DrainGate gate_;
@@ -114,12 +116,6 @@ class Daemon {
   std::string listening_address_;
   std::unique_ptr<HealthMonitor> health_;
   std::unique_ptr<HttpServer> http_;
-
-  // For the busy ratio: each core's busy seconds at the previous scrape, and when it was.
-  Mutex busy_mutex_;
-  std::vector<double> busy_at_last_scrape_ ABSL_GUARDED_BY(busy_mutex_);
-  absl::Time last_scrape_ ABSL_GUARDED_BY(busy_mutex_);
-  std::vector<double> last_busy_ratio_ ABSL_GUARDED_BY(busy_mutex_);
 };
 
 }  // namespace neuronserve

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <system_error>
 
 namespace neuronserve::testing {
@@ -22,5 +24,19 @@ TempDir::~TempDir() {
 }
 
 std::string TempDir::Join(const std::string& relative) const { return path_ + "/" + relative; }
+
+std::string TempDir::Write(const std::string& relative, const std::string& contents) const {
+  const std::string path = Join(relative);
+  std::error_code error;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+  out.close();
+  if (error || !out) {
+    std::cerr << "TempDir::Write: cannot write " << path << "\n";
+    std::abort();
+  }
+  return path;
+}
 
 }  // namespace neuronserve::testing

@@ -16,6 +16,10 @@ class TempDir {
   const std::string& path() const { return path_; }
   // path() + "/" + relative.
   std::string Join(const std::string& relative) const;
+  // Writes `contents` to Join(relative), creating the folders on the way; returns that path.
+  // Aborts naming the path when it cannot (this library does not link gtest, and a test that
+  // writes a file depends on it).
+  std::string Write(const std::string& relative, const std::string& contents) const;
 
  private:
   std::string path_;
