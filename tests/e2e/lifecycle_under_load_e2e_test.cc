@@ -357,9 +357,12 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0"}, {{"NRTSIM_CORES", "2"}}));
   v1::ModelConfig config = Config("m", "7");
   config.set_replicas(2);
-  ASSERT_TRUE(Upload(*daemon->stub, config, VersionNeff(false, 200000)).status.ok());
+  // 500 ms an execution: the unload must begin, and the model be seen UNLOADING, before the last
+  // round ends, however long queueing the requests takes on a loaded machine (with 200 ms, a slow
+  // start let the queue drain first).
+  ASSERT_TRUE(Upload(*daemon->stub, config, VersionNeff(false, 500000)).status.ok());
 
-  // 6 unary requests from threads and 2 on a stream: 4 rounds of 200 ms on 2 replicas.
+  // 6 unary requests from threads and 2 on a stream: 4 rounds of 500 ms on 2 replicas.
   constexpr int kUnary = 6;
   std::mt19937 random(7);
   std::vector<InFlight> unary(kUnary);
@@ -426,7 +429,7 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   ASSERT_TRUE(unloaded.ok()) << unloaded.error_message();
   EXPECT_EQ(unload_response.model().name(), "m");
   EXPECT_EQ(unload_response.model().version(), "7");
-  // It waited for the requests: at least the last round of 200 ms ran after it began.
+  // It waited for the requests: at least the last round of 500 ms ran after it began.
   EXPECT_GE(unload_returned - unload_started, absl::Milliseconds(250));
 
   // Every request in flight when the unload began completed, with the right values.
@@ -473,12 +476,16 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
 TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailable) {
   START_DAEMON(daemon, SimDaemonArgs({"--unload-timeout=300ms", "--http-listen=127.0.0.1:0"},
                                      {{"NRTSIM_CORES", "2"}}));
-  ASSERT_TRUE(Upload(*daemon->stub, Config("slow", "1"), VersionNeff(false, 500000)).status.ok());
+  // Request 0 must still be executing when the unload timeout (300 ms) ends, however long the
+  // test takes to queue the others behind it on a loaded machine: it runs for 2 s, so the queue
+  // has 1.7 s to fill (with 500 ms, a slow start let a queued request run and pass).
+  ASSERT_TRUE(
+      Upload(*daemon->stub, Config("slow", "1"), VersionNeff(false, 2000000)).status.ok());
   const std::vector<uint64_t> loaded = MemoryUsed(*daemon->stub);
   ASSERT_EQ(loaded.size(), 2u);
   EXPECT_EQ(loaded[0], ReplicaDeviceBytes());
 
-  // Request 0 executes (500 ms); 4 unary and 2 streamed requests queue behind it.
+  // Request 0 executes (2 s); 4 unary and 2 streamed requests queue behind it.
   constexpr int kUnary = 5;
   std::mt19937 random(11);
   std::vector<InFlight> unary(kUnary);
@@ -511,7 +518,7 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
   clients.JoinWithin(absl::Seconds(60), "requests to the unloaded model");
   ASSERT_TRUE(unloaded.ok()) << unloaded.error_message();
   EXPECT_EQ(unload_response.model().name(), "slow");
-  // It waited the timeout, then for the executing request (which ends ~500 ms after it began).
+  // It waited the timeout, then for the executing request (which ends ~2 s after it began).
   EXPECT_GE(unload_took, absl::Milliseconds(300));
 
   // The executing one completed; the queued ones did not run.
