@@ -143,8 +143,8 @@ absl::Status WriteFileAtomically(absl::string_view path, absl::string_view conte
   // the next counter value steps past it. EEXIST (ALREADY_EXISTS) comes only from the create.
   for (int attempt = 0; attempt < 16; ++attempt) {
     bool renamed = false;
-    status = WriteFileAtomically(target.string(), TemporaryPathFor(target), contents, 0666,
-                                 &renamed);
+    status =
+        WriteFileAtomically(target.string(), TemporaryPathFor(target), contents, 0666, &renamed);
     if (renamed) return absl::OkStatus();
     if (!absl::IsAlreadyExists(status)) return status;
   }

@@ -93,8 +93,7 @@ absl::StatusOr<ModelRecord> ParseModelRecord(absl::string_view text) {
   }
   record.neff_size = size->get<uint64_t>();
   if (json.contains("config_text")) {
-    if (absl::Status status = StringField(json, "config_text", &record.config_text);
-        !status.ok()) {
+    if (absl::Status status = StringField(json, "config_text", &record.config_text); !status.ok()) {
       return status;
     }
   } else {

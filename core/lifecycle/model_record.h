@@ -30,9 +30,9 @@ inline constexpr char kModelRecordFileName[] = "record.json";
 inline constexpr char kNeffFileSuffix[] = ".neff";
 
 struct ModelRecord {
-  std::string name;         // passes ValidateModelName
-  std::string version;      // passes ValidateModelVersion; may be empty
-  std::string neff_file;    // a NEFF file name in the model's directory (IsNeffFileName)
+  std::string name;       // passes ValidateModelName
+  std::string version;    // passes ValidateModelVersion; may be empty
+  std::string neff_file;  // a NEFF file name in the model's directory (IsNeffFileName)
   uint64_t neff_size = 0;
   std::string neff_sha256;  // 64 lower-case hex digits
   std::string config_text;  // opaque: any bytes

@@ -145,14 +145,16 @@ absl::Status ModelStore::CleanModelDir(const std::string& name) {
   absl::StatusOr<std::vector<std::string>> entries = ListDir(model_dir);
   if (!entries.ok()) return entries.status();
 
-  bool has_record = std::find(entries->begin(), entries->end(), kModelRecordFileName) != entries->end();
+  bool has_record =
+      std::find(entries->begin(), entries->end(), kModelRecordFileName) != entries->end();
   std::string referenced;  // the NEFF the record points to
   bool record_ok = false;
   if (has_record) {
     absl::StatusOr<ModelRecord> record = ReadModelRecord(JoinPath(model_dir, kModelRecordFileName));
     if (record.ok() && record->name != name) {
-      record = absl::DataLossError(absl::StrCat("record ", JoinPath(model_dir, kModelRecordFileName),
-                                                " names the model '", record->name, "'"));
+      record =
+          absl::DataLossError(absl::StrCat("record ", JoinPath(model_dir, kModelRecordFileName),
+                                           " names the model '", record->name, "'"));
     }
     if (record.ok()) {
       referenced = record->neff_file;
@@ -318,8 +320,9 @@ absl::StatusOr<std::vector<StoredModel>> ModelStore::List(
       continue;
     }
     if (record->name != name) {
-      report(absl::StrCat("model ", name, ": its record ", JoinPath(model_dir, kModelRecordFileName),
-                          " names the model '", record->name, "'"));
+      report(absl::StrCat("model ", name, ": its record ",
+                          JoinPath(model_dir, kModelRecordFileName), " names the model '",
+                          record->name, "'"));
       continue;
     }
     std::string neff_path = JoinPath(model_dir, record->neff_file);

@@ -16,8 +16,9 @@
 // record.json is the model's ModelRecord (its format: model_record.h).
 //
 // Every file is written atomically (util/durable_file.h): a temp file in the same directory,
-// write, fsync, rename over the final name, fsync the directory. Save writes the new NEFF first and the record second, and
-// deletes the old NEFF only after the new record is durable. A crash therefore leaves either
+// write, fsync, rename over the final name, fsync the directory. Save writes the new NEFF first and
+// the record second, and deletes the old NEFF only after the new record is durable. A crash
+// therefore leaves either
 //   - the old record, pointing at the old NEFF, which nothing touched (plus maybe a temp file or
 //     an unreferenced new NEFF), or
 //   - the new record, pointing at the new NEFF, which was durable before the record was renamed
@@ -38,9 +39,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/base/thread_annotations.h"
 #include "absl/types/span.h"
 #include "util/mutex.h"
 

@@ -134,7 +134,8 @@ TEST(ModelRecordTest, NeffFileNames) {
 TEST(ModelRecordTest, ReadNamesTheFileInParseErrors) {
   std::filesystem::path path =
       std::filesystem::temp_directory_path() /
-      absl::StrCat("model_record_test_", ::testing::UnitTest::GetInstance()->random_seed(), ".json");
+      absl::StrCat("model_record_test_", ::testing::UnitTest::GetInstance()->random_seed(),
+                   ".json");
   std::ofstream(path) << "[]";
   absl::StatusOr<ModelRecord> record = ReadModelRecord(path.string());
   EXPECT_EQ(record.status().code(), absl::StatusCode::kDataLoss);
