@@ -1,12 +1,14 @@
-// Durable file writes and the directory operations they need: a file written here is either
-// absent, or complete under its final name after a crash or a power cut (write to a temp file in
-// the same directory, fsync, rename over the final name, fsync the directory), never a prefix.
+// Durable file writes and the directory operations they need. Readers, and a crash or power cut,
+// see a file written here with its old contents (or absent) or its complete new contents, never
+// a prefix: write a temp file in the same directory, fsync, rename over the final name, fsync the
+// directory.
 // The daemon's model store keeps its records and NEFFs this way; neuronctl writes its model and
 // .npy files this way, because a daemon may be loading a file while neuronctl rewrites it.
 //
 // Errors are ErrnoError's (util/posix_file.h): "cannot <operation> <path>: <strerror>", with the
-// status code the errno maps to. Every function is thread-safe in the sense of the system calls
-// under it: two writers of the same path must still be kept apart by their caller.
+// status code the errno maps to. Thread-safe: no state is shared but an atomic counter of temp
+// file names. Concurrent writers of one path each put a complete file in place; the last rename
+// wins.
 #ifndef NEURON_SERVE_UTIL_DURABLE_FILE_H_
 #define NEURON_SERVE_UTIL_DURABLE_FILE_H_
 
