@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "util/posix_file.h"
+
 namespace neuronserve {
 namespace {
 
@@ -71,6 +73,18 @@ std::string Sha256Hex(absl::Span<const uint8_t> data) {
   Sha256 sha;
   sha.Update(data);
   return sha.FinalHex();
+}
+
+absl::StatusOr<FileSha256> Sha256OfFile(const std::string& path) {
+  FileSha256 digest;
+  Sha256 sha;
+  absl::Status read = ReadFileInChunks(path, [&](absl::string_view chunk) {
+    sha.Update(chunk);
+    digest.size += chunk.size();
+  });
+  if (!read.ok()) return read;
+  digest.hex = sha.FinalHex();
+  return digest;
 }
 
 }  // namespace neuronserve

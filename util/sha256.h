@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
@@ -50,6 +51,14 @@ class Sha256 {
 // One-shot digests: 64 lower-case hex digits.
 std::string Sha256Hex(absl::string_view data);
 std::string Sha256Hex(absl::Span<const uint8_t> data);
+
+// The SHA-256 of a file and its size, read in chunks (util/posix_file.h), so that a large file
+// is never in memory at once. Errors are ReadFileInChunks's.
+struct FileSha256 {
+  uint64_t size = 0;
+  std::string hex;  // 64 lower-case hex digits
+};
+absl::StatusOr<FileSha256> Sha256OfFile(const std::string& path);
 
 }  // namespace neuronserve
 

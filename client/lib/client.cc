@@ -9,7 +9,7 @@
 #include "client/lib/grpc_status.h"
 #include "client/lib/infer_codec.h"
 #include "client/lib/model_upload.h"
-#include "client/lib/sha256_digest.h"
+#include "util/sha256.h"
 
 namespace neuronserve::client {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "client/lib/sha256_digest.h"
+#include "util/sha256.h"
 
 namespace neuronserve::client {
 
@@ -68,7 +68,7 @@ ChunkSource SpanChunks(absl::Span<const uint8_t> bytes) {
 }
 
 absl::StatusOr<std::string> HashFile(FileReader& reader, uint64_t* size) {
-  Sha256Digest digest;
+  Sha256 digest;
   std::vector<uint8_t> buffer(kUploadChunkBytes);
   *size = 0;
   while (true) {
@@ -80,7 +80,7 @@ absl::StatusOr<std::string> HashFile(FileReader& reader, uint64_t* size) {
   }
   absl::Status rewound = reader.Rewind();
   if (!rewound.ok()) return rewound;
-  return digest.FinishHex();
+  return digest.FinalHex();
 }
 
 ChunkSource FileChunks(FileReader& reader, uint64_t total, std::vector<uint8_t>& buffer) {

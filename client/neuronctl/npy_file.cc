@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "client/common/atomic_file.h"
+#include "util/durable_file.h"
 
 namespace neuronserve::neuronctl {
 namespace {

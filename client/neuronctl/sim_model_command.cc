@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "client/common/atomic_file.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/output_format.h"
 #include "client/neuronctl/usage_error.h"
@@ -18,6 +17,7 @@
 #include "client/simmodel/mlp_model.h"
 #include "client/simmodel/sim_neff.h"
 #include "nlohmann/json.hpp"
+#include "util/durable_file.h"
 
 namespace neuronserve::neuronctl {
 namespace {

@@ -13,14 +13,12 @@
 // so a new NEFF never overwrites the file the current record points to, even when the bytes are
 // the same.
 //
-// record.json is one JSON object:
-//   {"format": 1, "name": ..., "version": ..., "neff_file": "<sha16>-<unique>.neff",
-//    "neff_size": <bytes>, "neff_sha256": "<64 hex>", "config_text": ..., "saved_at": RFC 3339}
-// A config_text that is not valid UTF-8 (JSON strings must be) is kept as "config_text_base64".
+// record.json is the model's ModelRecord (its format: model_record.h).
 //
-// Every file is written atomically: a temp file in the same directory, write, fsync, rename over
-// the final name, fsync the directory. Save writes the new NEFF first and the record second, and
-// deletes the old NEFF only after the new record is durable. A crash therefore leaves either
+// Every file is written atomically (util/durable_file.h): a temp file in the same directory,
+// write, fsync, rename over the final name, fsync the directory. Save writes the new NEFF first and
+// the record second, and deletes the old NEFF only after the new record is durable. A crash
+// therefore leaves either
 //   - the old record, pointing at the old NEFF, which nothing touched (plus maybe a temp file or
 //     an unreferenced new NEFF), or
 //   - the new record, pointing at the new NEFF, which was durable before the record was renamed
@@ -38,13 +36,14 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "util/mutex.h"
 
 namespace neuronserve {
 
@@ -58,7 +57,8 @@ struct StoredModel {
 };
 
 // Thread-safe: every call holds one mutex, so a List never sees a Save or Remove half done (and a
-// long List delays a Save; callers are few: startup, Load and Unload).
+// long List delays a Save; callers are few: startup, Load and Unload). Owns the lock on `dir`
+// for its lifetime; the StoredModels it returns are copies.
 class ModelStore {
  public:
   // Creates `dir` (and parents) if needed and locks it; deletes leftovers of interrupted writes
@@ -96,20 +96,22 @@ class ModelStore {
   ModelStore(std::string dir, int lock_fd);
 
   std::string ModelDir(const std::string& name) const;
-  // Open's sweep of one model directory. Requires mu_.
-  absl::Status CleanModelDir(const std::string& name);
-  // A fresh suffix for a NEFF or temp file name. Requires mu_.
-  std::string UniqueSuffix();
+  // Open's sweep of one model directory.
+  absl::Status CleanModelDir(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A fresh suffix for a NEFF or temp file name.
+  std::string UniqueSuffix() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A fresh temp file name for writing `target` in a model directory: ".<target>.<unique>.tmp".
+  std::string TempFileName(const std::string& target) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dir_;         // absolute, no trailing '/'
   const std::string models_dir_;  // dir_ + "/models"
   const int lock_fd_;
 
-  // std::mutex rather than absl::Mutex: Debian's Abseil is built without ThreadSanitizer
-  // support, so TSAN cannot see absl::Mutex's lock and unlock; it does see pthread mutexes.
-  mutable std::mutex mu_;
+  // Besides next_unique_, mu_ guards the directory tree under models_dir_: every read or change
+  // of it holds mu_, which is what makes Save, Remove and List atomic to each other.
+  mutable Mutex mu_;
   // Makes NEFF and temp file names unique within this process (with the time and pid).
-  uint64_t next_unique_ = 0;  // guarded by mu_
+  uint64_t next_unique_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace neuronserve

@@ -1,5 +1,7 @@
 #include "util/sha256.h"
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <utility>
@@ -90,6 +92,23 @@ TEST(Sha256Test, MoveKeepsTheStateAndLeavesAFreshDigest) {
   third = std::move(second);
   third.Update("abc");
   EXPECT_EQ(third.FinalHex(), Sha256Hex("abc"));
+}
+
+// Larger than one 1 MiB read, so the file is hashed in more than one piece.
+TEST(Sha256Test, FileDigestMatchesTheBytesAndCountsThem) {
+  std::mt19937 random(7);
+  std::string bytes((3 << 20) / 2 + 5, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(random());
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("sha256_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::ofstream(path, std::ios::binary) << bytes;
+  absl::StatusOr<FileSha256> digest = Sha256OfFile(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(digest.ok()) << digest.status();
+  EXPECT_EQ(digest->size, bytes.size());
+  EXPECT_EQ(digest->hex, Sha256Hex(bytes));
+  EXPECT_EQ(Sha256OfFile(path.string()).status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace
