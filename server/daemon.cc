@@ -57,8 +57,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   registry_options.max_queue = options.max_queue;
   registry_options.on_state_change = &daemon->state_changes_;
   registry_options.metrics = daemon->metrics_.get();
+  daemon->workers_ = std::make_unique<WorkerPool>(
+      daemon->inventory_.visible_cores, &daemon->state_changes_, daemon->metrics_.get());
   daemon->registry_ = std::make_unique<ModelRegistry>(
-      *daemon->runtime_, daemon->inventory_.visible_cores, daemon->store_.get(), registry_options);
+      *daemon->runtime_, *daemon->workers_, daemon->store_.get(), registry_options);
 
   ModelLoadingContext loading;
   loading.registry = daemon->registry_.get();

@@ -109,6 +109,7 @@ class Daemon {
   const absl::Time runtime_started_ = absl::Now();
   std::unique_ptr<ModelStore> store_;
   std::optional<ModelRepository> repository_;
+  std::unique_ptr<WorkerPool> workers_;  // before registry_, which borrows it
   std::unique_ptr<ModelRegistry> registry_;
   InferContext infer_context_;
   std::unique_ptr<NeuronServingService> service_;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/serving/loaded_model.h"
 
 namespace neuronserve {
 namespace {
@@ -84,6 +85,11 @@ absl::Status ValidateModelName(absl::string_view name) {
 absl::Status ValidateModelVersion(absl::string_view version) {
   if (version.empty()) return absl::OkStatus();
   return Validate("model version", version, kMaxModelVersionLength, /*empty_allowed=*/true);
+}
+
+std::string QuotedModel(const ModelIdentity& identity) {
+  if (identity.version.empty()) return absl::StrCat("'", identity.name, "'");
+  return absl::StrCat("'", identity.name, "' version '", identity.version, "'");
 }
 
 }  // namespace neuronserve

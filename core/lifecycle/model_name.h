@@ -7,11 +7,14 @@
 #define NEURON_SERVE_CORE_LIFECYCLE_MODEL_NAME_H_
 
 #include <cstddef>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace neuronserve {
+
+struct ModelIdentity;  // core/serving/loaded_model.h
 
 inline constexpr size_t kMaxModelNameLength = 128;
 inline constexpr size_t kMaxModelVersionLength = 64;
@@ -24,6 +27,9 @@ absl::Status ValidateModelName(absl::string_view name);
 
 // Empty (no version) is OK; otherwise the same rules as a name with at most 64 characters.
 absl::Status ValidateModelVersion(absl::string_view version);
+
+// How log lines and errors name a model: "'resnet'", or "'resnet' version '2'" when it has one.
+std::string QuotedModel(const ModelIdentity& identity);
 
 }  // namespace neuronserve
 

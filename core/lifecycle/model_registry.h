@@ -1,10 +1,18 @@
 // ModelRegistry: every model the daemon knows by name, and its lifecycle (see model_info.h for
-// the state machine). It owns the loaded versions, places their replicas with the
-// CoreAllocator, records API loads in the ModelStore, and hands out leases to requests.
+// the state machine). It owns the loaded versions, has the VersionLoader place and load them and
+// take them off the device again, records API loads in the ModelStore, and hands out leases to
+// requests.
 //
 // Loads and unloads run one at a time on the registry's own thread (SerialExecutor): callers,
 // such as gRPC handlers, submit and return at once, and are called back when the model is READY,
 // FAILED or gone. Reads (Get, List, Acquire) answer at once from the current state.
+//
+// Thread safety: every public method may be called from any thread. Callbacks run on the
+// registry thread (or at once, on the caller's, for a request refused up front) with no registry
+// lock held.
+//
+// Ownership: the registry borrows the runtime, the worker pool and the store (see the
+// constructor) and owns the core allocator and every loaded version.
 #ifndef NEURON_SERVE_CORE_LIFECYCLE_MODEL_REGISTRY_H_
 #define NEURON_SERVE_CORE_LIFECYCLE_MODEL_REGISTRY_H_
 
@@ -18,6 +26,7 @@
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
 #include "core/lifecycle/model_store.h"
+#include "core/lifecycle/version_loader.h"
 #include "core/nrt/nrt_runtime.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/model_info.h"
@@ -28,32 +37,18 @@
 
 namespace neuronserve {
 
-struct LoadSpec {
-  ModelIdentity identity;
-  std::shared_ptr<const std::string> neff;
-  uint32_t replicas = 1;              // used when start_cores is empty
-  std::vector<uint32_t> start_cores;  // explicit placement, one replica per start core
-  bool shared = false;
-  // Most requests waiting at once; 0: RegistryOptions::max_queue.
-  uint32_t max_queue = 0;
-  // Cores one replica occupies as the config declares it (0: not declared); used only when the
-  // runtime reports no core count of its own.
-  uint32_t declared_core_count = 0;
-  // Record the model in the store once READY, with this opaque config (the ModelConfig text).
-  bool persist = false;
-  std::string config_text;
-};
-
 struct RegistryOptions {
   // How long an unload (or a replaced version) waits for requests in flight before unloading.
   // After it, requests still queued get UNAVAILABLE; those executing always finish.
   absl::Duration drain_timeout = absl::Seconds(30);
   // A model's request queue bound when its config does not set one.
   uint32_t max_queue = 1024;
-  // Told after every change of a model's state and every core taken out of rotation, with no
-  // registry or worker lock held (nullable; must outlive the registry).
+  // Told after every change of a model's state, with no registry lock held (nullable; must
+  // outlive the registry). Cores taken out of rotation are told by the WorkerPool's own relay,
+  // which its creator passes (the daemon passes this same one).
   CallbackRelay* on_state_change = nullptr;
-  // Where requests and executions are counted (nullable; must outlive the registry).
+  // Where each model's requests are counted (nullable; must outlive the registry). Executions
+  // per core are counted by the WorkerPool's metrics, which its creator passes.
   ServingMetrics* metrics = nullptr;
 };
 
@@ -61,9 +56,13 @@ class ModelRegistry {
  public:
   using Callback = std::function<void(absl::StatusOr<ModelInfo>)>;
 
-  // `runtime` and `store` (nullable: no persistence) must outlive the registry.
-  ModelRegistry(const NrtRuntime& runtime, uint32_t core_count, ModelStore* store,
+  // `runtime`, `workers` and `store` (nullable: no persistence) must outlive the registry. The
+  // registry places replicas on cores [0, workers.core_count()) and runs every version's
+  // requests on `workers`; the pool may be shared with other readers (health, metrics).
+  ModelRegistry(const NrtRuntime& runtime, WorkerPool& workers, ModelStore* store,
                 RegistryOptions options = {});
+  ModelRegistry(const ModelRegistry&) = delete;
+  ModelRegistry& operator=(const ModelRegistry&) = delete;
   // Finishes queued lifecycle work, then unloads every model (the store keeps its records:
   // a restart loads them again).
   ~ModelRegistry();
@@ -90,7 +89,7 @@ class ModelRegistry {
 
   const CoreAllocator& allocator() const { return allocator_; }
   WorkerPool& workers() { return workers_; }
-  const WorkerPool& workers() const { return workers_; }
+  const WorkerPool& workers() const { return workers_; }  // the pool given at construction
 
  private:
   struct Entry {
@@ -104,29 +103,17 @@ class ModelRegistry {
   // Registry-thread halves of Load and Unload.
   void RunLoad(LoadSpec spec, Callback done);
   void RunUnload(const std::string& name, Callback done);
-  absl::StatusOr<std::shared_ptr<LoadedModel>> LoadReplicas(const LoadSpec& spec);
-  // Device tensors for each replica and the version's request queue.
-  absl::Status PrepareReplicas(const std::string& name, const ModelTensors& tensors,
-                               std::vector<std::unique_ptr<ModelReplica>>& replicas);
-  // Waits for the version's leases (up to the drain timeout; then the requests still queued
-  // get UNAVAILABLE and those executing finish), detaches it from the workers, unloads it and
-  // frees its cores.
-  void Retire(std::shared_ptr<LoadedModel> model);
-  // Retire's halves: waiting for the leases and detaching from the workers, then dropping the
-  // last reference (nrt_unload) and freeing the cores.
-  void Drain(LoadedModel& model);
-  void Destroy(std::shared_ptr<LoadedModel> model);
   ModelInfo Describe(const Entry& entry) const;
   void AnnounceStateChange() const {
     if (options_.on_state_change != nullptr) options_.on_state_change->Notify();
   }
 
-  const NrtRuntime& runtime_;
   ModelStore* const store_;
   const RegistryOptions options_;
-  CoreAllocator allocator_;
   // The core workers that execute every version's requests; outlives every loaded version.
-  WorkerPool workers_;
+  WorkerPool& workers_;
+  CoreAllocator allocator_;
+  VersionLoader loader_;  // after allocator_ and workers_, which it borrows
 
   mutable Mutex mutex_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mutex_);

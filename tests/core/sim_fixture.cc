@@ -1,7 +1,9 @@
 #include "tests/core/sim_fixture.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace neuronserve::testing {
@@ -13,6 +15,12 @@ std::unique_ptr<NrtRuntime> StartSimRuntime() {
   absl::StatusOr<std::unique_ptr<NrtRuntime>> runtime = NrtRuntime::Start(*std::move(library));
   EXPECT_TRUE(runtime.ok()) << runtime.status();
   return runtime.ok() ? *std::move(runtime) : nullptr;
+}
+
+void SimRuntimeTest::SetUp() {
+  setenv("NRTSIM_CORES", absl::StrCat(kSimCores).c_str(), 1);
+  runtime_ = StartSimRuntime();
+  ASSERT_NE(runtime_, nullptr);
 }
 
 SimLibraryPin::SimLibraryPin() : handle_(dlopen(SimLibraryPath(), RTLD_NOW)) {
@@ -41,5 +49,13 @@ nrtsim_stats_t SimStats() {
 }
 
 std::string SimNeff(const std::string& json) { return "NRTSIM1\n" + json; }
+
+std::shared_ptr<const std::string> ReluNeff(int nc_count) {
+  return std::make_shared<const std::string>(
+      SimNeff(absl::StrCat(R"({"nc_count": )", nc_count,
+                           R"(, "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+          "outputs": [{"name": "y", "dtype": "float32", "shape": [4]}],
+          "ops": [{"op": "relu", "inputs": ["x"], "output": "y"}]})")));
+}
 
 }  // namespace neuronserve::testing

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/nrt/nrt_runtime.h"
+#include "gtest/gtest.h"
 #include "sim/nrtsim_stats.h"
 
 namespace neuronserve::testing {
@@ -15,6 +16,15 @@ inline const char* SimLibraryPath() { return NRTSIM_LIBRARY_PATH; }
 
 // Opens the simulator with the binding and starts the runtime; fails the test on error.
 std::unique_ptr<NrtRuntime> StartSimRuntime();
+
+// A case on a simulated machine of kSimCores cores (NRTSIM_CORES is set for the process): the
+// runtime is started in SetUp and stopped with the fixture.
+class SimRuntimeTest : public ::testing::Test {
+ protected:
+  static constexpr uint32_t kSimCores = 4;
+  void SetUp() override;
+  std::unique_ptr<NrtRuntime> runtime_;
+};
 
 // Keeps libnrtsim.so mapped while alive, so its counters survive the binding's dlclose.
 class SimLibraryPin {
@@ -33,6 +43,10 @@ nrtsim_stats_t SimStats();
 
 // "NRTSIM1\n" + json.
 std::string SimNeff(const std::string& json);
+
+// The smallest useful model: y = relu(x), float32 [4] in and out, occupying `nc_count` cores per
+// replica; shared, as the load specs of the lifecycle tests take it.
+std::shared_ptr<const std::string> ReluNeff(int nc_count = 1);
 
 }  // namespace neuronserve::testing
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/serving/loaded_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -94,6 +95,11 @@ TEST(ModelVersionTest, AtMost64Characters) {
   absl::Status status = ValidateModelVersion(std::string(65, '1'));
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("empty or 1 to 64 characters"));
+}
+
+TEST(QuotedModelTest, NamesTheVersionOnlyWhenThereIsOne) {
+  EXPECT_EQ(QuotedModel(ModelIdentity{"resnet", "", "upload"}), "'resnet'");
+  EXPECT_EQ(QuotedModel(ModelIdentity{"resnet", "2", "state"}), "'resnet' version '2'");
 }
 
 }  // namespace

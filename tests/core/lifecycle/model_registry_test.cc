@@ -15,20 +15,11 @@ namespace neuronserve {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::SimNeff;
+using testing::ReluNeff;
 using testing::SimStats;
 
-std::shared_ptr<const std::string> Neff(int nc_count = 1, const std::string& extra = "") {
-  return std::make_shared<const std::string>(
-      SimNeff(absl::StrCat(R"({"nc_count": )", nc_count,
-                           R"(, "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
-          "outputs": [{"name": "y", "dtype": "float32", "shape": [4]}],
-          "ops": [{"op": "relu", "inputs": ["x"], "output": "y"}])",
-                           extra, "}")));
-}
-
 LoadSpec Spec(const std::string& name, const std::string& version = "",
-              std::shared_ptr<const std::string> neff = Neff()) {
+              std::shared_ptr<const std::string> neff = ReluNeff()) {
   LoadSpec spec;
   spec.identity = ModelIdentity{name, version, "upload"};
   spec.neff = std::move(neff);
@@ -57,18 +48,14 @@ absl::StatusOr<ModelInfo> UnloadSync(ModelRegistry& registry, const std::string&
   return result;
 }
 
-class ModelRegistryTest : public ::testing::Test {
+class ModelRegistryTest : public testing::SimRuntimeTest {
  protected:
-  void SetUp() override {
-    setenv("NRTSIM_CORES", "4", 1);
-    runtime_ = testing::StartSimRuntime();
-    ASSERT_NE(runtime_, nullptr);
-  }
-  std::unique_ptr<NrtRuntime> runtime_;
+  // Every registry of a case borrows it; it outlives them (a case's registries are locals).
+  WorkerPool workers_{kSimCores};
 };
 
 TEST_F(ModelRegistryTest, LoadGetAcquireUnload) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   absl::StatusOr<ModelInfo> info = LoadSync(registry, Spec("relu", "1"));
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->state, ModelState::kReady);
@@ -94,7 +81,7 @@ TEST_F(ModelRegistryTest, LoadGetAcquireUnload) {
 }
 
 TEST_F(ModelRegistryTest, UnloadWaitsForLeasesAndRefusesNewOnes) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   ASSERT_TRUE(LoadSync(registry, Spec("m")).ok());
   auto lease = std::make_unique<LoadedModel::Lease>(*registry.Acquire("m"));
 
@@ -117,7 +104,7 @@ TEST_F(ModelRegistryTest, UnloadWaitsForLeasesAndRefusesNewOnes) {
 }
 
 TEST_F(ModelRegistryTest, FailedLoadIsReportedAndUnloadable) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   auto bad = LoadSync(registry, Spec("bad", "", std::make_shared<const std::string>("junk")));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
@@ -134,7 +121,7 @@ TEST_F(ModelRegistryTest, FailedLoadIsReportedAndUnloadable) {
 }
 
 TEST_F(ModelRegistryTest, ReplacementSwitchesOnlyWhenReadyAndDrainsTheOldVersion) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   ASSERT_TRUE(LoadSync(registry, Spec("m", "1")).ok());
   LoadedModel::Lease old_lease = *registry.Acquire("m");
 
@@ -158,8 +145,8 @@ TEST_F(ModelRegistryTest, ReplacementSwitchesOnlyWhenReadyAndDrainsTheOldVersion
 }
 
 TEST_F(ModelRegistryTest, PlacementOfReplicasAndExhaustion) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
-  LoadSpec wide = Spec("wide", "", Neff(2));
+  ModelRegistry registry(*runtime_, workers_, nullptr);
+  LoadSpec wide = Spec("wide", "", ReluNeff(2));
   wide.replicas = 2;
   auto info = LoadSync(registry, std::move(wide));
   ASSERT_TRUE(info.ok()) << info.status();
@@ -181,7 +168,7 @@ TEST_F(ModelRegistryTest, PlacementOfReplicasAndExhaustion) {
 }
 
 TEST_F(ModelRegistryTest, ExplicitStartCoreOutOfRange) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   LoadSpec spec = Spec("m");
   spec.start_cores = {7};
   auto info = LoadSync(registry, std::move(spec));
@@ -191,7 +178,7 @@ TEST_F(ModelRegistryTest, ExplicitStartCoreOutOfRange) {
 }
 
 TEST_F(ModelRegistryTest, InvalidNamesAreRefusedAtOnce) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   auto info = LoadSync(registry, Spec("../etc"));
   EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(registry.List().empty());
@@ -203,7 +190,7 @@ TEST_F(ModelRegistryTest, PersistsApiLoadsAndForgetsUnloads) {
   auto store = ModelStore::Open(dir);
   ASSERT_TRUE(store.ok()) << store.status();
   {
-    ModelRegistry registry(*runtime_, 4, store->get());
+    ModelRegistry registry(*runtime_, workers_, store->get());
     LoadSpec spec = Spec("kept", "7");
     spec.persist = true;
     spec.config_text = "name: \"kept\"";
@@ -216,7 +203,7 @@ TEST_F(ModelRegistryTest, PersistsApiLoadsAndForgetsUnloads) {
   }
   // The registry's end (daemon shutdown) keeps the record; an unload removes it.
   ASSERT_EQ((*store)->List()->size(), 1u);
-  ModelRegistry registry(*runtime_, 4, store->get());
+  ModelRegistry registry(*runtime_, workers_, store->get());
   LoadSpec spec = Spec("kept");
   spec.persist = true;
   ASSERT_TRUE(LoadSync(registry, std::move(spec)).ok());
@@ -226,7 +213,7 @@ TEST_F(ModelRegistryTest, PersistsApiLoadsAndForgetsUnloads) {
 }
 
 TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   ASSERT_TRUE(LoadSync(registry, Spec("m", "0")).ok());
   std::atomic<bool> stop{false};
   std::atomic<int> acquired{0};
@@ -279,7 +266,7 @@ namespace neuronserve {
 namespace {
 
 TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
-  ModelRegistry registry(*runtime_, 4, nullptr);
+  ModelRegistry registry(*runtime_, workers_, nullptr);
   registry.RecordFailure(ModelIdentity{"broken", "", "repository"},
                          absl::InvalidArgumentError("config.pbtxt is not a valid ModelConfig"));
   auto info = registry.Get("broken");

@@ -179,7 +179,7 @@ class CoreWorkerTest : public ::testing::Test {
   }
 
   std::unique_ptr<ModelRegistry> NewRegistry(RegistryOptions options = {}) {
-    return std::make_unique<ModelRegistry>(*runtime_, kCores, nullptr, options);
+    return std::make_unique<ModelRegistry>(*runtime_, workers_, nullptr, options);
   }
 
   // A model built by hand (not by the registry), so that its replicas may differ: replica i is
@@ -221,6 +221,8 @@ class CoreWorkerTest : public ::testing::Test {
 
   std::unique_ptr<NrtRuntime> runtime_;
   std::optional<std::string> saved_cores_;
+  // Every registry of a case borrows it (NewRegistry); it outlives them.
+  WorkerPool workers_{kCores};
 };
 
 // (a) Several threads, two replicas: every answer is right for its own input, and both

@@ -1,0 +1,111 @@
+// VersionLoader: brings one version of a model onto the device and takes it off again; the
+// model registry (model_registry.h) decides when, this unit knows how.
+//
+// Loading (Load, then Attach): place the replicas with the CoreAllocator (the core count of one
+// replica is known only after a first nrt_load, so that load is a probe on the first core the
+// model may use), one nrt_load per replica at its range's start core, the replica tensors of
+// each, and the LoadedModel with its request queue ringing the workers of those cores. Attach
+// then binds the replicas to the workers. A failed load leaves nothing behind: no replica stays
+// loaded and no core stays reserved.
+//
+// Unloading (Drain, then Unload; or Retire for both): wait for the version's leases up to the
+// drain timeout (then the requests still queued get UNAVAILABLE and those executing finish),
+// close its queue, detach it from the workers; then drop the last reference (nrt_unload of
+// every replica) and release its placement.
+//
+// Errors name the model and say what to change: INVALID_ARGUMENT for an explicit start core
+// that does not exist or leaves too few cores, RESOURCE_EXHAUSTED when no core may be used,
+// FAILED_PRECONDITION when the core count of a replica cannot be told, and the runtime's own
+// code (mapped by core/nrt) for a failed nrt_load or tensor allocation.
+//
+// Thread safety: the loader keeps no state of its own; the allocator and the worker pool lock
+// for themselves, so every method may be called from any thread. Two loads at once may race for
+// the same free cores between the probe and the placement (one then fails RESOURCE_EXHAUSTED);
+// the registry avoids that by loading one version at a time on its own thread.
+//
+// Ownership: the loader borrows the runtime, the allocator, the worker pool and the metrics,
+// which must outlive it and every version it loaded. The LoadedModel it returns is the
+// caller's; Unload must be given the last reference.
+#ifndef NEURON_SERVE_CORE_LIFECYCLE_VERSION_LOADER_H_
+#define NEURON_SERVE_CORE_LIFECYCLE_VERSION_LOADER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/lifecycle/core_allocator.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/nrt/nrt_runtime.h"
+#include "core/serving/loaded_model.h"
+#include "core/serving/worker_pool.h"
+
+namespace neuronserve {
+
+struct LoadSpec {
+  ModelIdentity identity;
+  std::shared_ptr<const std::string> neff;
+  uint32_t replicas = 1;              // used when start_cores is empty
+  std::vector<uint32_t> start_cores;  // explicit placement, one replica per start core
+  bool shared = false;
+  // Most requests waiting at once; 0: VersionLoaderOptions::max_queue.
+  uint32_t max_queue = 0;
+  // Cores one replica occupies as the config declares it (0: not declared); used only when the
+  // runtime reports no core count of its own.
+  uint32_t declared_core_count = 0;
+  // Record the model in the store once READY, with this opaque config (the ModelConfig text).
+  // The registry does that; the loader ignores both.
+  bool persist = false;
+  std::string config_text;
+};
+
+struct VersionLoaderOptions {
+  // How long Drain waits for requests in flight before answering the queued ones UNAVAILABLE.
+  absl::Duration drain_timeout = absl::Seconds(30);
+  // A version's request queue bound when its LoadSpec does not set one.
+  uint32_t max_queue = 1024;
+  // Where each loaded version's requests are counted (nullable).
+  ServingMetrics* metrics = nullptr;
+};
+
+class VersionLoader {
+ public:
+  VersionLoader(const NrtRuntime& runtime, CoreAllocator& allocator, WorkerPool& workers,
+                VersionLoaderOptions options);
+  VersionLoader(const VersionLoader&) = delete;
+  VersionLoader& operator=(const VersionLoader&) = delete;
+
+  // Places and loads every replica of `spec` and builds the version, not yet attached to the
+  // workers. The placement's owner is spec.identity.name, so versions of one model may share
+  // cores with each other.
+  absl::StatusOr<std::shared_ptr<LoadedModel>> Load(const LoadSpec& spec);
+  // Binds the loaded version's replicas to the workers of their cores; before this no worker
+  // takes its requests.
+  void Attach(LoadedModel& model);
+
+  // Waits until no lease of `model` is out (see the top of this file), then detaches it from
+  // the workers. Its queue refuses new requests afterwards. Blocks for up to the drain timeout
+  // plus the longest execution in progress.
+  void Drain(LoadedModel& model);
+  // Drops `model`, which must be the last reference to a drained version (nrt_unload of every
+  // replica), and releases its cores.
+  void Unload(std::shared_ptr<LoadedModel> model);
+  // Drain, then Unload.
+  void Retire(std::shared_ptr<LoadedModel> model);
+
+ private:
+  // Device tensors for each replica.
+  absl::Status BindTensors(const std::string& name, const ModelTensors& tensors,
+                           std::vector<std::unique_ptr<ModelReplica>>& replicas);
+
+  const NrtRuntime& runtime_;
+  CoreAllocator& allocator_;
+  WorkerPool& workers_;
+  const VersionLoaderOptions options_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_LIFECYCLE_VERSION_LOADER_H_
