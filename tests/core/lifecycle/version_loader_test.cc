@@ -1,0 +1,172 @@
+// VersionLoader on its own, without the registry: placement, the replicas and their tensors on
+// the simulated runtime (through the real binding), failed loads that leave nothing behind, and
+// draining and unloading a version.
+#include "core/lifecycle/version_loader.h"
+
+#include <atomic>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/core/sim_fixture.h"
+
+namespace neuronserve {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::ReluNeff;
+using testing::SimStats;
+
+LoadSpec SpecOf(const std::string& name, std::shared_ptr<const std::string> neff) {
+  LoadSpec spec;
+  spec.identity = ModelIdentity{name, "1", "upload"};
+  spec.neff = std::move(neff);
+  return spec;
+}
+
+class VersionLoaderTest : public testing::SimRuntimeTest {
+ protected:
+  VersionLoader NewLoader(VersionLoaderOptions options = {}) {
+    return VersionLoader(*runtime_, allocator_, workers_, options);
+  }
+
+  CoreAllocator allocator_{kSimCores};
+  WorkerPool workers_{kSimCores};
+};
+
+TEST_F(VersionLoaderTest, LoadsEveryReplicaWithItsTensorsAndRetireTakesThemOff) {
+  VersionLoader loader = NewLoader();
+  LoadSpec spec = SpecOf("wide", ReluNeff(2));
+  spec.replicas = 2;
+  absl::StatusOr<std::shared_ptr<LoadedModel>> model = loader.Load(spec);
+  ASSERT_TRUE(model.ok()) << model.status();
+
+  const LoadedModel& loaded = **model;
+  EXPECT_EQ(loaded.identity().name, "wide");
+  ASSERT_EQ(loaded.replicas().size(), 2u);
+  EXPECT_EQ(loaded.replicas()[0]->cores.start, 0u);
+  EXPECT_EQ(loaded.replicas()[0]->cores.count, 2u);
+  EXPECT_EQ(loaded.replicas()[1]->cores.start, 2u);
+  for (const auto& replica : loaded.replicas()) {
+    EXPECT_NE(replica->model.get(), nullptr);
+    EXPECT_EQ(replica->tensors.inputs.size(), 1u);
+    EXPECT_EQ(replica->tensors.outputs.size(), 1u);
+  }
+  ASSERT_EQ(loaded.inputs().size(), 1u);
+  EXPECT_EQ(loaded.inputs()[0].name, "x");
+  ASSERT_NE(loaded.queue(), nullptr);
+  EXPECT_FALSE(loaded.queue()->closed());
+  // The probe load of the first replica became that replica: two replicas, two loads.
+  EXPECT_EQ(SimStats().live_models, 2u);
+  EXPECT_TRUE(allocator_.FreeCores().empty());
+
+  loader.Attach(**model);
+  loader.Retire(*std::move(model));
+  EXPECT_EQ(SimStats().live_models, 0u);
+  EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+}
+
+TEST_F(VersionLoaderTest, AFailedLoadLeavesNoReplicaAndNoCoreBehind) {
+  VersionLoader loader = NewLoader();
+  absl::StatusOr<std::shared_ptr<LoadedModel>> junk =
+      loader.Load(SpecOf("bad", std::make_shared<const std::string>("junk")));
+  ASSERT_FALSE(junk.ok());
+  EXPECT_EQ(junk.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(junk.status().message(), HasSubstr("model 'bad'"));
+  EXPECT_THAT(junk.status().message(), HasSubstr("NRT_INVALID"));
+  EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+
+  // The probe on core 0 loads; the placement then refuses start core 3 for a 2-core replica.
+  LoadSpec spec = SpecOf("wide", ReluNeff(2));
+  spec.start_cores = {0, 3};
+  absl::StatusOr<std::shared_ptr<LoadedModel>> refused = loader.Load(spec);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("'wide'"));
+  EXPECT_EQ(SimStats().live_models, 0u);
+  EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+}
+
+TEST_F(VersionLoaderTest, AStartCoreThatDoesNotExistIsTheRequestsFault) {
+  VersionLoader loader = NewLoader();
+  LoadSpec spec = SpecOf("m", ReluNeff());
+  spec.start_cores = {7};
+  absl::StatusOr<std::shared_ptr<LoadedModel>> model = loader.Load(spec);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("model 'm': start core 7 does not exist (this daemon has cores 0-3)"));
+}
+
+TEST_F(VersionLoaderTest, VersionsOfOneModelShareCoresOtherModelsDoNot) {
+  VersionLoader loader = NewLoader();
+  absl::StatusOr<std::shared_ptr<LoadedModel>> v1 = loader.Load(SpecOf("m", ReluNeff()));
+  LoadSpec second = SpecOf("m", ReluNeff());
+  second.identity.version = "2";
+  absl::StatusOr<std::shared_ptr<LoadedModel>> v2 = loader.Load(second);
+  absl::StatusOr<std::shared_ptr<LoadedModel>> other = loader.Load(SpecOf("other", ReluNeff()));
+  ASSERT_TRUE(v1.ok() && v2.ok() && other.ok());
+  EXPECT_EQ((*v1)->replicas()[0]->cores.start, 0u);
+  EXPECT_EQ((*v2)->replicas()[0]->cores.start, 0u);
+  EXPECT_EQ((*other)->replicas()[0]->cores.start, 1u);
+  EXPECT_THAT(allocator_.FreeCores(), ElementsAre(2u, 3u));
+
+  // Unloading one version releases its own placement only.
+  loader.Retire(*std::move(v1));
+  EXPECT_THAT(allocator_.FreeCores(), ElementsAre(2u, 3u));
+  loader.Retire(*std::move(v2));
+  loader.Retire(*std::move(other));
+  EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+  EXPECT_EQ(SimStats().live_models, 0u);
+}
+
+TEST_F(VersionLoaderTest, QueueBoundAndMetricsComeFromTheOptionsUnlessTheSpecSetsThem) {
+  metrics::MetricsRegistry registry;
+  ServingMetrics metrics(registry);
+  VersionLoader counted = NewLoader({absl::Seconds(30), 5, &metrics});
+  absl::StatusOr<std::shared_ptr<LoadedModel>> model = counted.Load(SpecOf("m", ReluNeff()));
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->queue()->capacity(), 5u);
+  EXPECT_NE((*model)->request_metrics(), nullptr);
+  counted.Retire(*std::move(model));
+
+  VersionLoader uncounted = NewLoader();
+  LoadSpec bounded = SpecOf("m", ReluNeff());
+  bounded.max_queue = 3;
+  model = uncounted.Load(bounded);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->queue()->capacity(), 3u);
+  EXPECT_EQ((*model)->request_metrics(), nullptr);
+  uncounted.Retire(*std::move(model));
+}
+
+// Past the drain timeout, Drain still waits for the leases that are out (their requests may be
+// executing, and an execution on the device cannot be cut short), then closes the queue.
+TEST_F(VersionLoaderTest, DrainWaitsForEveryLeaseEvenPastTheTimeoutThenClosesTheQueue) {
+  VersionLoader loader = NewLoader({absl::Milliseconds(20), 1024, nullptr});
+  absl::StatusOr<std::shared_ptr<LoadedModel>> model = loader.Load(SpecOf("m", ReluNeff()));
+  ASSERT_TRUE(model.ok()) << model.status();
+  loader.Attach(**model);
+
+  std::atomic<bool> released{false};
+  auto lease = std::make_unique<LoadedModel::Lease>(*model);
+  std::thread holder([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the drain timeout
+    released = true;
+    lease.reset();
+  });
+  loader.Drain(**model);
+  // Whatever the scheduling, Drain cannot have returned before the lease was let go.
+  EXPECT_TRUE(released.load());
+  holder.join();
+  EXPECT_TRUE((*model)->queue()->closed());
+  EXPECT_EQ(SimStats().live_models, 1u);  // drained, not yet unloaded
+
+  loader.Unload(*std::move(model));
+  EXPECT_EQ(SimStats().live_models, 0u);
+  EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+}
+
+}  // namespace
+}  // namespace neuronserve
