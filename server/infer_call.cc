@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/serving/request_outcome.h"
 #include "core/serving/request_validation.h"
 
 namespace neuronserve {
@@ -155,11 +156,7 @@ absl::Status InferCall::Bind(const InferContext& context, const v1::InferRequest
     }
     return absl::OkStatus();
   }();
-  if (!status.ok()) {
-    model.requests_failed().fetch_add(1, std::memory_order_relaxed);
-    ReleaseModel();
-  }
-  return status;
+  return status;  // on an error FillResponse counts it and lets the model go
 }
 
 void InferCall::BeginUnbound(const InferContext& context, const v1::InferRequest& request,
@@ -173,12 +170,7 @@ void InferCall::BeginUnbound(const InferContext& context, const v1::InferRequest
 }
 
 absl::Status InferCall::Submit() {
-  absl::Status queued = lease_->queue()->Push(this);
-  if (!queued.ok()) {
-    lease_->requests_failed().fetch_add(1, std::memory_order_relaxed);
-    ReleaseModel();
-  }
-  return queued;
+  return lease_->queue()->Push(this);  // on an error FillResponse counts it
 }
 
 absl::Span<uint8_t> InferCall::Output(size_t index) {
@@ -225,9 +217,11 @@ void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& 
   timing_ = timing;
   total_ = absl::Now() - started_;
   if (!status.ok()) bytes_out_ = 0;
+  // The outcome is counted here and nowhere else; then the call needs the model no more.
+  RecordRequestOutcome(lease_ ? &*lease_ : nullptr, request_metrics_, status.code());
+  lease_ = LoadedModel::Lease();  // an unload waits for it
   if (request_metrics_ == nullptr) return;
   const ModelRequestMetrics& metrics = *request_metrics_;
-  metrics.CountRequest(status.code());
   metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));
   if (timing.queued > absl::ZeroDuration()) {
     metrics.queue_seconds->Observe(absl::ToDoubleSeconds(timing.queued));

@@ -24,30 +24,31 @@ namespace neuronserve {
 class InferCall : public InferenceJob {
  public:
   // Validates `request` against the model it names and prepares `response` (id, model, and
-  // the wanted outputs' names and shapes). Both messages must outlive the call.
+  // the wanted outputs' names and shapes). Both messages must outlive the call. On an error
+  // the call keeps its lease (if it found the model) until FillResponse.
   absl::Status Bind(const InferContext& context, const v1::InferRequest& request,
                     v1::InferResponse& response);
   // What Bind does first, alone: for a call refused before it could look at the model (the
   // daemon is draining). The caller then answers it through FillResponse.
   void BeginUnbound(const InferContext& context, const v1::InferRequest& request,
                     v1::InferResponse& response);
-  // Queues the bound call for the model's cores. On an error the call was not queued.
+  // Queues the bound call for the model's cores. On an error the call was not queued (the
+  // caller answers it through FillResponse).
   absl::Status Submit();
 
   absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
   absl::Span<uint8_t> Output(size_t index) override;
 
   // Records the timing in the response, and on an error drops any partial outputs; counts
-  // the outcome in the metrics. Every call's outcome passes here exactly once (Bind and
-  // Submit errors included), before ReleaseModel.
+  // the outcome (RecordRequestOutcome: the model's succeeded/failed and the metrics), then
+  // lets the model go (an unload waits for it). Every call's outcome passes here exactly once
+  // (Bind and Submit errors included): the one place a call's outcome is counted.
   void FillResponse(const absl::Status& status, const ExecutionTiming& timing);
   // The access log line of the finished call, when the daemon keeps one. The response must
   // still exist.
   void LogAccess(std::string_view method, std::string_view peer) const;
 
  protected:
-  // Lets the model go (an unload waits for it): call once the call needs the model no more.
-  void ReleaseModel() { lease_ = LoadedModel::Lease(); }
   v1::InferResponse* response() const { return response_; }
 
  private:
@@ -55,7 +56,7 @@ class InferCall : public InferenceJob {
   void FinishOutputs();
 
   const InferContext* context_ = nullptr;
-  LoadedModel::Lease lease_;
+  LoadedModel::Lease lease_;  // from Bind until FillResponse
   // The model version's metrics once the lease is taken, else the unknown model's.
   const ModelRequestMetrics* request_metrics_ = nullptr;
   v1::InferResponse* response_ = nullptr;

@@ -25,8 +25,7 @@ bool InferStreamReactor::StreamedCall::Cancelled() const {
 
 void InferStreamReactor::StreamedCall::Complete(absl::Status status,
                                                 const ExecutionTiming& timing) {
-  FillResponse(status, timing);
-  ReleaseModel();
+  FillResponse(status, timing);  // counts the outcome and lets the model go
   stream_->Respond(this, status);
 }
 

@@ -28,8 +28,7 @@ InferUnaryReactor* InferUnaryReactor::Start(const InferContext& infer,
 }
 
 void InferUnaryReactor::Complete(absl::Status status, const ExecutionTiming& timing) {
-  FillResponse(status, timing);
-  ReleaseModel();
+  FillResponse(status, timing);  // counts the outcome and lets the model go
   Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
 }
 

@@ -108,7 +108,7 @@ void LoadModelReactor::OnEndOfStream() {
     }
     v1::ModelConfig config = MergeConfig(model->config, header_.config());
     StartLoad(LoadSpecFromConfig(config, std::make_shared<const std::string>(*std::move(bytes)),
-                                 "repository", /*persist=*/true));
+                                 ModelSource::kRepository, /*persist=*/true));
     return;
   }
   const std::string& name = header_.config().name();
@@ -126,7 +126,7 @@ void LoadModelReactor::OnEndOfStream() {
     return;
   }
   StartLoad(LoadSpecFromConfig(header_.config(),
-                               std::make_shared<const std::string>(std::move(neff_)), "upload",
+                               std::make_shared<const std::string>(std::move(neff_)), ModelSource::kUpload,
                                /*persist=*/true));
 }
 

@@ -5,7 +5,7 @@
 namespace neuronserve {
 
 LoadSpec LoadSpecFromConfig(const v1::ModelConfig& config, std::shared_ptr<const std::string> neff,
-                            const std::string& source, bool persist) {
+                            ModelSource source, bool persist) {
   LoadSpec spec;
   spec.identity = ModelIdentity{config.name(), config.version(), source};
   spec.neff = std::move(neff);

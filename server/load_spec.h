@@ -10,10 +10,10 @@
 
 namespace neuronserve {
 
-// `source` is "upload", "repository" or "state"; `persist` records the model in the state
+// `source`: where the bytes came from; `persist` records the model in the state
 // directory once READY (the config travels with it in text format).
 LoadSpec LoadSpecFromConfig(const v1::ModelConfig& config, std::shared_ptr<const std::string> neff,
-                            const std::string& source, bool persist);
+                            ModelSource source, bool persist);
 
 // `base` with every field `overrides` sets (name, version, placement, queue, core count) replaced.
 v1::ModelConfig MergeConfig(v1::ModelConfig base, const v1::ModelConfig& overrides);

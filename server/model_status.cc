@@ -30,7 +30,7 @@ v1::ModelStatus ToModelStatus(const ModelInfo& info) {
   v1::ModelStatus status;
   status.set_name(info.identity.name);
   status.set_version(info.identity.version);
-  status.set_source(info.identity.source);
+  status.set_source(std::string(ModelSourceName(info.identity.source)));
   status.set_state(ToProto(info.state));
   status.set_error(info.error);
   for (const ReplicaInfo& replica : info.replicas) {

@@ -38,7 +38,7 @@ std::string ModelsJson(const std::vector<ModelInfo>& models, const HealthReport&
         {"state", std::string(ModelStateName(model.state))},
         {"serving", serving != health.models.end() && serving->second},
         {"error", model.error},
-        {"source", model.identity.source},
+        {"source", std::string(ModelSourceName(model.identity.source))},
         {"replicas", std::move(replicas)},
         {"queue_depth", model.queue_depth},
         {"requests_succeeded", model.requests_succeeded},

@@ -47,12 +47,12 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
     absl::StatusOr<std::string> bytes =
         model.ok() ? ReadFile(model->neff_path) : absl::StatusOr<std::string>(model.status());
     if (!bytes.ok()) {
-      failures->push_back(StartupFailure{ModelIdentity{name, "", "repository"}, bytes.status()});
+      failures->push_back(StartupFailure{ModelIdentity{name, "", ModelSource::kRepository}, bytes.status()});
       continue;
     }
     specs.push_back(LoadSpecFromConfig(model->config,
                                        std::make_shared<const std::string>(*std::move(bytes)),
-                                       "repository", /*persist=*/false));
+                                       ModelSource::kRepository, /*persist=*/false));
   }
   return specs;
 }
@@ -79,7 +79,7 @@ std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store) {
     }
     specs.push_back(LoadSpecFromConfig(config,
                                        std::make_shared<const std::string>(*std::move(bytes)),
-                                       "state", /*persist=*/false));
+                                       ModelSource::kState, /*persist=*/false));
   }
   return specs;
 }

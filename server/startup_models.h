@@ -24,7 +24,7 @@ namespace neuronserve {
 
 // A repository model named at startup that could not be resolved or read.
 struct StartupFailure {
-  ModelIdentity identity;  // {name, "", "repository"}
+  ModelIdentity identity;  // {name, "", ModelSource::kRepository}
   absl::Status error;
 };
 

@@ -220,7 +220,7 @@ void VersionLoader::Drain(LoadedModel& version) {
                  QuotedModel(model->identity()), model->leases(),
                  absl::FormatDuration(options_.drain_timeout), waiting.size());
     for (InferenceJob* job : waiting) {
-      model->requests_failed().fetch_add(1, std::memory_order_relaxed);
+      // The job's owner counts the outcome (core/serving/request_outcome.h).
       job->Complete(absl::UnavailableError(absl::StrCat(
                         "model ", QuotedModel(model->identity()), " was unloaded after waiting ",
                         absl::FormatDuration(options_.drain_timeout),

@@ -112,15 +112,9 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
   timing.queued = started - job->enqueued_at;
 
   // Everything the job needs from the model is done before Complete(): after it the job's
-  // owner may release the last lease, and the model may be unloaded.
-  auto finish = [&](absl::Status status) {
-    if (status.ok()) {
-      model.requests_succeeded().fetch_add(1, std::memory_order_relaxed);
-    } else {
-      model.requests_failed().fetch_add(1, std::memory_order_relaxed);
-    }
-    job->Complete(std::move(status), timing);
-  };
+  // owner may release the last lease, and the model may be unloaded. The owner counts the
+  // outcome (RecordRequestOutcome, core/serving/request_outcome.h), not the worker.
+  auto finish = [&](absl::Status status) { job->Complete(std::move(status), timing); };
 
   if (job->Cancelled()) {
     finish(absl::CancelledError(absl::StrCat("model '", name,

@@ -34,7 +34,9 @@ class InferenceJob {
   // True once the caller has given up; checked before the job touches the device.
   virtual bool Cancelled() const = 0;
   // The outcome, exactly once, on a worker thread (or on the thread that closed the queue).
-  // Core code never touches the job after calling it: the owner may destroy it inside.
+  // Core code never touches the job after calling it: the owner may destroy it inside. Core
+  // does not count the outcome: the owner records it (RecordRequestOutcome,
+  // core/serving/request_outcome.h) before it lets its lease on the model go.
   virtual void Complete(absl::Status status, const ExecutionTiming& timing) = 0;
 
   // A job still queued at its deadline is answered DEADLINE_EXCEEDED and never runs.

@@ -2,6 +2,18 @@
 
 namespace neuronserve {
 
+absl::string_view ModelSourceName(ModelSource source) {
+  switch (source) {
+    case ModelSource::kUpload:
+      return "upload";
+    case ModelSource::kRepository:
+      return "repository";
+    case ModelSource::kState:
+      return "state";
+  }
+  return "unknown";
+}
+
 struct LoadedModel::LeaseCount {
   Mutex mutex;
   int leases ABSL_GUARDED_BY(mutex) = 0;

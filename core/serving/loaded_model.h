@@ -1,5 +1,7 @@
 // LoadedModel: one READY version of a model — its replicas (each an nrt_load on its own core
-// range), its tensors as the runtime describes them, and its request counters.
+// range), its tensors as the runtime describes them, and its request counters (counted only by
+// RecordRequestOutcome, core/serving/request_outcome.h). ModelIdentity: a version's name,
+// version and where it came from (ModelSource).
 //
 // Requests hold a Lease while they use the model; the registry unloads a version only after its
 // last lease is gone (or a timeout), so no execution ever runs on an unloaded model.
@@ -12,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/nrt/nrt_handles.h"
@@ -42,10 +46,21 @@ struct ModelTensors {
   std::vector<TensorSpec> outputs;
 };
 
+// Where a model version's bytes came from.
+enum class ModelSource {
+  kUpload,      // streamed by a LoadModel call
+  kRepository,  // read from the model repository (LoadModel by name, or --load-models)
+  kState,       // restored from the state directory at startup
+};
+
+// The API's name of `source` ("upload", "repository", "state"): ModelStatus.source, the
+// "source" of /v1/models, and the logs.
+absl::string_view ModelSourceName(ModelSource source);
+
 struct ModelIdentity {
   std::string name;
   std::string version;
-  std::string source;  // "upload", "repository" or "state"
+  ModelSource source = ModelSource::kUpload;
 };
 
 class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
@@ -89,8 +104,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   const ModelRequestMetrics* request_metrics() const { return request_metrics_; }
   void set_request_metrics(const ModelRequestMetrics* metrics) { request_metrics_ = metrics; }
 
-  std::atomic<uint64_t>& requests_succeeded() { return requests_succeeded_; }
-  std::atomic<uint64_t>& requests_failed() { return requests_failed_; }
+  // Requests answered OK / with an error, as RecordRequestOutcome counted them.
   uint64_t requests_succeeded() const { return requests_succeeded_.load(); }
   uint64_t requests_failed() const { return requests_failed_.load(); }
 
@@ -99,6 +113,10 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   int leases() const;
 
  private:
+  // The only writer of the request counters.
+  friend void RecordRequestOutcome(LoadedModel* model, const ModelRequestMetrics* metrics,
+                                   absl::StatusCode code);
+
   ModelIdentity identity_;
   std::vector<std::unique_ptr<ModelReplica>> replicas_;
   ModelTensors tensors_;

@@ -61,7 +61,7 @@ void WorkerPool::MarkCoresUnhealthy(const CoreRange& cores, const std::string& w
     healthy_[core].store(false, std::memory_order_release);
   }
   // Jobs that can no longer run anywhere; answered once no lock is held.
-  std::vector<std::pair<LoadedModel*, InferenceJob*>> stranded;
+  std::vector<InferenceJob*> stranded;
   {
     MutexLock lock(&mutex_);
     for (const std::unique_ptr<CoreWorker>& worker : workers_) {
@@ -71,13 +71,13 @@ void WorkerPool::MarkCoresUnhealthy(const CoreRange& cores, const std::string& w
                               cores.start < replica.cores.start + replica.cores.count;
         if (!overlaps || !replica.healthy.exchange(false)) return;
         for (InferenceJob* job : model.queue()->ReplicaLost(why)) {
-          stranded.emplace_back(&model, job);
+          stranded.push_back(job);
         }
       });
     }
   }
-  for (auto [model, job] : stranded) {
-    model->requests_failed().fetch_add(1, std::memory_order_relaxed);
+  for (InferenceJob* job : stranded) {
+    // The job's owner counts the outcome (core/serving/request_outcome.h).
     job->Complete(absl::UnavailableError(absl::StrCat(
                       "no healthy replica left to run the request: ", why)),
                   ExecutionTiming{absl::Now() - job->enqueued_at, absl::ZeroDuration()});

@@ -29,7 +29,7 @@ class GaugeRefresherTest : public ::testing::Test {
 
   static ModelInfo Model(const std::string& name, ModelState state, size_t queue_depth = 0) {
     ModelInfo model;
-    model.identity = {name, "1", "repository"};
+    model.identity = {name, "1", ModelSource::kRepository};
     model.state = state;
     model.queue_depth = queue_depth;
     model.load_duration = absl::Milliseconds(1500);

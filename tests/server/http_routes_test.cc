@@ -80,10 +80,10 @@ TEST_F(HttpRoutesTest, MetricsRendersTheRegistryAfterItsScrapeHooks) {
 
 TEST_F(HttpRoutesTest, ModelsAnswersJsonOfTheModelsAndTheirHealth) {
   ModelInfo ready;
-  ready.identity = {"resnet", "2", "repository"};
+  ready.identity = {"resnet", "2", ModelSource::kRepository};
   ready.state = ModelState::kReady;
   ModelInfo failed;
-  failed.identity = {"broken", "", "upload"};
+  failed.identity = {"broken", "", ModelSource::kUpload};
   failed.state = ModelState::kFailed;
   failed.error = "not a NEFF";
   models_ = {failed, ready};

@@ -47,7 +47,7 @@ TEST_F(RepositoryLoadSpecsTest, NamedModelsLoadInOrderAndEachFailureIsReportedBy
   ASSERT_THAT(specs, SizeIs(1));
   EXPECT_EQ(specs[0].identity.name, "good");
   EXPECT_EQ(specs[0].identity.version, "3");
-  EXPECT_EQ(specs[0].identity.source, "repository");
+  EXPECT_EQ(specs[0].identity.source, ModelSource::kRepository);
   EXPECT_FALSE(specs[0].persist);
   ASSERT_NE(specs[0].neff, nullptr);
   EXPECT_EQ(*specs[0].neff, "good bytes");
@@ -55,7 +55,7 @@ TEST_F(RepositoryLoadSpecsTest, NamedModelsLoadInOrderAndEachFailureIsReportedBy
   ASSERT_THAT(failures, SizeIs(2));
   EXPECT_EQ(failures[0].identity.name, "missing");
   EXPECT_EQ(failures[0].identity.version, "");
-  EXPECT_EQ(failures[0].identity.source, "repository");
+  EXPECT_EQ(failures[0].identity.source, ModelSource::kRepository);
   EXPECT_EQ(failures[0].error.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(failures[0].error.message(),
             "repository path 'missing' does not exist in the model repository");
@@ -102,7 +102,7 @@ TEST(StateDirectoryLoadSpecsTest, StoredModelsLoadAndAnUnreadableConfigIsLoggedA
   ASSERT_THAT(specs, SizeIs(1));
   EXPECT_EQ(specs[0].identity.name, "kept");
   EXPECT_EQ(specs[0].identity.version, "2");
-  EXPECT_EQ(specs[0].identity.source, "state");
+  EXPECT_EQ(specs[0].identity.source, ModelSource::kState);
   EXPECT_FALSE(specs[0].persist);
   EXPECT_EQ(*specs[0].neff, neff);
   EXPECT_THAT(log.text(),

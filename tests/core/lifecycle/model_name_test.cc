@@ -98,8 +98,8 @@ TEST(ModelVersionTest, AtMost64Characters) {
 }
 
 TEST(QuotedModelTest, NamesTheVersionOnlyWhenThereIsOne) {
-  EXPECT_EQ(QuotedModel(ModelIdentity{"resnet", "", "upload"}), "'resnet'");
-  EXPECT_EQ(QuotedModel(ModelIdentity{"resnet", "2", "state"}), "'resnet' version '2'");
+  EXPECT_EQ(QuotedModel(ModelIdentity{"resnet", "", ModelSource::kUpload}), "'resnet'");
+  EXPECT_EQ(QuotedModel(ModelIdentity{"resnet", "2", ModelSource::kState}), "'resnet' version '2'");
 }
 
 }  // namespace

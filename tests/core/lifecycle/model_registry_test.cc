@@ -21,7 +21,7 @@ using testing::SimStats;
 LoadSpec Spec(const std::string& name, const std::string& version = "",
               std::shared_ptr<const std::string> neff = ReluNeff()) {
   LoadSpec spec;
-  spec.identity = ModelIdentity{name, version, "upload"};
+  spec.identity = ModelIdentity{name, version, ModelSource::kUpload};
   spec.neff = std::move(neff);
   return spec;
 }
@@ -267,7 +267,7 @@ namespace {
 
 TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
   ModelRegistry registry(*runtime_, workers_, nullptr);
-  registry.RecordFailure(ModelIdentity{"broken", "", "repository"},
+  registry.RecordFailure(ModelIdentity{"broken", "", ModelSource::kRepository},
                          absl::InvalidArgumentError("config.pbtxt is not a valid ModelConfig"));
   auto info = registry.Get("broken");
   ASSERT_TRUE(info.ok());
@@ -275,7 +275,7 @@ TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
   EXPECT_THAT(info->error, HasSubstr("config.pbtxt"));
 
   ASSERT_TRUE(LoadSync(registry, Spec("fine")).ok());
-  registry.RecordFailure(ModelIdentity{"fine", "", "repository"}, absl::InternalError("x"));
+  registry.RecordFailure(ModelIdentity{"fine", "", ModelSource::kRepository}, absl::InternalError("x"));
   EXPECT_EQ(registry.Get("fine")->state, ModelState::kReady);
   // A FAILED name can be loaded again.
   ASSERT_TRUE(LoadSync(registry, Spec("broken")).ok());

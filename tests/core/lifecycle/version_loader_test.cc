@@ -20,7 +20,7 @@ using testing::SimStats;
 
 LoadSpec SpecOf(const std::string& name, std::shared_ptr<const std::string> neff) {
   LoadSpec spec;
-  spec.identity = ModelIdentity{name, "1", "upload"};
+  spec.identity = ModelIdentity{name, "1", ModelSource::kUpload};
   spec.neff = std::move(neff);
   return spec;
 }

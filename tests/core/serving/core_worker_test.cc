@@ -122,7 +122,7 @@ void ExpectAnsweredWithoutRunning(TestJob& job, absl::StatusCode code) {
 
 LoadSpec Spec(const std::string& name, std::shared_ptr<const std::string> neff) {
   LoadSpec spec;
-  spec.identity = ModelIdentity{name, "1", "upload"};
+  spec.identity = ModelIdentity{name, "1", ModelSource::kUpload};
   spec.neff = std::move(neff);
   return spec;
 }
@@ -214,7 +214,7 @@ class CoreWorkerTest : public ::testing::Test {
     doorbells.push_back(spy);
     const size_t count = replicas.size();
     return std::make_shared<LoadedModel>(
-        ModelIdentity{name, "1", "upload"}, std::move(replicas), std::move(tensors), 0,
+        ModelIdentity{name, "1", ModelSource::kUpload}, std::move(replicas), std::move(tensors), 0,
         absl::Now(), absl::ZeroDuration(),
         std::make_unique<RequestQueue>(name, 16, count, std::move(doorbells)));
   }
@@ -861,7 +861,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
         if (!pushed.ok()) {
           EXPECT_EQ(pushed.code(), absl::StatusCode::kResourceExhausted) << pushed;
           EXPECT_THAT(pushed.message(), HasSubstr("model 'stress': request queue is full (4"));
-          job.Complete(pushed, ExecutionTiming{});  // refused jobs are the caller's to answer
+          job.Refuse(pushed);  // refused jobs are the caller's to answer
           // Back off as a client would: wait for an earlier answer, or for about one
           // execution's time, before pushing again (load shaping, not synchronization).
           if (!in_flight.empty()) {

@@ -19,6 +19,7 @@
 #include "core/serving/doorbell.h"
 #include "core/serving/inference_job.h"
 #include "core/serving/loaded_model.h"
+#include "core/serving/request_outcome.h"
 #include "util/mutex.h"
 
 namespace neuronserve::testing {
@@ -49,9 +50,11 @@ class CountingDoorbell : public Doorbell {
 };
 
 // One request: holds a lease on the model (released in Complete, as the server's call does),
-// owns the input bytes and the output buffers, and records the outcome. The outcome is kept as
-// code and text, not as an absl::Status: a Status shared across threads counts references inside
-// Debian's uninstrumented libabsl, where TSAN cannot follow them.
+// owns the input bytes and the output buffers, and records the outcome. Like the server's call,
+// it counts its outcome in the model (RecordRequestOutcome, the one recorder) in Complete,
+// before it lets the lease go: core does not count. The outcome is kept as code and text, not
+// as an absl::Status: a Status shared across threads counts references inside Debian's
+// uninstrumented libabsl, where TSAN cannot follow them.
 class TestJob : public InferenceJob {
  public:
   static constexpr float kSentinel = -12345.0f;
@@ -81,17 +84,12 @@ class TestJob : public InferenceJob {
   }
   bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
   void Complete(absl::Status status, const ExecutionTiming& timing) override {
-    {
-      MutexLock lock(&mutex_);
-      ++completions_;
-      code_ = status.code();
-      message_ = std::string(status.message());
-      timing_ = timing;
-    }
-    // Released before telling anyone: the model may be unloaded from here on.
-    lease_ = LoadedModel::Lease();
-    done_.Notify();
+    if (lease_) RecordRequestOutcome(&*lease_, lease_->request_metrics(), status.code());
+    Answer(status, timing);
   }
+  // Answers a job the queue refused without counting it in the model: the tests' counts are
+  // those of the jobs core answered (the server counts a refused push as a failure).
+  void Refuse(const absl::Status& status) { Answer(status, ExecutionTiming{}); }
 
   void Cancel() { cancelled_.store(true, std::memory_order_release); }
   // The model's queue, through the job's lease: valid until Complete (use it to push).
@@ -131,6 +129,19 @@ class TestJob : public InferenceJob {
   bool holds_lease() const { return static_cast<bool>(lease_); }
 
  private:
+  void Answer(const absl::Status& status, const ExecutionTiming& timing) {
+    {
+      MutexLock lock(&mutex_);
+      ++completions_;
+      code_ = status.code();
+      message_ = std::string(status.message());
+      timing_ = timing;
+    }
+    // Released before telling anyone: the model may be unloaded from here on.
+    lease_ = LoadedModel::Lease();
+    done_.Notify();
+  }
+
   LoadedModel::Lease lease_;
   const std::vector<std::vector<float>> inputs_;
   std::vector<std::vector<float>> outputs_;
