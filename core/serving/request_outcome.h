@@ -1,0 +1,35 @@
+// RecordRequestOutcome: the one place a request's outcome is counted.
+//
+// A request has two counts that must agree: its model version's succeeded/failed (GetModel,
+// /v1/models) and neuronserve_requests_total{model, version, code}. Both come from this one
+// call, made exactly once per request by the request's owner — the server's InferCall, in
+// FillResponse, through which every call's outcome passes exactly once (see
+// server/infer_call.h); a test's InferenceJob in its Complete() — while it still holds its
+// lease on the model.
+//
+// Why the owner and not core: core answers only some requests (the worker's outcomes, the
+// pool's stranded jobs, a drain past its timeout), while the server answers the rest itself
+// (a request refused before a model was found, a failed validation, a full queue). Only the
+// owner sees every outcome, so core code that completes a job never counts it: Complete() is
+// where the outcome is recorded. This keeps core free of gRPC (the owner passes an
+// absl::StatusCode) and needs no lock (atomic counters, lock-free metric counters).
+#ifndef NEURON_SERVE_CORE_SERVING_REQUEST_OUTCOME_H_
+#define NEURON_SERVE_CORE_SERVING_REQUEST_OUTCOME_H_
+
+#include "absl/status/status.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/serving/loaded_model.h"
+
+namespace neuronserve {
+
+// Counts one request that ended with `code`: in `model`'s succeeded or failed count unless
+// `model` is null (the request was refused before a model was found), and in `metrics`'
+// neuronserve_requests_total by code unless `metrics` is null (no metrics kept). `metrics` is
+// the version's (LoadedModel::request_metrics()) or, for a request refused before a model was
+// found, ServingMetrics::unknown_model(). The caller must hold a lease on `model`. Thread-safe.
+void RecordRequestOutcome(LoadedModel* model, const ModelRequestMetrics* metrics,
+                          absl::StatusCode code);
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_SERVING_REQUEST_OUTCOME_H_
