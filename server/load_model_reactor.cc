@@ -125,9 +125,9 @@ void LoadModelReactor::OnEndOfStream() {
                      ", the header announced ", header_.sha256(), "; nothing was loaded"))));
     return;
   }
-  StartLoad(LoadSpecFromConfig(header_.config(),
-                               std::make_shared<const std::string>(std::move(neff_)), ModelSource::kUpload,
-                               /*persist=*/true));
+  StartLoad(LoadSpecFromConfig(
+      header_.config(), std::make_shared<const std::string>(std::move(neff_)), ModelSource::kUpload,
+      /*persist=*/true));
 }
 
 void LoadModelReactor::StartLoad(LoadSpec spec) {

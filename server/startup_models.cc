@@ -47,7 +47,8 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
     absl::StatusOr<std::string> bytes =
         model.ok() ? ReadFile(model->neff_path) : absl::StatusOr<std::string>(model.status());
     if (!bytes.ok()) {
-      failures->push_back(StartupFailure{ModelIdentity{name, "", ModelSource::kRepository}, bytes.status()});
+      failures->push_back(
+          StartupFailure{ModelIdentity{name, "", ModelSource::kRepository}, bytes.status()});
       continue;
     }
     specs.push_back(LoadSpecFromConfig(model->config,

@@ -66,8 +66,8 @@ void ModelRegistry::Load(LoadSpec spec, Callback done) {
     entry.identity = spec.identity;
   }
   AnnounceStateChange();
-  spdlog::info("model {} loading ({}, {} bytes)", QuotedModel(spec.identity), ModelSourceName(spec.identity.source),
-               spec.neff->size());
+  spdlog::info("model {} loading ({}, {} bytes)", QuotedModel(spec.identity),
+               ModelSourceName(spec.identity.source), spec.neff->size());
   executor_->Submit([this, spec = std::move(spec), done = std::move(done)]() mutable {
     RunLoad(std::move(spec), std::move(done));
   });

@@ -275,7 +275,8 @@ TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
   EXPECT_THAT(info->error, HasSubstr("config.pbtxt"));
 
   ASSERT_TRUE(LoadSync(registry, Spec("fine")).ok());
-  registry.RecordFailure(ModelIdentity{"fine", "", ModelSource::kRepository}, absl::InternalError("x"));
+  registry.RecordFailure(ModelIdentity{"fine", "", ModelSource::kRepository},
+                         absl::InternalError("x"));
   EXPECT_EQ(registry.Get("fine")->state, ModelState::kReady);
   // A FAILED name can be loaded again.
   ASSERT_TRUE(LoadSync(registry, Spec("broken")).ok());

@@ -23,8 +23,8 @@ using ::testing::HasSubstr;
 // A version with no replicas and no queue: enough to hold counters and take leases.
 std::shared_ptr<LoadedModel> BareModel(const std::string& name, const std::string& version) {
   return std::make_shared<LoadedModel>(ModelIdentity{name, version, ModelSource::kUpload},
-                                       std::vector<std::unique_ptr<ModelReplica>>{},
-                                       ModelTensors{}, 0, absl::Now(), absl::ZeroDuration());
+                                       std::vector<std::unique_ptr<ModelReplica>>{}, ModelTensors{},
+                                       0, absl::Now(), absl::ZeroDuration());
 }
 
 double Count(const ModelRequestMetrics& metrics, absl::StatusCode code) {
