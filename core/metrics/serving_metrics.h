@@ -30,6 +30,8 @@ struct ModelRequestMetrics {
   // neuronserve_requests_total by gRPC code (absl codes are gRPC's, 0..16).
   std::array<metrics::Counter*, 17> by_code{};
 
+  // Called only by RecordRequestOutcome (core/serving/request_outcome.h), which counts the
+  // model version's succeeded/failed with it: call that, not this.
   void CountRequest(absl::StatusCode code) const;
 };
 
