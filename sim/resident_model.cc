@@ -1,4 +1,4 @@
-#include "sim/loaded_model.h"
+#include "sim/resident_model.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -62,7 +62,7 @@ simmodel::SimModel WithoutConstantData(simmodel::SimModel spec) {
 
 }  // namespace
 
-LoadedModel::LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
+ResidentModel::ResidentModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
                          ModelPlacement placement, HbmReservation constants)
     : constant_bytes_(EncodeConstants(spec, graph)),
       spec_(WithoutConstantData(std::move(spec))),
@@ -73,13 +73,13 @@ LoadedModel::LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
   Counters().live_models.fetch_add(1);
 }
 
-LoadedModel::~LoadedModel() { Counters().live_models.fetch_sub(1); }
+ResidentModel::~ResidentModel() { Counters().live_models.fetch_sub(1); }
 
-std::span<const std::shared_ptr<DeviceCore>> LoadedModel::cores() const {
+std::span<const std::shared_ptr<DeviceCore>> ResidentModel::cores() const {
   return std::span(placement_.session->cores).subspan(placement_.cores.start(), spec_.nc_count);
 }
 
-NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
+NRT_STATUS ResidentModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   // Faults come first, before any check of the sets, so that a test can make the Nth execution
   // fail whatever it passes.
   uint64_t latency_us = spec_.latency_us;
@@ -106,7 +106,7 @@ NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   return RunOnDevice(*in, *out, latency_us);
 }
 
-std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
+std::optional<std::vector<nrt_tensor*>> ResidentModel::BindTensors(
     const std::vector<simmodel::TensorSpec>& specs, const std::vector<size_t>& values,
     const TensorSet& set, const char* usage) const {
   std::vector<nrt_tensor*> bound;
@@ -144,7 +144,7 @@ std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
   return bound;
 }
 
-NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
+NRT_STATUS ResidentModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
                                     const std::vector<nrt_tensor*>& outputs,
                                     uint64_t latency_us) {
   // Like the hardware, a core runs one execution at a time. Cores are locked in ascending order
@@ -180,7 +180,7 @@ NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
   return NRT_SUCCESS;
 }
 
-nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
+nrt_tensor_info_array_t* ResidentModel::NewTensorInfo() const {
   size_t count = spec_.inputs.size() + spec_.outputs.size();
   size_t dims = 0;
   for (const simmodel::TensorSpec& d : spec_.inputs) dims += d.shape.size();
