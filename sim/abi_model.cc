@@ -32,7 +32,7 @@ NRT_STATUS RejectLoad(NRT_STATUS status, const std::string& why) {
 std::string DtypeWithoutNumber(const simmodel::SimModel& model,
                                neuronserve::DtypeNumbering numbering) {
   for (const auto* specs : {&model.inputs, &model.outputs}) {
-    for (const simmodel::TensorSpec& spec : *specs) {
+    for (const simmodel::TensorSignature& spec : *specs) {
       if (!neuronserve::ToNrtDtype(spec.dtype, numbering)) {
         return "tensor '" + spec.name + "': dtype " +
                std::string(neuronserve::DataTypeName(spec.dtype)) +

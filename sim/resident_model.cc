@@ -107,7 +107,7 @@ NRT_STATUS ResidentModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
 }
 
 std::optional<std::vector<nrt_tensor*>> ResidentModel::BindTensors(
-    const std::vector<simmodel::TensorSpec>& specs, const std::vector<size_t>& values,
+    const std::vector<simmodel::TensorSignature>& specs, const std::vector<size_t>& values,
     const TensorSet& set, const char* usage) const {
   std::vector<nrt_tensor*> bound;
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -183,8 +183,8 @@ NRT_STATUS ResidentModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
 nrt_tensor_info_array_t* ResidentModel::NewTensorInfo() const {
   size_t count = spec_.inputs.size() + spec_.outputs.size();
   size_t dims = 0;
-  for (const simmodel::TensorSpec& d : spec_.inputs) dims += d.shape.size();
-  for (const simmodel::TensorSpec& d : spec_.outputs) dims += d.shape.size();
+  for (const simmodel::TensorSignature& d : spec_.inputs) dims += d.shape.size();
+  for (const simmodel::TensorSignature& d : spec_.outputs) dims += d.shape.size();
   // One block: the header, the entries, then every shape array, so a single free() releases it.
   size_t header_bytes = sizeof(nrt_tensor_info_array_t) + count * sizeof(nrt_tensor_info_t);
   void* block = std::calloc(1, header_bytes + dims * sizeof(uint32_t));
@@ -193,7 +193,7 @@ nrt_tensor_info_array_t* ResidentModel::NewTensorInfo() const {
   auto* next_shape = reinterpret_cast<uint32_t*>(static_cast<char*>(block) + header_bytes);
   array->tensor_count = count;
   size_t index = 0;
-  auto fill = [&](const simmodel::TensorSpec& decl, size_t value, nrt_tensor_usage_t usage) {
+  auto fill = [&](const simmodel::TensorSignature& decl, size_t value, nrt_tensor_usage_t usage) {
     nrt_tensor_info_t& info = array->tensor_array[index++];
     std::memcpy(info.name, decl.name.data(), decl.name.size());  // name < NRT_TENSOR_NAME_MAX
     info.usage = usage;

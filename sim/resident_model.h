@@ -60,10 +60,9 @@ class ResidentModel {
   std::span<const std::shared_ptr<DeviceCore>> cores() const;
   // Looks up every declared tensor of `decls` in `set` and checks it; nullopt (after logging)
   // on the first mismatch.
-  std::optional<std::vector<nrt_tensor*>> BindTensors(const std::vector<simmodel::TensorSpec>& specs,
-                                                      const std::vector<size_t>& values,
-                                                      const TensorSet& set,
-                                                      const char* usage) const;
+  std::optional<std::vector<nrt_tensor*>> BindTensors(
+      const std::vector<simmodel::TensorSignature>& specs, const std::vector<size_t>& values,
+      const TensorSet& set, const char* usage) const;
   // Runs the graph holding the model's cores for `latency_us` (the model's, or a slow fault's).
   NRT_STATUS RunOnDevice(const std::vector<nrt_tensor*>& inputs,
                          const std::vector<nrt_tensor*>& outputs, uint64_t latency_us);
