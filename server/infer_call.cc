@@ -198,7 +198,7 @@ void InferCall::FinishOutputs() {
     const std::vector<uint8_t>& staged = staged_outputs_[index];
     if (slot < 0 || staged.empty()) continue;
     const TensorSpec& spec = lease_->outputs()[index];
-    const size_t count = spec.ElementCount();
+    const size_t count = ElementCount(spec.shape);
     WidenToField(spec.dtype, staged,
                  ResizeField(*response_->mutable_outputs(slot), output_fields_[index], count),
                  count);

@@ -10,7 +10,7 @@
 #include "sim/abi_guard.h"
 #include "sim/abort_hook.h"
 #include "sim/load_placement.h"
-#include "sim/loaded_model.h"
+#include "sim/resident_model.h"
 #include "sim/log.h"
 #include "sim/runtime_state.h"
 #include "sim/simmodel/model_graph.h"
@@ -32,7 +32,7 @@ NRT_STATUS RejectLoad(NRT_STATUS status, const std::string& why) {
 std::string DtypeWithoutNumber(const simmodel::SimModel& model,
                                neuronserve::DtypeNumbering numbering) {
   for (const auto* specs : {&model.inputs, &model.outputs}) {
-    for (const simmodel::TensorSpec& spec : *specs) {
+    for (const simmodel::TensorSignature& spec : *specs) {
       if (!neuronserve::ToNrtDtype(spec.dtype, numbering)) {
         return "tensor '" + spec.name + "': dtype " +
                std::string(neuronserve::DataTypeName(spec.dtype)) +
@@ -185,7 +185,7 @@ NRT_STATUS nrt_get_model_tensor_info(nrt_model_t* model, nrt_tensor_info_array_t
 }
 
 NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t* tensor_info) {
-  std::free(tensor_info);  // one block, see LoadedModel::NewTensorInfo
+  std::free(tensor_info);  // one block, see ResidentModel::NewTensorInfo
   return NRT_SUCCESS;
 }
 

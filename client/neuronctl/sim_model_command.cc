@@ -203,14 +203,14 @@ absl::Status ApplyRuntimeFlags(const ParsedArgs& args, SimModel& model) {
   return absl::OkStatus();
 }
 
-std::string TensorText(const simmodel::TensorSpec& tensor) {
+std::string TensorText(const simmodel::TensorSignature& tensor) {
   return absl::StrCat("'", tensor.name, "' ", std::string(DataTypeName(tensor.dtype)), " ",
                       simmodel::ShapeToString(tensor.shape));
 }
 
-nlohmann::json TensorListJson(const std::vector<simmodel::TensorSpec>& tensors) {
+nlohmann::json TensorListJson(const std::vector<simmodel::TensorSignature>& tensors) {
   nlohmann::json list = nlohmann::json::array();
-  for (const simmodel::TensorSpec& tensor : tensors) {
+  for (const simmodel::TensorSignature& tensor : tensors) {
     list.push_back({{"name", tensor.name},
                     {"dtype", std::string(DataTypeName(tensor.dtype))},
                     {"shape", tensor.shape}});

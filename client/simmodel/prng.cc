@@ -23,7 +23,8 @@ float SplitMix64::NextSymmetricFloat(double limit) {
 
 Constant RandomConstant(Shape shape, double limit, SplitMix64& rng) {
   Constant constant{std::move(shape), {}};
-  const uint64_t count = ElementCount(constant.shape).value_or(0);  // builders bound the size
+  // The builders bound the size.
+  const uint64_t count = CheckedElementCount(constant.shape).value_or(0);
   constant.data.reserve(count);
   for (uint64_t i = 0; i < count; ++i) constant.data.push_back(rng.NextSymmetricFloat(limit));
   return constant;

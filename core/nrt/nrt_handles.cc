@@ -13,12 +13,6 @@
 
 namespace neuronserve {
 
-uint64_t TensorSpec::ElementCount() const {
-  uint64_t count = 1;
-  for (uint32_t dim : shape) count *= dim;
-  return count;
-}
-
 // ---- NrtTensor ----
 
 NrtTensor::NrtTensor(NrtTensor&& other) noexcept
@@ -157,8 +151,11 @@ TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numb
   spec.shape.assign(info.shape, info.shape + info.ndim);
   if (note != nullptr) note->clear();
   const std::optional<DataType> dtype = FromNrtDtype(info.dtype, numbering);
-  if (dtype.has_value() && *dtype != DataType::kUnknown &&
-      spec.ElementCount() * DataTypeSize(*dtype) == spec.byte_size) {
+  // Checked: the shape is the runtime's report, and a known dtype makes every later
+  // ElementCount(spec.shape) (unchecked) trust it.
+  const std::optional<uint64_t> elements = CheckedElementCount(spec.shape);
+  if (dtype.has_value() && *dtype != DataType::kUnknown && elements.has_value() &&
+      *elements * DataTypeSize(*dtype) == spec.byte_size) {
     spec.dtype = *dtype;
     return spec;
   }
@@ -168,7 +165,7 @@ TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numb
   if (dtype.has_value() && *dtype != DataType::kUnknown) {
     *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, " and shape ",
                          ShapeToString(spec.shape), ", which make ",
-                         spec.ElementCount() * DataTypeSize(*dtype), " bytes, but a size of ",
+                         ElementCount(spec.shape) * DataTypeSize(*dtype), " bytes, but a size of ",
                          spec.byte_size, " bytes");
   } else {
     *note = absl::StrCat("tensor '", spec.name, "': the runtime reports ", what, ", shape ",

@@ -16,21 +16,20 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "base/dtype.h"
+#include "base/tensor_signature.h"
 #include "core/nrt/nrt_library.h"
 
 namespace neuronserve {
 
 enum class TensorUsage { kInput, kOutput };
 
-// A model's input or output as the runtime describes it.
-struct TensorSpec {
-  std::string name;
+// A model's input or output as the runtime describes it: its signature (name, dtype, shape;
+// base/tensor_signature.h, shared with the simulator's model format) and what the runtime adds.
+// A spec of a known dtype has ElementCount(shape) * DataTypeSize(dtype) == byte_size
+// (TensorSpecFromInfo makes it so), so its element count cannot overflow.
+struct TensorSpec : TensorSignature {
   TensorUsage usage = TensorUsage::kInput;
-  DataType dtype = DataType::kUnknown;
-  std::vector<uint32_t> shape;
   size_t byte_size = 0;
-
-  uint64_t ElementCount() const;
 };
 
 // Decodes one entry of nrt_get_model_tensor_info in the runtime's dtype numbering. The runtime's

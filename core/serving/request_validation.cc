@@ -25,7 +25,7 @@ std::string AcceptedForms(const TensorSpec& tensor) {
   const std::string raw = absl::StrCat("raw_data (", tensor.byte_size, " bytes)");
   const ValueField typed = TypedFieldOf(tensor.dtype);
   if (typed == ValueField::kRaw) return raw;
-  return absl::StrCat(std::string(ValueFieldName(typed)), " (", tensor.ElementCount(),
+  return absl::StrCat(std::string(ValueFieldName(typed)), " (", ElementCount(tensor.shape),
                       " values) or ", raw);
 }
 
@@ -72,7 +72,7 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
     bytes = absl::MakeConstSpan(given_bytes, given.count);
     return absl::OkStatus();
   }
-  const uint64_t elements = spec.ElementCount();
+  const uint64_t elements = ElementCount(spec.shape);
   if (given.count != elements) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": expected ", elements, " ", dtype, " values in ",

@@ -17,7 +17,9 @@
 
 namespace neuronserve::nrtsim::compute {
 
-// Row-major dimensions (base/shape.h); here rank >= 1, every dimension >= 1.
+// Row-major dimensions (base/shape.h); here rank >= 1, every dimension >= 1. The kernels count
+// elements with base/shape.h's unchecked ElementCount: nrt_load bounded every value's size.
+using ::neuronserve::ElementCount;
 using ::neuronserve::Shape;
 
 // `bytes` holds exactly ElementCount(*shape) * DataTypeSize(dtype) bytes, with no alignment
@@ -34,13 +36,6 @@ struct MutTensor {
   const Shape* shape;
   std::span<std::byte> bytes;
 };
-
-// The product of the dimensions (1 for an empty shape).
-inline size_t ElementCount(const Shape& shape) {
-  size_t count = 1;
-  for (uint32_t dim : shape) count *= dim;
-  return count;
-}
 
 }  // namespace neuronserve::nrtsim::compute
 

@@ -106,9 +106,9 @@ class GraphBuilder {
   ModelGraph Build() {
     CheckModelFields();
     for (size_t i = 0; i < model_.inputs.size(); ++i) {
-      const TensorSpec& input = model_.inputs[i];
+      const TensorSignature& input = model_.inputs[i];
       const std::string context = "inputs[" + std::to_string(i) + "]";
-      CheckTensorSpec(input, context);
+      CheckTensorSignature(input, context);
       graph_.input_values.push_back(Define(input.name, input.dtype, input.shape, context));
     }
     for (const auto& [name, constant] : model_.constants) AddConstant(name, constant);
@@ -133,7 +133,7 @@ class GraphBuilder {
     }
   }
 
-  static void CheckTensorSpec(const TensorSpec& tensor, const std::string& context) {
+  static void CheckTensorSignature(const TensorSignature& tensor, const std::string& context) {
     CheckName(tensor.name, context);
     if (tensor.dtype == DataType::kUnknown) Fail(context, "'" + tensor.name + "' has no dtype");
   }
@@ -146,7 +146,7 @@ class GraphBuilder {
     if (!inserted) {
       Fail(context, "name '" + name + "' is already defined by " + definer_[it->second]);
     }
-    std::optional<uint64_t> count = ElementCount(shape);
+    std::optional<uint64_t> count = CheckedElementCount(shape);
     const uint64_t element_size = DataTypeSize(dtype);
     if (!count || *count > kMaxValueBytes / element_size) {
       Fail(context, "'" + name + "' of shape " + ShapeToString(shape) + " is larger than " +
@@ -311,7 +311,7 @@ class GraphBuilder {
       }
       case OpKind::kReshape: {
         CheckShapeForm(*op.shape, context);
-        if (ElementCount(*op.shape) != ElementCount(a)) {
+        if (CheckedElementCount(*op.shape) != CheckedElementCount(a)) {
           Fail(context, "cannot reshape " + ShapeToString(a) + " to " + ShapeToString(*op.shape) +
                             ": the element counts differ");
         }
@@ -345,9 +345,9 @@ class GraphBuilder {
   }
 
   void BindOutput(size_t output_index) {
-    const TensorSpec& output = model_.outputs[output_index];
+    const TensorSignature& output = model_.outputs[output_index];
     const std::string context = "outputs[" + std::to_string(output_index) + "] '" + output.name + "'";
-    CheckTensorSpec(output, context);
+    CheckTensorSignature(output, context);
     auto it = index_.find(output.name);
     if (it == index_.end() || !produced_by_op_[it->second]) Fail(context, "is not produced by any op");
     for (size_t earlier : graph_.output_values) {

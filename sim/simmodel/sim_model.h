@@ -18,6 +18,7 @@
 
 #include "base/dtype.h"
 #include "base/shape.h"
+#include "base/tensor_signature.h"
 
 namespace neuronserve::simmodel {
 
@@ -27,17 +28,8 @@ inline constexpr std::string_view kSimNeffMagic = "NRTSIM1\n";
 using ::neuronserve::Shape;
 using ::neuronserve::ShapeToString;
 
-// The product of the dimensions (1 for []); nullopt if it overflows uint64_t.
-inline std::optional<uint64_t> ElementCount(const Shape& shape) {
-  return CheckedElementCount(shape);
-}
-
-// A model input or output, as nrt_get_model_tensor_info reports it.
-struct TensorSpec {
-  std::string name;
-  DataType dtype = DataType::kFloat32;
-  Shape shape;
-};
+// A model input or output, as nrt_get_model_tensor_info reports it (base/tensor_signature.h).
+using ::neuronserve::TensorSignature;
 
 // A tensor embedded in the model (weights, tables). `data` is flat and row-major, one number per
 // element; the simulator rounds each to `dtype` (round to nearest even for the float types).
@@ -121,8 +113,8 @@ struct SimModel {
   uint32_t nc_count = 1;         // NeuronCores the model occupies
   uint64_t latency_us = 0;       // simulated device time of one execution
   uint64_t load_latency_ms = 0;  // simulated time nrt_load takes
-  std::vector<TensorSpec> inputs;
-  std::vector<TensorSpec> outputs;
+  std::vector<TensorSignature> inputs;
+  std::vector<TensorSignature> outputs;
   std::map<std::string, Constant> constants;
   std::vector<Op> ops;
   std::vector<Fault> faults;

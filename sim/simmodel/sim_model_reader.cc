@@ -99,21 +99,21 @@ DataType ReadDtype(const json& value, const std::string& context) {
   return *type;
 }
 
-TensorSpec ReadTensorSpec(const json& value, const std::string& context) {
+TensorSignature ReadTensorSignature(const json& value, const std::string& context) {
   CheckObjectKeys(value, context, {"name", "dtype", "shape"});
-  TensorSpec spec;
+  TensorSignature spec;
   spec.name = ReadString(RequireKey(value, context, "name"), context + ".name");
   spec.dtype = ReadDtype(RequireKey(value, context, "dtype"), context + ".dtype");
   spec.shape = ReadShape(RequireKey(value, context, "shape"), context + ".shape");
   return spec;
 }
 
-std::vector<TensorSpec> ReadTensorSpecs(const json& model, const char* key) {
+std::vector<TensorSignature> ReadTensorSignatures(const json& model, const char* key) {
   const json& list = RequireKey(model, "model", key);
   if (!list.is_array()) Fail(key, "must be a list");
-  std::vector<TensorSpec> specs;
+  std::vector<TensorSignature> specs;
   for (size_t i = 0; i < list.size(); ++i) {
-    specs.push_back(ReadTensorSpec(list[i], std::string(key) + "[" + std::to_string(i) + "]"));
+    specs.push_back(ReadTensorSignature(list[i], std::string(key) + "[" + std::to_string(i) + "]"));
   }
   return specs;
 }
@@ -257,8 +257,8 @@ SimModel ReadModel(std::string_view file) {
   spec.latency_us = ReadOptionalUnsigned(model, "model", "latency_us", 0, 0, kMaxLatencyUs);
   spec.load_latency_ms =
       ReadOptionalUnsigned(model, "model", "load_latency_ms", 0, 0, kMaxLoadLatencyMs);
-  spec.inputs = ReadTensorSpecs(model, "inputs");
-  spec.outputs = ReadTensorSpecs(model, "outputs");
+  spec.inputs = ReadTensorSignatures(model, "inputs");
+  spec.outputs = ReadTensorSignatures(model, "outputs");
   spec.constants = ReadConstants(model);
   spec.ops = ReadOps(model);
   spec.faults = ReadFaults(model);

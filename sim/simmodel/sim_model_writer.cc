@@ -16,15 +16,15 @@ namespace {
 using Float32Json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t,
                                          std::uint64_t, float>;
 
-Float32Json TensorJson(const TensorSpec& tensor) {
+Float32Json TensorJson(const TensorSignature& tensor) {
   return Float32Json{{"name", tensor.name},
                      {"dtype", std::string(DataTypeName(tensor.dtype))},
                      {"shape", tensor.shape}};
 }
 
-Float32Json TensorListJson(const std::vector<TensorSpec>& tensors) {
+Float32Json TensorListJson(const std::vector<TensorSignature>& tensors) {
   Float32Json list = Float32Json::array();
-  for (const TensorSpec& tensor : tensors) list.push_back(TensorJson(tensor));
+  for (const TensorSignature& tensor : tensors) list.push_back(TensorJson(tensor));
   return list;
 }
 

@@ -24,5 +24,12 @@ TEST(ShapeTest, CheckedElementCountMultipliesAndRefusesOverflow) {
   EXPECT_EQ(CheckedElementCount(Shape{max, max, 2}), std::nullopt);
 }
 
+TEST(ShapeTest, ElementCountIsTheCheckedCountOfAShapeThatFits) {
+  const uint32_t max = std::numeric_limits<uint32_t>::max();
+  for (const Shape& shape : {Shape{}, Shape{2, 3, 4}, Shape{5, 0}, Shape{max, max}}) {
+    EXPECT_EQ(ElementCount(shape), CheckedElementCount(shape)) << ShapeToString(shape);
+  }
+}
+
 }  // namespace
 }  // namespace neuronserve

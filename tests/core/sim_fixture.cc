@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 
@@ -48,14 +49,12 @@ nrtsim_stats_t SimStats() {
   return stats;
 }
 
-std::string SimNeff(const std::string& json) { return "NRTSIM1\n" + json; }
-
 std::shared_ptr<const std::string> ReluNeff(int nc_count) {
-  return std::make_shared<const std::string>(
-      SimNeff(absl::StrCat(R"({"nc_count": )", nc_count,
-                           R"(, "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+  const std::string json = absl::StrCat(R"({"nc_count": )", nc_count, R"(,
+          "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
           "outputs": [{"name": "y", "dtype": "float32", "shape": [4]}],
-          "ops": [{"op": "relu", "inputs": ["x"], "output": "y"}]})")));
+          "ops": [{"op": "relu", "inputs": ["x"], "output": "y"}]})");
+  return std::make_shared<const std::string>(SimNeffFromJson(json));
 }
 
 }  // namespace neuronserve::testing

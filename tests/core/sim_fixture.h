@@ -41,9 +41,6 @@ class SimLibraryPin {
 // The simulator's own counters (a sim-only export, looked up with dlsym as a test would).
 nrtsim_stats_t SimStats();
 
-// "NRTSIM1\n" + json.
-std::string SimNeff(const std::string& json);
-
 // The smallest useful model: y = relu(x), float32 [4] in and out, occupying `nc_count` cores per
 // replica; shared, as the load specs of the lifecycle tests take it.
 std::shared_ptr<const std::string> ReluNeff(int nc_count = 1);

@@ -10,6 +10,7 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/prometheus/prometheus_text_parser.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -108,11 +109,7 @@ TEST(HealthE2ETest, AModelsServiceFollowsLoadReplacementUnloadAndAHardwareFault)
   // A hardware fault on one of two replicas: the model keeps serving on the other.
   // (The copy on core 1 fails every execution in hardware; 2 ms each keeps both busy.)
   const std::string faulty =
-      "NRTSIM1\n{\"latency_us\": 2000, \"inputs\": [{\"name\": \"input\", \"dtype\": "
-      "\"float32\", \"shape\": [1, 4]}], \"outputs\": [{\"name\": \"output\", \"dtype\": "
-      "\"float32\", \"shape\": [1, 4]}], \"ops\": [{\"op\": \"identity\", \"inputs\": "
-      "[\"input\"], \"output\": \"output\"}], \"faults\": [{\"every\": 1, \"status\": "
-      "\"NRT_HW_ERROR\", \"core\": 1}]}";
+      FaultyIdentityNeff(R"([{"every": 1, "status": "NRT_HW_ERROR", "core": 1}])");
   config.set_version("3");
   ASSERT_TRUE(Upload(*daemon->stub, config, faulty).status.ok());
   ASSERT_TRUE(watch.WaitForLatest(HC::SERVING)) << Describe(watch.Received());

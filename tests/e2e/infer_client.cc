@@ -4,9 +4,7 @@
 #include <thread>
 
 #include "client/simmodel/classifier_model.h"
-#include "client/simmodel/identity_model.h"
 #include "client/simmodel/mlp_model.h"
-#include "client/simmodel/sim_neff.h"
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 
@@ -65,22 +63,6 @@ std::vector<v1::InferResponse> RunStream(v1::NeuronServing::Stub& stub,
   return responses;
 }
 
-std::string EncodeNeff(const simmodel::SimModel& model) {
-  absl::StatusOr<std::string> neff = simmodel::EncodeSimNeff(model);
-  EXPECT_TRUE(neff.ok()) << neff.status();
-  return neff.ok() ? *neff : std::string();
-}
-
-simmodel::SimModel IdentityModel(const std::vector<int64_t>& shape, uint64_t latency_us) {
-  simmodel::IdentityOptions options;
-  options.shape = shape;
-  absl::StatusOr<simmodel::SimModel> model = simmodel::BuildIdentityModel(options);
-  EXPECT_TRUE(model.ok()) << model.status();
-  simmodel::SimModel result = model.ok() ? *model : simmodel::SimModel();
-  result.latency_us = latency_us;
-  return result;
-}
-
 std::vector<double> MlpReference(const simmodel::SimModel& mlp, const std::vector<float>& input,
                                  size_t layers) {
   std::vector<double> activation(input.begin(), input.end());
@@ -99,18 +81,6 @@ std::vector<double> MlpReference(const simmodel::SimModel& mlp, const std::vecto
     activation = std::move(next);
   }
   return activation;
-}
-
-simmodel::SimModel ExampleClassifier() {
-  simmodel::ClassifierOptions options;
-  options.vocab = kClassifierVocab;
-  options.sequence = kClassifierSequence;
-  options.hidden = kClassifierHidden;
-  options.classes = kClassifierClasses;
-  options.seed = 1;
-  absl::StatusOr<simmodel::SimModel> model = simmodel::BuildClassifierModel(options);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *model : simmodel::SimModel{};
 }
 
 std::vector<double> ClassifierReference(const simmodel::SimModel& model,

@@ -5,12 +5,13 @@
 #include <random>
 #include <thread>
 
-#include "client/simmodel/mlp_model.h"
 #include "absl/strings/str_cat.h"
+#include "client/simmodel/mlp_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -26,9 +27,7 @@ simmodel::SimModel Mlp() {
   options.seed = 20261202;
   options.input_name = "x";
   options.output_name = "y";
-  absl::StatusOr<simmodel::SimModel> model = simmodel::BuildMlpModel(options);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return *model;
+  return MlpModel(options);
 }
 
 std::vector<float> RandomRow(std::mt19937& random) {

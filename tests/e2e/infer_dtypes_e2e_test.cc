@@ -21,6 +21,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/sim/compute/reference_formats.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {

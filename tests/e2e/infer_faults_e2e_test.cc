@@ -9,6 +9,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -16,16 +17,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-// An identity model over [1,4] with the given `faults` (a JSON list).
-// 2 ms per execution, so that a burst of requests keeps both replicas of a model busy.
-std::string FaultyIdentityNeff(const std::string& faults) {
-  return "NRTSIM1\n{\"latency_us\": 2000, \"inputs\": [{\"name\": \"input\", \"dtype\": \"float32\", \"shape\": [1, 4]}], "
-         "\"outputs\": [{\"name\": \"output\", \"dtype\": \"float32\", \"shape\": [1, 4]}], "
-         "\"ops\": [{\"op\": \"identity\", \"inputs\": [\"input\"], \"output\": \"output\"}], "
-         "\"faults\": " +
-         faults + "}";
-}
 
 v1::InferRequest Request(const std::string& model) {
   v1::InferRequest request;

@@ -31,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -10,6 +10,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -171,10 +172,10 @@ TEST_F(InferValidationE2ETest, StreamAnswersEachBadRequestAndGoesOn) {
 TEST(InferModelE2ETest, AnInt32ModelWrittenByHandIsServedInBothForms) {
   START_DAEMON(daemon, SimDaemonArgs());
   // Written by hand rather than with the model builders, which the dtype tests use.
-  const std::string neff =
-      "NRTSIM1\n{\"inputs\": [{\"name\": \"ids\", \"dtype\": \"int32\", \"shape\": [1, 4]}], "
+  const std::string neff = SimNeffFromJson(
+      "{\"inputs\": [{\"name\": \"ids\", \"dtype\": \"int32\", \"shape\": [1, 4]}], "
       "\"outputs\": [{\"name\": \"out\", \"dtype\": \"int32\", \"shape\": [1, 4]}], "
-      "\"ops\": [{\"op\": \"identity\", \"inputs\": [\"ids\"], \"output\": \"out\"}]}";
+      "\"ops\": [{\"op\": \"identity\", \"inputs\": [\"ids\"], \"output\": \"out\"}]}");
   LoadResult loaded = Upload(*daemon->stub, Config("ints"), neff);
   ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
   v1::InferRequest request;

@@ -8,6 +8,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "tests/support/sim_model_files.h"
 #include "util/sha256.h"
 
 namespace neuronserve::testing {
@@ -106,8 +107,8 @@ v1::ModelConfig Config(const std::string& name, const std::string& version) {
   return config;
 }
 
-std::string SimNeff(const SimModel& model) {
-  std::string json = "NRTSIM1\n{";
+std::string SimNeff(const ReluNeffOptions& model) {
+  std::string json = "{";
   json += "\"description\": \"" + model.tag + "\", ";
   json += "\"nc_count\": " + std::to_string(model.nc_count) + ", ";
   const std::string shape = "[1, " + std::to_string(model.input_width) + "]";
@@ -123,10 +124,10 @@ std::string SimNeff(const SimModel& model) {
     json += "]}}, ";
   }
   json += "\"ops\": [{\"op\": \"relu\", \"inputs\": [\"x\"], \"output\": \"y\"}]}";
-  return json;
+  return SimNeffFromJson(json);
 }
 
-uint64_t SimNeffDeviceBytes(const SimModel& model) {
+uint64_t SimNeffDeviceBytes(const ReluNeffOptions& model) {
   return (model.constant_floats + 2 * uint64_t{model.input_width}) * sizeof(float);
 }
 

@@ -54,19 +54,20 @@ v1::EnumerateResponse EnumerateCores(v1::NeuronServing::Stub& stub);
 
 v1::ModelConfig Config(const std::string& name, const std::string& version = "");
 
-// A sim NEFF ("NRTSIM1\n" + JSON): y = relu(x) over float32 [1, input_width], optionally with
-// an unused float32 constant of `constant_floats` elements (4 bytes of device memory each,
-// about 4 bytes of JSON each). `tag` goes in the description, so that two versions differ.
-struct SimModel {
+// A sim NEFF of JSON written here (SimNeffFromJson): y = relu(x) over float32 [1, input_width],
+// optionally with an unused float32 constant of `constant_floats` elements (4 bytes of device
+// memory each, about 4 bytes of JSON each). `tag` goes in the description, so that two versions
+// differ.
+struct ReluNeffOptions {
   uint32_t nc_count = 1;
   uint32_t input_width = 4;
   size_t constant_floats = 0;
   std::string tag;
 };
-std::string SimNeff(const SimModel& model = {});
+std::string SimNeff(const ReluNeffOptions& model = {});
 // Device memory one replica of SimNeff(model) holds: its constants, plus the input and output
 // tensors the daemon binds for it at load.
-uint64_t SimNeffDeviceBytes(const SimModel& model);
+uint64_t SimNeffDeviceBytes(const ReluNeffOptions& model);
 // Bytes the simulator refuses (no magic).
 std::string GarbageNeff();
 

@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
 namespace {

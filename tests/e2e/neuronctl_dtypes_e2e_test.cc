@@ -21,6 +21,7 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 

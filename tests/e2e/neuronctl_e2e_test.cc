@@ -24,6 +24,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
 
 namespace neuronserve::testing {
@@ -75,9 +76,7 @@ simmodel::SimModel Mlp() {
   options.layer_sizes = {kMlpInput, 32, kMlpOutput};
   options.softmax = true;
   options.seed = 5;
-  absl::StatusOr<simmodel::SimModel> mlp = simmodel::BuildMlpModel(options);
-  EXPECT_TRUE(mlp.ok()) << mlp.status();
-  return mlp.ok() ? *mlp : simmodel::SimModel{};
+  return MlpModel(options);
 }
 
 // A .npy file written here byte by byte as numpy.save lays it out (not with neuronctl's own

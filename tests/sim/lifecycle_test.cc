@@ -36,7 +36,7 @@ TEST_F(LifecycleTest, CallsBeforeInitAreUninitialized) {
   if (Stats().init_count != 0) {
     GTEST_SKIP() << "needs a process that never called nrt_init (ctest runs each case alone)";
   }
-  std::string bytes = SimNeff(ReluModel());
+  std::string bytes = SimNeffFromJson(ReluModel().dump());
   nrt_model_t* model = nullptr;
   EXPECT_EQ(api().nrt_load(bytes.data(), bytes.size(), 0, -1, &model), NRT_UNINITIALIZED);
   nrt_tensor_t* tensor = nullptr;
@@ -65,7 +65,7 @@ TEST_F(LifecycleTest, CallsAfterCloseAreClosedButHandlesStayFreeable) {
   EXPECT_NE(printed.find("nrtsim: warning: "), std::string::npos) << printed;
 
   EXPECT_EQ(api().nrt_execute(model.get(), in_set.get(), out_set.get()), NRT_CLOSED);
-  std::string bytes = SimNeff(ReluModel());
+  std::string bytes = SimNeffFromJson(ReluModel().dump());
   nrt_model_t* another = nullptr;
   EXPECT_EQ(api().nrt_load(bytes.data(), bytes.size(), 0, -1, &another), NRT_CLOSED);
   nrt_tensor_t* tensor = nullptr;

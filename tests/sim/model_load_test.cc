@@ -35,7 +35,9 @@ class ModelLoadTest : public SimTest {
     EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 1) << printed;
     return printed;
   }
-  std::string ExpectInvalid(const json& model) { return ExpectInvalid(SimNeff(model)); }
+  std::string ExpectInvalid(const json& model) {
+    return ExpectInvalid(SimNeffFromJson(model.dump()));
+  }
 };
 
 TEST_F(ModelLoadTest, LoadsAWellFormedModel) {
@@ -57,9 +59,9 @@ TEST_F(ModelLoadTest, RejectsAFileWithoutTheMagic) {
 }
 
 TEST_F(ModelLoadTest, RejectsBadJson) {
-  EXPECT_NE(ExpectInvalid(std::string("NRTSIM1\n{\"inputs\": [")).find("JSON"), std::string::npos);
-  ExpectInvalid(std::string("NRTSIM1\n[1, 2]"));
-  ExpectInvalid(std::string("NRTSIM1\n{\"inputs\": [], \"inputs\": []}"));
+  EXPECT_NE(ExpectInvalid(SimNeffFromJson("{\"inputs\": [")).find("JSON"), std::string::npos);
+  ExpectInvalid(SimNeffFromJson("[1, 2]"));
+  ExpectInvalid(SimNeffFromJson("{\"inputs\": [], \"inputs\": []}"));
 }
 
 TEST_F(ModelLoadTest, RejectsAnUnknownOp) {
@@ -112,11 +114,11 @@ TEST_F(ModelLoadTest, RejectsDuplicateNames) {
   json op_redefines_input = MatmulModel();
   op_redefines_input["ops"].push_back({{"op", "relu"}, {"inputs", {"y"}}, {"output", "x"}});
   EXPECT_NE(ExpectInvalid(op_redefines_input).find("already defined"), std::string::npos);
-  ExpectInvalid(std::string("NRTSIM1\n") +
-                R"({"inputs":[{"name":"x","dtype":"float32","shape":[1]}],
+  ExpectInvalid(SimNeffFromJson(
+      R"({"inputs":[{"name":"x","dtype":"float32","shape":[1]}],
                     "outputs":[{"name":"y","dtype":"float32","shape":[1]}],
                     "constants":{"c":{"shape":[1],"data":[1]},"c":{"shape":[1],"data":[2]}},
-                    "ops":[{"op":"identity","inputs":["x"],"output":"y"}]})");
+                    "ops":[{"op":"identity","inputs":["x"],"output":"y"}]})"));
 }
 
 TEST_F(ModelLoadTest, RejectsABadDtype) {

@@ -4,8 +4,6 @@
 
 namespace nrtsim_test {
 
-std::string SimNeff(const json& model) { return "NRTSIM1\n" + model.dump(); }
-
 json Float32(const std::string& name, std::vector<uint32_t> shape) {
   return json{{"name", name}, {"dtype", "float32"}, {"shape", shape}};
 }
@@ -36,7 +34,7 @@ nrtsim_stats_t SimTest::Stats() const {
 }
 
 NRT_STATUS SimTest::Load(const json& model, ModelPtr* out, int32_t vnc, int32_t vnc_count) {
-  return LoadBytes(SimNeff(model), out, vnc, vnc_count);
+  return LoadBytes(SimNeffFromJson(model.dump()), out, vnc, vnc_count);
 }
 
 NRT_STATUS SimTest::LoadBytes(const std::string& bytes, ModelPtr* out, int32_t vnc,

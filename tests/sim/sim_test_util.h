@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/sim/nrt_api.h"
+#include "tests/support/sim_model_files.h"
 
 namespace nrtsim_test {
 
@@ -30,8 +31,8 @@ using TensorPtr = std::unique_ptr<nrt_tensor_t, TensorFree>;
 using ModelPtr = std::unique_ptr<nrt_model_t, ModelUnload>;
 using TensorSetPtr = std::unique_ptr<nrt_tensor_set_t, TensorSetDestroy>;
 
-// "NRTSIM1\n" followed by the JSON text.
-std::string SimNeff(const json& model);
+// The sim NEFF of hand-written JSON: SimNeffFromJson(model.dump()).
+using ::neuronserve::testing::SimNeffFromJson;
 
 // A float32 tensor declaration for "inputs"/"outputs".
 json Float32(const std::string& name, std::vector<uint32_t> shape);

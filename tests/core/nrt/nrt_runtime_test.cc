@@ -10,13 +10,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::SimNeff;
+using testing::SimNeffFromJson;
 using testing::SimStats;
 using testing::StartSimRuntime;
 
@@ -83,7 +84,7 @@ TEST(NrtRuntimeTest, HandlesLoadBindExecuteAndReleaseEverything) {
   auto runtime = StartSimRuntime();
   ASSERT_NE(runtime, nullptr);
   {
-    auto model = runtime->LoadModel(Bytes(SimNeff(kAffineModel)), 1);
+    auto model = runtime->LoadModel(Bytes(SimNeffFromJson(kAffineModel)), 1);
     ASSERT_TRUE(model.ok()) << model.status();
     auto cores = model->CoreCount();
     ASSERT_TRUE(cores.ok()) << cores.status();
@@ -151,7 +152,7 @@ TEST(NrtRuntimeTest, SequentialDtypeNumberingOfOlderRuntimes) {
   auto runtime = StartSimRuntime();
   ASSERT_NE(runtime, nullptr);
   EXPECT_EQ(runtime->dtype_numbering(), DtypeNumbering::kSequential);
-  auto model = runtime->LoadModel(Bytes(SimNeff(kAffineModel)), 0);
+  auto model = runtime->LoadModel(Bytes(SimNeffFromJson(kAffineModel)), 0);
   ASSERT_TRUE(model.ok()) << model.status();
   auto specs = model->Tensors();
   ASSERT_TRUE(specs.ok()) << specs.status();

@@ -22,16 +22,17 @@
 #include "gtest/gtest.h"
 #include "tests/core/serving/infer_test_job.h"
 #include "tests/core/sim_fixture.h"
+#include "tests/support/sim_model_files.h"
 #include "util/mutex.h"
 
 namespace neuronserve {
 namespace {
 
 using ::testing::AnyOf;
+using testing::CountingDoorbell;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::CountingDoorbell;
-using testing::SimNeff;
+using testing::SimNeffFromJson;
 using testing::SimStats;
 using testing::TestJob;
 
@@ -46,7 +47,7 @@ const std::vector<size_t> kBothOutputs = {3, 4};
 std::string Faults(const std::string& rules) { return absl::StrCat(R"(, "faults": [)", rules, "]"); }
 
 std::shared_ptr<const std::string> MlpNeff(int latency_us = 0, const std::string& extra = "") {
-  return std::make_shared<const std::string>(SimNeff(absl::StrCat(
+  return std::make_shared<const std::string>(SimNeffFromJson(absl::StrCat(
       R"({"nc_count": 1, "latency_us": )", latency_us, R"(,
       "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]}],
       "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 3]},

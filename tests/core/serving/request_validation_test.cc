@@ -19,7 +19,7 @@ TensorSpec Tensor(const std::string& name, TensorUsage usage, std::vector<uint32
   spec.usage = usage;
   spec.dtype = dtype;
   spec.shape = std::move(shape);
-  spec.byte_size = spec.ElementCount() * DataTypeSize(dtype);
+  spec.byte_size = ElementCount(spec.shape) * DataTypeSize(dtype);
   return spec;
 }
 

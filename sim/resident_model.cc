@@ -1,4 +1,4 @@
-#include "sim/loaded_model.h"
+#include "sim/resident_model.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -62,7 +62,7 @@ simmodel::SimModel WithoutConstantData(simmodel::SimModel spec) {
 
 }  // namespace
 
-LoadedModel::LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
+ResidentModel::ResidentModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
                          ModelPlacement placement, HbmReservation constants)
     : constant_bytes_(EncodeConstants(spec, graph)),
       spec_(WithoutConstantData(std::move(spec))),
@@ -73,13 +73,13 @@ LoadedModel::LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph,
   Counters().live_models.fetch_add(1);
 }
 
-LoadedModel::~LoadedModel() { Counters().live_models.fetch_sub(1); }
+ResidentModel::~ResidentModel() { Counters().live_models.fetch_sub(1); }
 
-std::span<const std::shared_ptr<DeviceCore>> LoadedModel::cores() const {
+std::span<const std::shared_ptr<DeviceCore>> ResidentModel::cores() const {
   return std::span(placement_.session->cores).subspan(placement_.cores.start(), spec_.nc_count);
 }
 
-NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
+NRT_STATUS ResidentModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   // Faults come first, before any check of the sets, so that a test can make the Nth execution
   // fail whatever it passes.
   uint64_t latency_us = spec_.latency_us;
@@ -106,8 +106,8 @@ NRT_STATUS LoadedModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   return RunOnDevice(*in, *out, latency_us);
 }
 
-std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
-    const std::vector<simmodel::TensorSpec>& specs, const std::vector<size_t>& values,
+std::optional<std::vector<nrt_tensor*>> ResidentModel::BindTensors(
+    const std::vector<simmodel::TensorSignature>& specs, const std::vector<size_t>& values,
     const TensorSet& set, const char* usage) const {
   std::vector<nrt_tensor*> bound;
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -144,7 +144,7 @@ std::optional<std::vector<nrt_tensor*>> LoadedModel::BindTensors(
   return bound;
 }
 
-NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
+NRT_STATUS ResidentModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
                                     const std::vector<nrt_tensor*>& outputs,
                                     uint64_t latency_us) {
   // Like the hardware, a core runs one execution at a time. Cores are locked in ascending order
@@ -180,11 +180,11 @@ NRT_STATUS LoadedModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
   return NRT_SUCCESS;
 }
 
-nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
+nrt_tensor_info_array_t* ResidentModel::NewTensorInfo() const {
   size_t count = spec_.inputs.size() + spec_.outputs.size();
   size_t dims = 0;
-  for (const simmodel::TensorSpec& d : spec_.inputs) dims += d.shape.size();
-  for (const simmodel::TensorSpec& d : spec_.outputs) dims += d.shape.size();
+  for (const simmodel::TensorSignature& d : spec_.inputs) dims += d.shape.size();
+  for (const simmodel::TensorSignature& d : spec_.outputs) dims += d.shape.size();
   // One block: the header, the entries, then every shape array, so a single free() releases it.
   size_t header_bytes = sizeof(nrt_tensor_info_array_t) + count * sizeof(nrt_tensor_info_t);
   void* block = std::calloc(1, header_bytes + dims * sizeof(uint32_t));
@@ -193,7 +193,7 @@ nrt_tensor_info_array_t* LoadedModel::NewTensorInfo() const {
   auto* next_shape = reinterpret_cast<uint32_t*>(static_cast<char*>(block) + header_bytes);
   array->tensor_count = count;
   size_t index = 0;
-  auto fill = [&](const simmodel::TensorSpec& decl, size_t value, nrt_tensor_usage_t usage) {
+  auto fill = [&](const simmodel::TensorSignature& decl, size_t value, nrt_tensor_usage_t usage) {
     nrt_tensor_info_t& info = array->tensor_array[index++];
     std::memcpy(info.name, decl.name.data(), decl.name.size());  // name < NRT_TENSOR_NAME_MAX
     info.usage = usage;

@@ -1,7 +1,9 @@
-// A model loaded by nrt_load: its checked graph, the cores it occupies, the HBM its constants
-// take, its faults, and the execution protocol (fault check, tensor checks, device section).
-#ifndef NEURON_SERVE_SIM_LOADED_MODEL_H_
-#define NEURON_SERVE_SIM_LOADED_MODEL_H_
+// ResidentModel: a model loaded by nrt_load and resident on simulated cores (the simulator's
+// side of an nrt_model_t; not the daemon's neuronserve::LoadedModel of core/serving): its
+// checked graph, the cores it occupies, the HBM its constants take, its faults, and the
+// execution protocol (fault check, tensor checks, device section).
+#ifndef NEURON_SERVE_SIM_RESIDENT_MODEL_H_
+#define NEURON_SERVE_SIM_RESIDENT_MODEL_H_
 
 #include <cstdint>
 #include <memory>
@@ -29,16 +31,16 @@ struct ModelPlacement {
   CoreOccupancy::Claim cores;
 };
 
-class LoadedModel {
+class ResidentModel {
  public:
   // `spec` has passed CompileModelGraph into `graph`; `constants` is the HBM the constants took
   // on the start core. The constants' numbers are encoded in their dtypes here and dropped
   // from the kept spec.
-  LoadedModel(simmodel::SimModel spec, simmodel::ModelGraph graph, ModelPlacement placement,
+  ResidentModel(simmodel::SimModel spec, simmodel::ModelGraph graph, ModelPlacement placement,
               HbmReservation constants);
-  ~LoadedModel();
-  LoadedModel(const LoadedModel&) = delete;
-  LoadedModel& operator=(const LoadedModel&) = delete;
+  ~ResidentModel();
+  ResidentModel(const ResidentModel&) = delete;
+  ResidentModel& operator=(const ResidentModel&) = delete;
 
   bool valid_handle() const { return tag_.valid(); }
   uint32_t nc_count() const { return spec_.nc_count; }
@@ -58,10 +60,9 @@ class LoadedModel {
   std::span<const std::shared_ptr<DeviceCore>> cores() const;
   // Looks up every declared tensor of `decls` in `set` and checks it; nullopt (after logging)
   // on the first mismatch.
-  std::optional<std::vector<nrt_tensor*>> BindTensors(const std::vector<simmodel::TensorSpec>& specs,
-                                                      const std::vector<size_t>& values,
-                                                      const TensorSet& set,
-                                                      const char* usage) const;
+  std::optional<std::vector<nrt_tensor*>> BindTensors(
+      const std::vector<simmodel::TensorSignature>& specs, const std::vector<size_t>& values,
+      const TensorSet& set, const char* usage) const;
   // Runs the graph holding the model's cores for `latency_us` (the model's, or a slow fault's).
   NRT_STATUS RunOnDevice(const std::vector<nrt_tensor*>& inputs,
                          const std::vector<nrt_tensor*>& outputs, uint64_t latency_us);
@@ -80,8 +81,8 @@ class LoadedModel {
 }  // namespace neuronserve::nrtsim
 
 // The opaque handle of the C ABI is the model itself.
-struct nrt_model final : neuronserve::nrtsim::LoadedModel {
-  using LoadedModel::LoadedModel;
+struct nrt_model final : neuronserve::nrtsim::ResidentModel {
+  using ResidentModel::ResidentModel;
 };
 
-#endif  // NEURON_SERVE_SIM_LOADED_MODEL_H_
+#endif  // NEURON_SERVE_SIM_RESIDENT_MODEL_H_
