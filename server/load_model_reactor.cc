@@ -9,9 +9,7 @@ namespace neuronserve {
 
 LoadModelReactor::LoadModelReactor(const ModelLoadingContext& context,
                                    v1::LoadModelResponse* response)
-    : context_(context),
-      response_(response),
-      upload_(context.repository, context.max_model_bytes) {
+    : context_(context), response_(response), upload_(context.repository, context.max_model_bytes) {
   StartRead(&request_);
 }
 

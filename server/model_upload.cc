@@ -83,19 +83,18 @@ absl::StatusOr<LoadSpec> ModelUpload::Finish() {
   if (!header_.repository_path().empty()) return FinishRepositoryLoad();
   const std::string& name = header_.config().name();
   if (neff_.size() != header_.total_size()) {
-    return absl::DataLossError(absl::StrCat("LoadModel '", name, "': received ", neff_.size(),
-                                            " bytes, the header announced total_size=",
-                                            header_.total_size()));
+    return absl::DataLossError(
+        absl::StrCat("LoadModel '", name, "': received ", neff_.size(),
+                     " bytes, the header announced total_size=", header_.total_size()));
   }
   const std::string digest = digest_.FinalHex();
   if (digest != header_.sha256()) {
-    return absl::DataLossError(absl::StrCat("LoadModel '", name,
-                                            "': SHA-256 of the received bytes is ", digest,
-                                            ", the header announced ", header_.sha256(),
-                                            "; nothing was loaded"));
+    return absl::DataLossError(
+        absl::StrCat("LoadModel '", name, "': SHA-256 of the received bytes is ", digest,
+                     ", the header announced ", header_.sha256(), "; nothing was loaded"));
   }
-  return LoadSpecFromConfig(header_.config(),
-                            std::make_shared<const std::string>(std::move(neff_)), "upload",
+  return LoadSpecFromConfig(header_.config(), std::make_shared<const std::string>(std::move(neff_)),
+                            "upload",
                             /*persist=*/true);
 }
 

@@ -81,8 +81,9 @@ absl::Status Client::WaitForReady(absl::Duration timeout) {
   if (impl_->channel->WaitForConnected(absl::ToChronoTime(absl::Now() + timeout))) {
     return absl::OkStatus();
   }
-  return absl::UnavailableError(absl::StrCat(
-      "neuron-serve at ", impl_->target, " is not reachable after ", absl::FormatDuration(timeout)));
+  return absl::UnavailableError(absl::StrCat("neuron-serve at ", impl_->target,
+                                             " is not reachable after ",
+                                             absl::FormatDuration(timeout)));
 }
 
 absl::StatusOr<v1::EnumerateResponse> Client::Enumerate() {
@@ -106,7 +107,8 @@ absl::StatusOr<v1::LoadModelResponse> Client::Impl::RunLoad(const v1::LoadModelH
 absl::StatusOr<v1::LoadModelResponse> Client::LoadModel(const v1::ModelConfig& config,
                                                         absl::Span<const uint8_t> neff,
                                                         LoadProgress progress) {
-  return impl_->RunLoad(UploadHeader(config, neff.size(), Sha256Hex(neff)), SpanChunks(neff), progress);
+  return impl_->RunLoad(UploadHeader(config, neff.size(), Sha256Hex(neff)), SpanChunks(neff),
+                        progress);
 }
 
 absl::StatusOr<v1::LoadModelResponse> Client::LoadModelFromFile(const v1::ModelConfig& config,
@@ -118,8 +120,8 @@ absl::StatusOr<v1::LoadModelResponse> Client::LoadModelFromFile(const v1::ModelC
   absl::StatusOr<std::string> sha256 = HashFile(*reader, &size);
   if (!sha256.ok()) return sha256.status();
   std::vector<uint8_t> buffer;
-  return impl_->RunLoad(UploadHeader(config, size, *std::move(sha256)), FileChunks(*reader, size, buffer),
-                 progress);
+  return impl_->RunLoad(UploadHeader(config, size, *std::move(sha256)),
+                        FileChunks(*reader, size, buffer), progress);
 }
 
 absl::StatusOr<v1::LoadModelResponse> Client::LoadModelFromRepository(

@@ -132,9 +132,11 @@ TEST_F(InferCallBindTest, AGoodRequestPointsAtItsOwnBytesAndNamesTheWantedOutput
   ASSERT_TRUE(call.Bind(context_, request, response).ok());
 
   // In the model's order (x, ids), each the request's raw_data itself: no copy on this thread.
-  EXPECT_EQ(call.Input(0).data(), reinterpret_cast<const uint8_t*>(request.inputs(1).raw_data().data()));
+  EXPECT_EQ(call.Input(0).data(),
+            reinterpret_cast<const uint8_t*>(request.inputs(1).raw_data().data()));
   EXPECT_EQ(call.Input(0).size(), 16u);
-  EXPECT_EQ(call.Input(1).data(), reinterpret_cast<const uint8_t*>(request.inputs(0).raw_data().data()));
+  EXPECT_EQ(call.Input(1).data(),
+            reinterpret_cast<const uint8_t*>(request.inputs(0).raw_data().data()));
   EXPECT_EQ(call.Input(1).size(), 2u);
 
   EXPECT_EQ(response.id(), "req-1");
