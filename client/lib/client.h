@@ -3,7 +3,9 @@
 //
 // Every method returns absl::Status / absl::StatusOr. A server's error comes back with its gRPC
 // code and message unchanged; a server that cannot be reached is UNAVAILABLE naming the target.
-// A Client is thread-safe: any number of threads may call it at once.
+// A Client is thread-safe: any number of threads may call it at once. The header names no gRPC
+// type (the channel and stubs live in the private Impl), so applications see only Abseil and the
+// generated neuronserve.v1 messages.
 //
 //   absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect({.target = "127.0.0.1:8001"});
 //   absl::StatusOr<v1::LoadModelResponse> loaded = (*client)->LoadModelFromFile(config, path);
@@ -29,12 +31,8 @@
 #include "client/lib/health_status.h"
 #include "client/lib/infer_session.h"
 #include "client/lib/infer_types.h"
-#include "grpc/health/v1/health.grpc.pb.h"
-#include "grpcpp/channel.h"
-#include "grpcpp/client_context.h"
-#include "grpcpp/support/status.h"
 #include "neuronserve/v1/model_config.pb.h"
-#include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve::client {
 
@@ -51,7 +49,7 @@ class Client {
   Client& operator=(const Client&) = delete;
   ~Client();
 
-  const std::string& target() const { return target_; }
+  const std::string& target() const;
 
   // Connects and waits up to `timeout` for the channel to be ready; UNAVAILABLE naming the
   // target if it is not.
@@ -95,23 +93,12 @@ class Client {
   absl::StatusOr<HealthStatus> CheckHealth(const std::string& service = "");
 
  private:
-  Client(std::string target, std::string token, absl::Duration timeout,
-         std::shared_ptr<grpc::Channel> channel);
+  // The channel, the stubs, the token and the default deadline: every gRPC type, in client.cc.
+  class Impl;
 
-  // Deadline (`timeout`, or the default when zero) and the token.
-  void Prepare(grpc::ClientContext& context, absl::Duration timeout) const;
-  absl::Status CallStatus(const grpc::Status& status) const;
-  absl::StatusOr<v1::LoadModelResponse> RunLoad(
-      const v1::LoadModelHeader& header,
-      const std::function<absl::StatusOr<absl::Span<const uint8_t>>()>& next_chunk,
-      const LoadProgress& progress);
+  explicit Client(std::unique_ptr<Impl> impl);
 
-  const std::string target_;
-  const std::string token_;
-  const absl::Duration timeout_;
-  const std::shared_ptr<grpc::Channel> channel_;
-  const std::unique_ptr<v1::NeuronServing::Stub> serving_;
-  const std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+  const std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace neuronserve::client

@@ -5,6 +5,7 @@
 #define NEURON_SERVE_CLIENT_LIB_GRPC_STATUS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -26,6 +27,10 @@ absl::Status FromCodeAndMessage(int32_t code, absl::string_view message);
 // server itself sent (a connected channel) is kept as it is.
 absl::Status FromCallStatus(const grpc::Status& status, grpc::Channel& channel,
                             absl::string_view target);
+
+// How a failed call's grpc::Status becomes the caller's error (FromCallStatus with the call's
+// channel and target, bound by whoever made the call).
+using CallStatusConverter = std::function<absl::Status(const grpc::Status&)>;
 
 }  // namespace neuronserve::client
 

@@ -1,25 +1,20 @@
 // Many inference requests in flight on one InferStream. Responses arrive in completion order
 // and are matched to requests by id; a request that fails gets its own error and the stream
 // goes on.
+//
+// The header names no gRPC type: the stream, its context and the locks live in the private
+// Impl (client/lib/infer_session_impl.h, not installed).
 #ifndef NEURON_SERVE_CLIENT_LIB_INFER_SESSION_H_
 #define NEURON_SERVE_CLIENT_LIB_INFER_SESSION_H_
 
-#include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "client/lib/infer_types.h"
-#include "grpcpp/client_context.h"
-#include "grpcpp/support/status.h"
-#include "grpcpp/support/sync_stream.h"
-#include "neuronserve/v1/neuron_serving.grpc.pb.h"
 
 namespace neuronserve::client {
 
@@ -29,8 +24,6 @@ namespace neuronserve::client {
 // Finish may be called from either side once the caller is done sending.
 class InferSession {
  public:
-  using CallStatusConverter = std::function<absl::Status(const grpc::Status&)>;
-
   // Cancels the stream if it was not finished.
   ~InferSession();
   InferSession(const InferSession&) = delete;
@@ -57,24 +50,11 @@ class InferSession {
 
  private:
   friend class Client;
+  class Impl;
 
-  InferSession(v1::NeuronServing::StubInterface& stub, std::unique_ptr<grpc::ClientContext> context,
-               CallStatusConverter convert);
+  explicit InferSession(std::unique_ptr<Impl> impl);
 
-  const std::unique_ptr<grpc::ClientContext> context_;
-  const CallStatusConverter convert_;
-  // Declared after the context it was started on, so it is destroyed first.
-  const std::unique_ptr<grpc::ClientReaderWriterInterface<v1::InferRequest, v1::InferResponse>>
-      stream_;
-
-  absl::Mutex send_mutex_;
-  uint64_t next_id_ ABSL_GUARDED_BY(send_mutex_) = 0;
-  bool send_closed_ ABSL_GUARDED_BY(send_mutex_) = false;
-  bool write_failed_ ABSL_GUARDED_BY(send_mutex_) = false;
-
-  absl::Mutex receive_mutex_;
-  bool read_ended_ ABSL_GUARDED_BY(receive_mutex_) = false;
-  std::optional<absl::Status> final_status_ ABSL_GUARDED_BY(receive_mutex_);
+  const std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace neuronserve::client

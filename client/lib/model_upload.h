@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "client/lib/file_contents.h"
+#include "client/lib/grpc_status.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
@@ -26,8 +27,6 @@ using UploadProgress = std::function<void(uint64_t sent, uint64_t total)>;
 // The next piece of the NEFF (at most kUploadChunkBytes), empty at the end; valid until the
 // next call.
 using ChunkSource = std::function<absl::StatusOr<absl::Span<const uint8_t>>()>;
-// How a failed call's grpc::Status becomes the caller's error (see FromCallStatus).
-using CallStatusConverter = std::function<absl::Status(const grpc::Status&)>;
 
 // Sends `header`, then every chunk, half-closes and waits for the answer. A chunk source error
 // cancels the call and is returned as it is. When the server fails the stream early (a bad

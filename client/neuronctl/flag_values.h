@@ -14,6 +14,10 @@
 
 namespace neuronserve::neuronctl {
 
+// The bound of every flag that counts NeuronCores or names one: more cores than any instance
+// has (trn2.48xlarge: 128 physical), so a larger count, or an index at or above it, is a typo.
+inline constexpr uint64_t kMaxCoreCount = 1024;
+
 // `text` as a number if it is plain decimal digits that fit: absl::SimpleAtoi alone would also
 // take "+5" and surrounding spaces, and a flag value should be exactly what the help shows.
 bool ParsePlainDecimal(absl::string_view text, uint64_t* number);

@@ -19,9 +19,6 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-// More NeuronCores than any instance has; a larger index is a typo.
-constexpr int64_t kMaxCoreIndex = 1023;
-
 constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     {"name", FlagType::kValue, "NAME", "",
      "the name clients use (default: FILE's name without its extension)"},
@@ -63,7 +60,7 @@ absl::StatusOr<v1::ModelConfig> ConfigFromFlags(const ParsedArgs& args, const st
   if (args.Has("replicas")) {
     absl::StatusOr<uint64_t> replicas = GetPositiveFlag(args, "replicas");
     if (!replicas.ok()) return replicas.status();
-    if (*replicas > kMaxCoreIndex + 1) {
+    if (*replicas > kMaxCoreCount) {
       return UsageError(absl::StrCat("--replicas: ", *replicas, " is more than any machine has"));
     }
     config.set_replicas(static_cast<uint32_t>(*replicas));
@@ -72,7 +69,7 @@ absl::StatusOr<v1::ModelConfig> ConfigFromFlags(const ParsedArgs& args, const st
     // Not ParsePositiveList: core 0 is a valid start core.
     for (absl::string_view item : absl::StrSplit(*args.Get("cores"), ',')) {
       uint64_t core = 0;
-      if (!ParsePlainDecimal(item, &core) || core > kMaxCoreIndex) {
+      if (!ParsePlainDecimal(item, &core) || core >= kMaxCoreCount) {
         return UsageError(absl::StrCat("--cores: '", *args.Get("cores"),
                                        "' is not a comma-separated list of core indices ('", item,
                                        "' is not)"));

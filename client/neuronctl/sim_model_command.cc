@@ -24,8 +24,6 @@ namespace {
 
 using simmodel::SimModel;
 
-// More NeuronCores than any instance has (trn2.48xlarge: 128 physical); a larger value is a typo.
-constexpr uint64_t kMaxCores = 1024;
 // Identity shapes are only metadata in the file, but the simulator allocates them.
 constexpr int64_t kMaxDimension = int64_t{1} << 31;
 
@@ -184,8 +182,8 @@ absl::StatusOr<BuiltModel> BuildClassifier(const ParsedArgs& args) {
 absl::Status ApplyRuntimeFlags(const ParsedArgs& args, SimModel& model) {
   absl::StatusOr<uint64_t> cores = GetPositiveFlag(args, "cores");
   if (!cores.ok()) return cores.status();
-  if (*cores > kMaxCores) {
-    return UsageError(absl::StrCat("--cores: ", *cores, " is above the limit of ", kMaxCores));
+  if (*cores > kMaxCoreCount) {
+    return UsageError(absl::StrCat("--cores: ", *cores, " is above the limit of ", kMaxCoreCount));
   }
   absl::StatusOr<uint64_t> latency_us = GetUnsignedFlag(args, "latency-us");
   if (!latency_us.ok()) return latency_us.status();
