@@ -1,18 +1,32 @@
 #include "server/daemon.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/health/health_monitor.h"
+#include "core/lifecycle/model_registry.h"
+#include "core/lifecycle/model_store.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/nrt/nrt_runtime.h"
 #include "core/nrt/runtime_environment.h"
+#include "core/serving/worker_pool.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "server/access_log.h"
+#include "server/gauge_refresher.h"
 #include "server/health_publisher.h"
 #include "server/host_port.h"
 #include "server/http_routes.h"
+#include "server/http_server.h"
+#include "server/neuron_serving_service.h"
 #include "server/startup_models.h"
 #include "spdlog/spdlog.h"
 
 namespace neuronserve {
+
+Daemon::Daemon() = default;
+
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   std::unique_ptr<Daemon> daemon(new Daemon());
 

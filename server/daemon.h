@@ -27,24 +27,31 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/device/device_inventory.h"
-#include "core/health/health_monitor.h"
-#include "core/lifecycle/model_registry.h"
-#include "core/lifecycle/model_store.h"
 #include "core/metrics/metrics_registry.h"
-#include "core/metrics/serving_metrics.h"
-#include "core/nrt/nrt_runtime.h"
-#include "grpcpp/server.h"
-#include "server/access_log.h"
 #include "server/admission/drain_gate.h"
-#include "server/gauge_refresher.h"
-#include "server/http_server.h"
 #include "server/infer_context.h"
 #include "server/logging.h"
 #include "server/model_repository.h"
-#include "server/neuron_serving_service.h"
 #include "util/callback_relay.h"
 
+namespace grpc {
+class Server;
+}  // namespace grpc
+
 namespace neuronserve {
+
+// Held through unique_ptr only: their definitions are needed in daemon.cc, not by includers.
+class AccessLog;
+class GaugeRefresher;
+class HealthMonitor;
+struct HealthInputs;
+class HttpServer;
+class ModelRegistry;
+class ModelStore;
+class NeuronServingService;
+class NrtRuntime;
+class ServingMetrics;
+class WorkerPool;
 
 struct DaemonOptions {
   std::string listen_address = "127.0.0.1:8001";
@@ -89,7 +96,7 @@ class Daemon {
   void Shutdown(absl::Duration grace);
 
  private:
-  Daemon() = default;
+  Daemon();  // out of line: members hold types declared above only
   // The HealthMonitor's inputs, from the daemon's current state.
   HealthInputs GatherHealth() const;
 

@@ -4,6 +4,13 @@
 #include <map>
 #include <string>
 
+#include "core/device/device_inventory.h"
+#include "core/health/health_monitor.h"
+#include "core/lifecycle/model_registry.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/nrt/nrt_runtime.h"
+#include "core/serving/worker_pool.h"
+
 namespace neuronserve {
 
 GaugeInputs GatherGaugeInputs(const ModelRegistry& registry, const WorkerPool& workers,

@@ -17,17 +17,18 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "core/device/device_inventory.h"
 #include "core/health/health_evaluator.h"
-#include "core/health/health_monitor.h"
-#include "core/lifecycle/model_registry.h"
-#include "core/metrics/serving_metrics.h"
-#include "core/nrt/nrt_runtime.h"
 #include "core/serving/model_info.h"
-#include "core/serving/worker_pool.h"
 #include "util/mutex.h"
 
 namespace neuronserve {
+
+struct DeviceInventory;
+class HealthMonitor;
+class ModelRegistry;
+class NrtRuntime;
+class ServingMetrics;
+class WorkerPool;
 
 // The state the gauges show, at one scrape.
 struct GaugeInputs {

@@ -3,8 +3,11 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/metrics/serving_metrics.h"
 #include "core/serving/request_outcome.h"
 #include "core/serving/request_validation.h"
+#include "server/access_log.h"
+#include "server/admission/drain_gate.h"
 
 namespace neuronserve {
 namespace {

@@ -3,12 +3,13 @@
 #define NEURON_SERVE_SERVER_INFER_CONTEXT_H_
 
 #include "absl/status/status.h"
-#include "core/lifecycle/model_registry.h"
-#include "core/metrics/serving_metrics.h"
-#include "server/access_log.h"
-#include "server/admission/drain_gate.h"
 
 namespace neuronserve {
+
+class AccessLog;
+class DrainGate;
+class ModelRegistry;
+class ServingMetrics;
 
 struct InferContext {
   const ModelRegistry* registry = nullptr;

@@ -1,5 +1,6 @@
 #include "server/infer_unary_reactor.h"
 
+#include "server/admission/drain_gate.h"
 #include "server/grpc_status.h"
 
 namespace neuronserve {

@@ -1,5 +1,6 @@
 #include "server/neuron_serving_service.h"
 
+#include "core/serving/worker_pool.h"
 #include "server/enumerate_response.h"
 #include "server/grpc_status.h"
 #include "server/infer_stream_reactor.h"

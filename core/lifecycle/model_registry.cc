@@ -4,7 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/lifecycle/model_name.h"
+#include "core/lifecycle/model_store.h"
+#include "core/nrt/nrt_runtime.h"
 #include "core/serving/core_range.h"
+#include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
 #include "util/fmt_absl.h"
 

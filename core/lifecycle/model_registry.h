@@ -25,17 +25,20 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
-#include "core/lifecycle/model_store.h"
 #include "core/lifecycle/version_loader.h"
-#include "core/nrt/nrt_runtime.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/model_info.h"
-#include "core/serving/worker_pool.h"
 #include "util/callback_relay.h"
 #include "util/mutex.h"
 #include "util/serial_executor.h"
 
 namespace neuronserve {
+
+// Borrowed by reference or pointer only.
+class ModelStore;
+class NrtRuntime;
+class ServingMetrics;
+class WorkerPool;
 
 struct RegistryOptions {
   // How long an unload (or a replaced version) waits for requests in flight before unloading.

@@ -6,8 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/lifecycle/model_name.h"
-#include "core/serving/core_range.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/nrt/nrt_runtime.h"
 #include "core/nrt/nrt_status.h"
+#include "core/serving/core_range.h"
+#include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
 
 namespace neuronserve {

@@ -37,12 +37,14 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
-#include "core/metrics/serving_metrics.h"
-#include "core/nrt/nrt_runtime.h"
 #include "core/serving/loaded_model.h"
-#include "core/serving/worker_pool.h"
 
 namespace neuronserve {
+
+// Borrowed by reference or pointer only.
+class NrtRuntime;
+class ServingMetrics;
+class WorkerPool;
 
 struct LoadSpec {
   ModelIdentity identity;

@@ -86,7 +86,7 @@ class InferCallBindTest : public ::testing::Test {
     registry_ = std::make_unique<ModelRegistry>(*runtime_, *workers_, nullptr);
 
     LoadSpec spec;
-    spec.identity = ModelIdentity{"mixed", "1", "upload"};
+    spec.identity = ModelIdentity{"mixed", "1", ModelSource::kUpload};
     spec.neff = std::make_shared<const std::string>(kMixedModel);
     registry_->Load(std::move(spec), [this](absl::StatusOr<ModelInfo> result) {
       loaded_info_ = std::move(result);

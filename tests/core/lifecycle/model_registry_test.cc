@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/lifecycle/model_store.h"
+#include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"

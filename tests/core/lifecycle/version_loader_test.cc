@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
