@@ -15,18 +15,20 @@
 #include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/sim_model_files.h"
 #include "util/mutex.h"
 
 namespace neuronserve {
 namespace {
 
+using ::neuronserve::testing::SimNeffFromJson;
 using ::testing::ElementsAre;
 
 constexpr uint32_t kSimCores = 2;
 
 // y = relu(x) over float32 [1,4], and int8 ids passed through.
-const char* const kMixedModel = R"(NRTSIM1
-{"inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]},
+const char* const kMixedModelJson =
+    R"({"inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]},
             {"name": "ids", "dtype": "int8", "shape": [2]}],
  "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]},
              {"name": "ids_out", "dtype": "int8", "shape": [2]}],
@@ -87,7 +89,7 @@ class InferCallBindTest : public ::testing::Test {
 
     LoadSpec spec;
     spec.identity = ModelIdentity{"mixed", "1", ModelSource::kUpload};
-    spec.neff = std::make_shared<const std::string>(kMixedModel);
+    spec.neff = std::make_shared<const std::string>(SimNeffFromJson(kMixedModelJson));
     registry_->Load(std::move(spec), [this](absl::StatusOr<ModelInfo> result) {
       loaded_info_ = std::move(result);
       loaded_.Notify();
