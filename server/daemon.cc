@@ -22,6 +22,7 @@
 #include "server/neuron_serving_service.h"
 #include "server/startup_models.h"
 #include "spdlog/spdlog.h"
+#include "util/file_watcher.h"
 
 namespace neuronserve {
 
@@ -58,6 +59,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     return absl::InvalidArgumentError("--load-models needs --model-repository");
   }
   daemon->execution_timeout_ = options.execution_timeout;
+  daemon->credential_files_ = std::make_unique<FileWatcher>(options.credential_poll_interval);
   daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_);
   daemon->gauges_ = std::make_unique<GaugeRefresher>(*daemon->metrics_, daemon->runtime_started_);
   if (!options.access_log.empty()) {
@@ -178,6 +180,11 @@ bool Daemon::Drain(absl::Time deadline, const std::function<bool()>& give_up) {
   return drained;
 }
 
+void Daemon::ReloadCredentials() {
+  spdlog::info("SIGHUP: re-reading certificates and token files");
+  if (credential_files_ != nullptr) credential_files_->ReloadAll();
+}
+
 void Daemon::Shutdown(absl::Duration grace) {
   if (server_ == nullptr) return;
   gate_.BeginDrain();
@@ -203,6 +210,7 @@ Daemon::~Daemon() {
   service_.reset();
   registry_.reset();  // unloads every model
   access_log_.reset();
+  credential_files_.reset();
 }
 
 }  // namespace neuronserve

@@ -42,6 +42,7 @@ namespace neuronserve {
 
 // Held through unique_ptr only: their definitions are needed in daemon.cc, not by includers.
 class AccessLog;
+class FileWatcher;
 class GaugeRefresher;
 class HealthMonitor;
 struct HealthInputs;
@@ -70,6 +71,21 @@ struct DaemonOptions {
   int stdout_fd = 1;        // the real stdout for "-" (OutputCapture::original_stdout())
   LogFormat log_format = LogFormat::kText;
   absl::Duration execution_timeout = absl::Minutes(2);
+
+  // Exposure (issue 17). Every path names a file; secrets are never held in options.
+  std::string tls_cert;          // with tls_key: the main listener speaks TLS
+  std::string tls_key;
+  std::string tls_client_ca;     // clients must present a certificate it signed (mTLS)
+  std::string infer_token_file;  // bearer tokens, infer scope
+  std::string admin_token_file;  // bearer tokens, admin scope (implies infer)
+  std::string admin_listen;      // "unix:/path" or loopback HOST:PORT; empty: admin on main
+  std::string health_listen;     // plain-text grpc.health.v1 only; empty: none
+  uint32_t max_models = 64;
+  uint32_t max_concurrent_uploads = 4;
+  uint32_t max_metadata_bytes = 16384;
+  std::string audit_log;  // empty: none; "-": stdout (stdout_fd)
+  // How often watched credential files (certificates, token files) are checked for changes.
+  absl::Duration credential_poll_interval = absl::Seconds(1);
 };
 
 class Daemon {
@@ -94,6 +110,9 @@ class Daemon {
   // Reports NOT_SERVING, stops taking calls, waits up to `grace` for open calls, then cancels
   // the rest. Idempotent; the destructor calls it with no grace.
   void Shutdown(absl::Duration grace);
+  // SIGHUP: re-reads the certificates and token files now, whether or not they changed.
+  // Returns once they are re-read (a bad new certificate is refused and logged, not returned).
+  void ReloadCredentials();
 
  private:
   Daemon();  // out of line: members hold types declared above only
@@ -109,6 +128,8 @@ class Daemon {
   // Refreshes the current-state gauges before each /metrics scrape.
   std::unique_ptr<GaugeRefresher> gauges_;
   std::unique_ptr<AccessLog> access_log_;
+  // Watches the certificate and token files; its callbacks reload them.
+  std::unique_ptr<FileWatcher> credential_files_;
   CallbackRelay state_changes_;
   DrainGate gate_;
   std::atomic<bool> startup_done_{false};

@@ -53,6 +53,45 @@ ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
 ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
           "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
 
+// Exposure: transport security, tokens, the admin and probe listeners, limits, the audit log.
+// Secrets are only ever named by file here, never given as values: flags and the environment
+// show up in process listings and logs.
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain of the gRPC listener (with --tls-key): the main port speaks "
+          "TLS. Re-read when the file changes (also through a symlink swap) or on SIGHUP; a new "
+          "pair that does not parse, does not match its key or has expired is refused with a log "
+          "line and the old one keeps serving.");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert.");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA bundle: clients must present a certificate signed by it (mutual TLS). Needs "
+          "--tls-cert. Re-read like the certificate.");
+ABSL_FLAG(std::string, infer_token_file, "",
+          "File of bearer tokens with the infer scope (Infer, InferStream, GetModel, ListModels, "
+          "Enumerate): one per line, optionally LABEL:TOKEN, '#' comments and blank lines "
+          "ignored; re-read when it changes. With a token file, calls without a valid "
+          "'authorization: Bearer' token are UNAUTHENTICATED.");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "File of bearer tokens with the admin scope (LoadModel, UnloadModel; admin implies "
+          "infer), in the format of --infer-token-file.");
+ABSL_FLAG(std::string, admin_listen, "",
+          "A separate listener for LoadModel and UnloadModel: unix:/PATH (mode 0660, a lock file "
+          "beside it) or a loopback HOST:PORT. With it, admin calls on --listen are "
+          "PERMISSION_DENIED. Empty: admin calls on --listen.");
+ABSL_FLAG(std::string, health_listen, "",
+          "A plain-text listener that serves only gRPC health (grpc.health.v1), for probes that "
+          "can send neither a client certificate nor a token, HOST:PORT. Empty: none.");
+ABSL_FLAG(uint32_t, max_models, 64,
+          "Most models loaded (or loading) at once; past it LoadModel is RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, max_concurrent_uploads, 4,
+          "Most LoadModel uploads open at once; past it LoadModel is RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, max_metadata_bytes, 16384,
+          "Largest request metadata (headers) accepted, in bytes; past it the call is "
+          "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(std::string, audit_log, "",
+          "Write one line per admin call and per refused authentication (time, peer, identity, "
+          "RPC, model, result; never a token) to this file ('-': standard output), in the "
+          "--log-format. Empty: no audit log.");
+
 namespace neuronserve {
 
 std::string EnvironmentVariableForFlag(const std::string& flag_name) {

@@ -28,6 +28,17 @@ ABSL_DECLARE_FLAG(uint64_t, max_model_bytes);
 ABSL_DECLARE_FLAG(absl::Duration, unload_timeout);
 ABSL_DECLARE_FLAG(uint32_t, max_queue);
 ABSL_DECLARE_FLAG(uint64_t, max_message_bytes);
+ABSL_DECLARE_FLAG(std::string, tls_cert);
+ABSL_DECLARE_FLAG(std::string, tls_key);
+ABSL_DECLARE_FLAG(std::string, tls_client_ca);
+ABSL_DECLARE_FLAG(std::string, infer_token_file);
+ABSL_DECLARE_FLAG(std::string, admin_token_file);
+ABSL_DECLARE_FLAG(std::string, admin_listen);
+ABSL_DECLARE_FLAG(std::string, health_listen);
+ABSL_DECLARE_FLAG(uint32_t, max_models);
+ABSL_DECLARE_FLAG(uint32_t, max_concurrent_uploads);
+ABSL_DECLARE_FLAG(uint32_t, max_metadata_bytes);
+ABSL_DECLARE_FLAG(std::string, audit_log);
 
 namespace neuronserve {
 

@@ -40,10 +40,14 @@ int main(int argc, char** argv) {
       "Every flag can also be set as NEURON_SERVE_<FLAG> in the environment "
       "(e.g. NEURON_SERVE_NRT_LIBRARY); the command line wins.\n"
       "Flags may be written with dashes or underscores (--nrt-library or --nrt_library).\n"
-      "Exit codes: 0 clean shutdown, 1 startup failure, 2 bad flags.\n"
+      "Exit codes: 0 clean shutdown, 1 startup failure, 2 bad flags. SIGTERM/SIGINT drain and "
+      "stop; SIGHUP re-reads the TLS certificates and token files.\n"
       "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--model-repository=DIR "
       "--load-models=all|NAME,...] [--state-dir=DIR] [--http-listen=HOST:PORT] "
-      "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=30s]");
+      "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=30s] "
+      "[--tls-cert=PEM --tls-key=PEM [--tls-client-ca=PEM]] [--infer-token-file=FILE] "
+      "[--admin-token-file=FILE] [--admin-listen=unix:PATH] [--health-listen=HOST:PORT] "
+      "[--audit-log=FILE]");
   if (absl::Status status = neuronserve::ApplyFlagsFromEnvironment(); !status.ok()) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;
@@ -122,6 +126,17 @@ int main(int argc, char** argv) {
   if (output_capture != nullptr) options.stdout_fd = output_capture->original_stdout();
   options.log_format = log_format;
   options.execution_timeout = absl::GetFlag(FLAGS_execution_timeout);
+  options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key = absl::GetFlag(FLAGS_tls_key);
+  options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  options.infer_token_file = absl::GetFlag(FLAGS_infer_token_file);
+  options.admin_token_file = absl::GetFlag(FLAGS_admin_token_file);
+  options.admin_listen = absl::GetFlag(FLAGS_admin_listen);
+  options.health_listen = absl::GetFlag(FLAGS_health_listen);
+  options.max_models = absl::GetFlag(FLAGS_max_models);
+  options.max_concurrent_uploads = absl::GetFlag(FLAGS_max_concurrent_uploads);
+  options.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
+  options.audit_log = absl::GetFlag(FLAGS_audit_log);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());
@@ -133,7 +148,9 @@ int main(int argc, char** argv) {
                inventory.runtime_version.ToString(), inventory.runtime_version.detail,
                inventory.Summary());
 
-  const int signal_number = neuronserve::WaitForShutdownSignal();
+  neuronserve::Daemon* running = daemon->get();
+  const int signal_number =
+      neuronserve::WaitForShutdownSignal([running] { running->ReloadCredentials(); });
   const absl::Duration drain_timeout = absl::GetFlag(FLAGS_drain_timeout);
   spdlog::info("received {}, draining (up to {}; a second signal cuts it short)",
                SignalName(signal_number), absl::FormatDuration(drain_timeout));

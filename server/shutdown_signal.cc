@@ -14,19 +14,27 @@ sigset_t ShutdownSignals() {
   return set;
 }
 
+sigset_t ShutdownAndHangup() {
+  sigset_t set = ShutdownSignals();
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
 }  // namespace
 
 void BlockShutdownSignals() {
-  sigset_t set = ShutdownSignals();
+  sigset_t set = ShutdownAndHangup();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-int WaitForShutdownSignal() {
-  sigset_t set = ShutdownSignals();
-  int signal_number = 0;
-  while (sigwait(&set, &signal_number) != 0) {
+int WaitForShutdownSignal(const std::function<void()>& on_hangup) {
+  const sigset_t set = ShutdownAndHangup();
+  while (true) {
+    int signal_number = 0;
+    if (sigwait(&set, &signal_number) != 0) continue;
+    if (signal_number != SIGHUP) return signal_number;
+    if (on_hangup) on_hangup();
   }
-  return signal_number;
 }
 
 bool ShutdownSignalPending() {
