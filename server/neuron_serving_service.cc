@@ -1,5 +1,7 @@
 #include "server/neuron_serving_service.h"
 
+#include <utility>
+
 #include "core/serving/worker_pool.h"
 #include "server/enumerate_response.h"
 #include "server/grpc_status.h"
@@ -12,11 +14,12 @@ namespace neuronserve {
 NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
                                            const DeviceInventory& inventory,
                                            const ModelLoadingContext& loading,
-                                           const InferContext& infer)
+                                           const InferContext& infer, ListenerPolicy policy)
     : runtime_(runtime),
       loading_(loading),
       infer_(infer),
-      inventory_response_(BuildEnumerateResponse(inventory)) {}
+      inventory_response_(BuildEnumerateResponse(inventory)),
+      policy_(std::move(policy)) {}
 
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
                                                           const v1::EnumerateRequest* /*request*/,

@@ -11,6 +11,7 @@
 #include "core/nrt/nrt_runtime.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "server/infer_context.h"
+#include "server/listener_policy.h"
 #include "server/load_model_reactor.h"
 
 namespace neuronserve {
@@ -19,7 +20,8 @@ class NeuronServingService final : public v1::NeuronServing::CallbackService {
  public:
   // Everything referenced must outlive the service.
   NeuronServingService(const NrtRuntime& runtime, const DeviceInventory& inventory,
-                       const ModelLoadingContext& loading, const InferContext& infer);
+                       const ModelLoadingContext& loading, const InferContext& infer,
+                      ListenerPolicy policy = {});
 
   grpc::ServerUnaryReactor* Enumerate(grpc::CallbackServerContext* context,
                                       const v1::EnumerateRequest* request,
@@ -46,6 +48,7 @@ class NeuronServingService final : public v1::NeuronServing::CallbackService {
   const ModelLoadingContext loading_;
   const InferContext infer_;
   const v1::EnumerateResponse inventory_response_;
+  const ListenerPolicy policy_;
 };
 
 }  // namespace neuronserve
