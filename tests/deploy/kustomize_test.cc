@@ -3,6 +3,7 @@
 // listen on, that the probes ask the daemon's own health services, that shutdown leaves the
 // drain its time, resources, the security context, and that the volumes cover every path the
 // daemon writes to under a read-only root filesystem.
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -45,6 +46,36 @@ class KustomizeTest : public ::testing::TestWithParam<std::string> {
     return value.value_or("");
   }
   int ListenPort() const { return PortOf(Flag("listen")).value_or(-1); }
+  int HealthPort() const { return PortOf(Flag("health_listen")).value_or(-1); }
+  // The daemonset overlay and the overlays built on it.
+  bool IsDaemonSet() const { return absl::StartsWith(GetParam(), "daemonset"); }
+  // The mount path of the pod volume named `volume` in the daemon container, or "".
+  std::string DaemonMountOf(const std::string& volume) const {
+    for (const YAML::Node& mount : daemon()["volumeMounts"]) {
+      if (mount["name"].as<std::string>("") == volume) return mount["mountPath"].as<std::string>("");
+    }
+    return "";
+  }
+  // The pod volume named `name` (an undefined node if there is none).
+  YAML::Node Volume(const std::string& name) const {
+    for (const YAML::Node& volume : pod()["volumes"]) {
+      if (volume["name"].as<std::string>("") == name) return volume;
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  // The volume a path lies in, by the daemon's mounts (the innermost), or "".
+  std::string VolumeHolding(const std::string& path) const {
+    std::string volume;
+    size_t longest = 0;
+    for (const YAML::Node& mount : daemon()["volumeMounts"]) {
+      const std::string mount_path = mount["mountPath"].as<std::string>("");
+      if (absl::StartsWith(path, mount_path + "/") && mount_path.size() > longest) {
+        longest = mount_path.size();
+        volume = mount["name"].as<std::string>("");
+      }
+    }
+    return volume;
+  }
   int HttpPort() const { return PortOf(Flag("http_listen")).value_or(-1); }
 
   // Read through const nodes only: yaml-cpp's non-const operator[] inserts missing keys.
@@ -64,7 +95,7 @@ TEST_P(KustomizeTest, RendersTheBaseObjectsAndOneWorkload) {
   EXPECT_TRUE(manifest_.Find("Service", "neuron-serve").has_value());
   ASSERT_EQ(manifest_.OfKind("ConfigMap").size(), 1u);
   EXPECT_EQ(pod()["serviceAccountName"].as<std::string>(""), "neuron-serve");
-  if (GetParam() == "daemonset") {
+  if (IsDaemonSet()) {
     EXPECT_EQ(workload()["kind"].as<std::string>(), "DaemonSet");
   } else {
     EXPECT_EQ(workload()["kind"].as<std::string>(), "Deployment");
@@ -88,17 +119,20 @@ TEST_P(KustomizeTest, EveryDaemonFlagAndFlagVariableExists) {
   }
 }
 
-TEST_P(KustomizeTest, ProbesAskTheDaemonsHealthServicesOnItsGrpcPort) {
-  const std::string listen = Flag("listen");
-  ASSERT_TRUE(PortOf(listen).has_value()) << listen;
-  // The kubelet probes the pod IP: a daemon on loopback would never pass a probe.
-  const std::string host = HostOf(listen);
-  EXPECT_TRUE(host == "0.0.0.0" || host == "[::]") << "--listen=" << listen;
+TEST_P(KustomizeTest, ProbesAskTheDaemonsHealthServicesOnTheHealthListener) {
+  // The kubelet's probes can present neither a client certificate nor a token, and they connect
+  // to the pod IP: they get the plain-text listener that serves only gRPC health, on every
+  // interface, whatever the API's listener requires.
+  const std::string health_listen = Flag("health_listen");
+  ASSERT_TRUE(PortOf(health_listen).has_value()) << "--health-listen=" << health_listen;
+  const std::string host = HostOf(health_listen);
+  EXPECT_TRUE(host == "0.0.0.0" || host == "[::]") << "--health-listen=" << health_listen;
+  EXPECT_NE(HealthPort(), ListenPort());
   for (const char* probe : {"startupProbe", "readinessProbe", "livenessProbe"}) {
     SCOPED_TRACE(probe);
     const YAML::Node& grpc = At(daemon(), {probe, "grpc"});
     ASSERT_TRUE(grpc.IsDefined()) << "not a native gRPC probe";
-    EXPECT_EQ(grpc["port"].as<int>(0), ListenPort());
+    EXPECT_EQ(grpc["port"].as<int>(0), HealthPort());
     const std::string service = grpc["service"].as<std::string>("");
     if (std::string(probe) == "livenessProbe") {
       // Readiness ("") is NOT_SERVING while models load and while draining: as a liveness
@@ -116,11 +150,33 @@ TEST_P(KustomizeTest, ProbesAskTheDaemonsHealthServicesOnItsGrpcPort) {
   EXPECT_GE(startup["periodSeconds"].as<int>(10) * startup["failureThreshold"].as<int>(3), 300);
 }
 
+TEST_P(KustomizeTest, TheApiListensWhereItsCallersAre) {
+  const std::string listen = Flag("listen");
+  ASSERT_TRUE(PortOf(listen).has_value()) << listen;
+  const std::string host = HostOf(listen);
+  if (IsDaemonSet()) {
+    // Clients anywhere in the cluster: every interface.
+    EXPECT_TRUE(host == "0.0.0.0" || host == "[::]") << "--listen=" << listen;
+  } else {
+    // The sidecar's application is in the same pod: nothing outside it reaches the API.
+    EXPECT_EQ(host, "127.0.0.1") << "--listen=" << listen;
+  }
+}
+
 TEST_P(KustomizeTest, ContainerPortsAreTheListenPorts) {
   std::optional<ResolvedPort> grpc = ResolvePort(pod_, YAML::Node("grpc"));
-  ASSERT_TRUE(grpc.has_value());
-  EXPECT_EQ(grpc->container, kDaemonContainer);
-  EXPECT_EQ(grpc->port, ListenPort());
+  if (IsDaemonSet()) {
+    ASSERT_TRUE(grpc.has_value());
+    EXPECT_EQ(grpc->container, kDaemonContainer);
+    EXPECT_EQ(grpc->port, ListenPort());
+  } else {
+    // A loopback listener is no port of the pod: declaring it would mislead.
+    EXPECT_FALSE(grpc.has_value()) << "the sidecar declares its loopback gRPC port";
+  }
+  std::optional<ResolvedPort> health = ResolvePort(pod_, YAML::Node("health"));
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->container, kDaemonContainer);
+  EXPECT_EQ(health->port, HealthPort());
   std::optional<ResolvedPort> metrics = ResolvePort(pod_, YAML::Node("metrics"));
   ASSERT_TRUE(metrics.has_value());
   EXPECT_EQ(metrics->container, kDaemonContainer);
@@ -150,7 +206,7 @@ TEST_P(KustomizeTest, ServicesSelectThePodAndTargetItsPorts) {
     }
   }
   EXPECT_TRUE(daemon_ports_published.contains(HttpPort())) << "no Service for the metrics";
-  if (GetParam() == "daemonset") {
+  if (IsDaemonSet()) {
     EXPECT_TRUE(daemon_ports_published.contains(ListenPort())) << "no Service for gRPC";
     std::optional<YAML::Node> headless = manifest_.Find("Service", "neuron-serve-headless");
     ASSERT_TRUE(headless.has_value()) << "no headless Service for dns:/// round robin";
@@ -234,7 +290,7 @@ TEST_P(KustomizeTest, ShutdownLeavesTheDrainItsTime) {
   }
   EXPECT_LT(pre_stop + *drain, grace)
       << "preStop sleeps " << pre_stop << " + drain " << *drain << " >= grace " << grace;
-  if (GetParam() == "daemonset") {
+  if (IsDaemonSet()) {
     // Without a pause the daemon would refuse requests that proxies still send it.
     absl::StatusOr<int> seconds = PreStopSleepSeconds(daemon_);
     ASSERT_TRUE(seconds.ok());
@@ -267,6 +323,15 @@ TEST_P(KustomizeTest, WritablePathsAreVolumes) {
   EXPECT_EQ(mount_of("/tmp"), std::optional<bool>(true)) << "/tmp";
   EXPECT_TRUE(mount_of(Flag("model_repository")).has_value());
   EXPECT_TRUE(mount_of(Flag("nrt_library")).has_value()) << Flag("nrt_library");
+  // The admin socket and its lock file are made at start, beside each other.
+  const std::string admin_listen = Flag("admin_listen");
+  if (absl::StartsWith(admin_listen, "unix:")) {
+    EXPECT_EQ(mount_of(admin_listen.substr(5)), std::optional<bool>(true)) << admin_listen;
+  }
+  const std::string audit_log = Flag("audit_log");
+  if (!audit_log.empty() && audit_log != "-") {
+    EXPECT_EQ(mount_of(audit_log), std::optional<bool>(true)) << "--audit-log";
+  }
   const std::string access_log = Flag("access_log");
   if (!access_log.empty() && access_log != "-") {
     EXPECT_EQ(mount_of(access_log), std::optional<bool>(true)) << "--access-log";
@@ -325,9 +390,112 @@ TEST_P(KustomizeTest, TheModelConfigsAreTheExampleRepositorys) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Overlays, KustomizeTest, ::testing::Values("sidecar", "daemonset"),
+TEST_P(KustomizeTest, AdminCallsHaveTheirOwnWayIn) {
+  const std::string admin_listen = Flag("admin_listen");
+  if (IsDaemonSet()) {
+    // Cluster clients load and unload with an admin token, over mutual TLS (below).
+    EXPECT_FALSE(Flag("admin_token_file").empty());
+    return;
+  }
+  // The sidecar: LoadModel and UnloadModel only on a unix socket in a volume that the
+  // application's container mounts too, at the address the application is given.
+  ASSERT_TRUE(absl::StartsWith(admin_listen, "unix:/")) << "--admin-listen=" << admin_listen;
+  const std::string socket = admin_listen.substr(5);
+  const std::string volume = VolumeHolding(socket);
+  ASSERT_FALSE(volume.empty()) << socket << " is on no volume";
+  EXPECT_TRUE(Volume(volume)["emptyDir"].IsDefined()) << volume;
+  std::optional<ContainerRef> app = ContainerNamed(pod_, "app");
+  ASSERT_TRUE(app.has_value());
+  bool app_mounts_it = false;
+  for (const YAML::Node& mount : app->node["volumeMounts"]) {
+    app_mounts_it |= mount["name"].as<std::string>("") == volume &&
+                     mount["mountPath"].as<std::string>("") == DaemonMountOf(volume);
+  }
+  EXPECT_TRUE(app_mounts_it) << "the application does not see the admin socket's folder";
+  absl::StatusOr<std::map<std::string, std::string>> app_env = EnvOf(app->node);
+  ASSERT_TRUE(app_env.ok()) << app_env.status();
+  EXPECT_EQ((*app_env)["NEURON_SERVE_ADMIN_ADDRESS"], admin_listen);
+  // The socket is 0660: the application must run in the daemon's group, which the pod's
+  // fsGroup also gives the volume.
+  const YAML::Node& pod_security = pod()["securityContext"];
+  const int group = pod_security["runAsGroup"].as<int>(-1);
+  EXPECT_GT(group, 0);
+  EXPECT_EQ(pod_security["fsGroup"].as<int>(-2), group);
+  for (const ContainerRef& container : {*app, daemon_ref_}) {
+    EXPECT_FALSE(container.node["securityContext"]["runAsGroup"].IsDefined())
+        << container.name() << " leaves the pod's group";
+  }
+}
+
+TEST_P(KustomizeTest, TheClusterWideApiNeedsMutualTlsAndTokensFromSecrets) {
+  if (!IsDaemonSet()) GTEST_SKIP() << "the sidecar's API is on loopback";
+  // Every credential is a file of a mounted Secret, group-readable only (fsGroup), so that a
+  // rotated Secret reaches the daemon without a restart.
+  for (const char* flag :
+       {"tls_cert", "tls_key", "tls_client_ca", "infer_token_file", "admin_token_file"}) {
+    SCOPED_TRACE(flag);
+    const std::string path = Flag(flag);
+    ASSERT_FALSE(path.empty());
+    const std::string volume = VolumeHolding(path);
+    ASSERT_FALSE(volume.empty()) << path << " is on no volume";
+    const YAML::Node secret = Volume(volume)["secret"];
+    ASSERT_TRUE(secret.IsDefined()) << volume << " is not a Secret";
+    EXPECT_EQ(secret["defaultMode"].as<int>(0644), 0440) << volume;
+    bool read_only = false;
+    for (const YAML::Node& mount : daemon()["volumeMounts"]) {
+      if (mount["name"].as<std::string>("") == volume) read_only = mount["readOnly"].as<bool>(false);
+    }
+    EXPECT_TRUE(read_only) << volume;
+  }
+  EXPECT_EQ(Volume(VolumeHolding(Flag("tls_cert")))["secret"]["secretName"].as<std::string>(""),
+            "neuron-serve-tls");
+  EXPECT_EQ(Flag("audit_log"), "-");
+}
+
+TEST(CertManagerOverlayTest, IssuesTheSecretTheDaemonSetMountsForEveryServiceName) {
+  absl::StatusOr<Manifest> manifest = Manifest::Render("daemonset-cert-manager");
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  std::optional<YAML::Node> certificate = manifest->Find("Certificate", "neuron-serve-tls");
+  ASSERT_TRUE(certificate.has_value());
+  const YAML::Node& spec = (*certificate)["spec"];
+  EXPECT_EQ(spec["secretName"].as<std::string>(""), "neuron-serve-tls");
+  std::set<std::string> usages;
+  for (const std::string& usage : StringList(spec["usages"])) usages.insert(usage);
+  EXPECT_TRUE(usages.contains("server auth"));
+  std::set<std::string> names;
+  for (const std::string& name : StringList(spec["dnsNames"])) names.insert(name);
+  // Each Service, by the name a client in another namespace uses.
+  for (const YAML::Node& service : manifest->OfKind("Service")) {
+    const std::string name = At(service, {"metadata", "name"}).as<std::string>("");
+    const std::string ns = At(service, {"metadata", "namespace"}).as<std::string>("");
+    ASSERT_FALSE(ns.empty()) << name;
+    EXPECT_TRUE(names.contains(absl::StrCat(name, ".", ns, ".svc.cluster.local"))) << name;
+  }
+  // The issuer chain is in the overlay: the server certificate's CA issuer signs with the CA
+  // certificate's Secret, which a self-signed issuer makes.
+  const std::string issuer = At(spec, {"issuerRef", "name"}).as<std::string>("");
+  std::optional<YAML::Node> ca_issuer = manifest->Find("Issuer", issuer);
+  ASSERT_TRUE(ca_issuer.has_value()) << issuer;
+  const std::string ca_secret = At(*ca_issuer, {"spec", "ca", "secretName"}).as<std::string>("");
+  bool ca_certificate_found = false;
+  for (const YAML::Node& other : manifest->OfKind("Certificate")) {
+    if (At(other, {"spec", "secretName"}).as<std::string>("") != ca_secret) continue;
+    ca_certificate_found = true;
+    EXPECT_TRUE(At(other, {"spec", "isCA"}).as<bool>(false));
+    const std::string root = At(other, {"spec", "issuerRef", "name"}).as<std::string>("");
+    std::optional<YAML::Node> root_issuer = manifest->Find("Issuer", root);
+    ASSERT_TRUE(root_issuer.has_value()) << root;
+    EXPECT_TRUE(At(*root_issuer, {"spec", "selfSigned"}).IsDefined());
+  }
+  EXPECT_TRUE(ca_certificate_found) << "no Certificate makes the CA Secret " << ca_secret;
+}
+
+INSTANTIATE_TEST_SUITE_P(Overlays, KustomizeTest,
+                         ::testing::Values("sidecar", "daemonset", "daemonset-cert-manager"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
+                           std::string name = info.param;  // test names take no dashes
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
                          });
 
 // The Deployment needs no placement rules of its own: its NeuronCore request keeps it on Neuron

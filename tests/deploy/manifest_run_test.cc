@@ -62,11 +62,12 @@ TEST_P(ManifestRunTest, TheKubeletsProbesFindTheDaemonServing) {
   }
 
   // "" is SERVING once every startup model is READY *or FAILED*: that the models of the
-  // ConfigMap are really served, each model's own health says.
-  const int grpc_port = PortOf(*EffectiveFlag(daemon, "listen")).value_or(-1);
+  // ConfigMap are really served, each model's own health says (on the probes' listener, which
+  // publishes the same statuses as the API's).
+  const int probe_port = At(daemon, {"readinessProbe", "grpc", "port"}).as<int>(-1);
   ASSERT_FALSE(pod->models.empty()) << "the ConfigMap names no model";
   for (const std::string& model : pod->models) {
-    EXPECT_EQ(HealthStatus(pod->address_for_port[grpc_port], model), kServing)
+    EXPECT_EQ(HealthStatus(pod->address_for_port[probe_port], model), kServing)
         << "model '" << model << "' of the ConfigMap is not serving";
   }
 

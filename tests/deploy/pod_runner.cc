@@ -24,6 +24,39 @@ namespace fs = std::filesystem;
 constexpr char kImageDaemon[] = "/usr/local/bin/neuron-serve";
 constexpr char kImageAssembler[] = "/usr/local/bin/assemble-model-repository";
 constexpr char kExampleNeff[] = DEPLOY_DIR "/models/mlp/model.neff";
+constexpr char kUnixScheme[] = "unix:";
+
+// The flags whose HOST:PORT becomes a free loopback port, and the log line that says where it
+// went.
+struct ListenFlag {
+  const char* flag;
+  const char* log_pattern;
+};
+constexpr ListenFlag kListenFlags[] = {
+    {"listen", "listening on ([0-9.]+:[0-9]+)"},
+    {"http_listen", "HTTP endpoint on ([0-9.]+:[0-9]+)"},
+    {"health_listen", "health listener on ([0-9.]+:[0-9]+)"},
+};
+
+// A Secret volume as the kubelet writes it (its "atomic writer"): the keys' files in a
+// timestamped folder, a "..data" symlink to that folder, and one symlink per key through
+// "..data", so that an update swaps one symlink and readers never see half of it.
+absl::Status WriteSecretVolume(const std::string& dir,
+                               const std::map<std::string, std::string>& keys) {
+  const std::string version = "..2026_12_04_00_00_00.000000001";
+  for (const auto& [key, contents] : keys) {
+    if (absl::Status s = WriteFile(absl::StrCat(dir, "/", version, "/", key), contents); !s.ok()) {
+      return s;
+    }
+  }
+  std::error_code error;
+  fs::create_directory_symlink(version, dir + "/..data", error);
+  for (const auto& [key, contents] : keys) {
+    if (!error) fs::create_symlink("..data/" + key, absl::StrCat(dir, "/", key), error);
+  }
+  if (error) return absl::InternalError(absl::StrCat("cannot lay out the Secret in ", dir));
+  return absl::OkStatus();
+}
 
 bool UnderPath(const std::string& path, const std::string& prefix) {
   return path == prefix || absl::StartsWith(path, absl::StrCat(prefix, "/"));
@@ -35,8 +68,13 @@ class PodFilesystem {
   PodFilesystem(std::string root, std::vector<std::string> mount_paths)
       : root_(std::move(root)), mount_paths_(std::move(mount_paths)) {}
 
-  // <root>/P for a path P under one of the mounts; the path itself otherwise.
+  // <root>/P for a path P under one of the mounts; the path itself otherwise. A gRPC unix
+  // address "unix:P" maps to "unix:<root>/P" the same way.
   std::string Map(const std::string& path) const {
+    if (absl::StartsWith(path, kUnixScheme)) {
+      const std::string mapped = Map(path.substr(sizeof(kUnixScheme) - 1));
+      return absl::StrCat(kUnixScheme, mapped);
+    }
     for (const std::string& mount : mount_paths_) {
       if (UnderPath(path, mount)) return root_ + path;
     }
@@ -99,7 +137,8 @@ std::map<std::string, std::string> ImageEnvironment() {
   return env;
 }
 
-absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string& root) {
+absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string& root,
+                                    const SecretData& secrets) {
   absl::StatusOr<YAML::Node> workload = manifest.Workload();
   if (!workload.ok()) return workload.status();
   const YAML::Node pod_spec = PodSpecOf(*workload);
@@ -162,6 +201,18 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
       }
       pod.substitutions.push_back(
           absl::StrCat("ConfigMap ", configmap, " at ", path, " -> ", files.Map(path)));
+    } else if (v["secret"].IsDefined()) {
+      if (At(v, {"secret", "items"}).IsDefined()) return absl::UnimplementedError("secret items");
+      const std::string secret = At(v, {"secret", "secretName"}).as<std::string>("");
+      const auto data = secrets.find(secret);
+      if (data == secrets.end()) {
+        return absl::NotFoundError(
+            absl::StrCat("the pod mounts Secret ", secret, ", which the test does not provide"));
+      }
+      if (absl::Status s = WriteSecretVolume(files.Map(path), data->second); !s.ok()) return s;
+      pod.secret_dirs[secret] = files.Map(path);
+      pod.substitutions.push_back(absl::StrCat("Secret ", secret, " at ", path, " -> ",
+                                               files.Map(path), " (the test's, kubelet layout)"));
     } else if (v["emptyDir"].IsDefined() || v["hostPath"].IsDefined()) {
       pod.substitutions.push_back(
           absl::StrCat("volume ", name, " at ", path, " -> ", files.Map(path), " (empty)"));
@@ -225,11 +276,12 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
     pod.substitutions.push_back(absl::StrCat("runtime ", *library, " -> ", NRTSIM_LIBRARY_PATH));
   }
 
-  // --listen and --http-listen, from args or env: a free loopback port each.
+  // --listen, --http-listen and --health-listen, from args or env: a free loopback port each.
   auto map_address = [&](const std::string& flag, const std::string& value) -> std::string {
-    if (CanonicalFlagName(flag) != "listen" && CanonicalFlagName(flag) != "http_listen") {
-      return value;
-    }
+    const bool is_listen_flag =
+        std::any_of(std::begin(kListenFlags), std::end(kListenFlags),
+                    [&](const ListenFlag& listen) { return CanonicalFlagName(flag) == listen.flag; });
+    if (!is_listen_flag) return value;
     if (value.empty()) return value;
     if (std::optional<int> port = PortOf(value); port.has_value()) {
       pod.address_for_port[*port] = CanonicalFlagName(flag);  // resolved after the start
@@ -271,8 +323,9 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
   // Where it really listens: from its log lines, in text or JSON format alike.
   const std::string log = pod.daemon->Stderr();
   for (auto& [port, flag] : pod.address_for_port) {
-    const std::regex line(flag == "listen" ? "listening on ([0-9.]+:[0-9]+)"
-                                           : "HTTP endpoint on ([0-9.]+:[0-9]+)");
+    const ListenFlag* listen = std::find_if(std::begin(kListenFlags), std::end(kListenFlags),
+                                            [&](const ListenFlag& f) { return flag == f.flag; });
+    const std::regex line(listen->log_pattern);
     std::smatch match;
     if (!std::regex_search(log, match, line)) {
       return absl::NotFoundError(absl::StrCat("no log line says where ", flag, " went:\n", log));

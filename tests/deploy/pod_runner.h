@@ -5,8 +5,9 @@
 //
 //   - volume mounts: every mountPath P becomes <temporary root>/P (so nested mounts nest the
 //     same way), and an argument or variable naming a path under a mount names the mapped one;
-//     a configMap volume holds the rendered ConfigMap's keys as files, an emptyDir or hostPath
-//     starts empty, except for:
+//     a configMap volume holds the rendered ConfigMap's keys as files, a secret volume the
+//     test's data for that Secret in the kubelet's layout (key -> ..data/key, ..data -> a
+//     versioned folder), an emptyDir or hostPath starts empty, except for:
 //   - the NEFF volume (mounted at <repository>/.neffs, the layout assemble-model-repository
 //     expects): <model>/<file of its config.pbtxt> for every model of the ConfigMap, a copy of
 //     the example sim NEFF deploy/models/mlp/model.neff;
@@ -15,8 +16,9 @@
 //   - the image's executables: /usr/local/bin/neuron-serve (the ENTRYPOINT) is this build's
 //     binary and /usr/local/bin/assemble-model-repository is deploy/assemble-model-repository.sh,
 //     the files the Dockerfile installs there;
-//   - the addresses of --listen and --http-listen become 127.0.0.1:0 (a free port, read back
-//     from the log) instead of every interface on a fixed port;
+//   - the addresses of --listen, --http-listen and --health-listen become 127.0.0.1:0 (a free
+//     port, read back from the log) instead of every interface on a fixed port; a unix socket
+//     address under a mount is mapped like a path;
 //   - the environment is the manifest's env plus the image's PATH (Debian's default), and the
 //     sanitizer options of this test run if any; nothing of the test's own environment leaks in.
 #ifndef NEURON_SERVE_TESTS_DEPLOY_POD_RUNNER_H_
@@ -38,19 +40,25 @@ namespace neuronserve::testing {
 // The PATH of the debian:bookworm base image; the Dockerfile sets no other variable.
 inline constexpr char kImagePath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+// The contents of the Secrets the pod mounts: Secret name -> key -> contents. (A cluster's
+// Secrets are not in the manifests; the test makes its own.)
+using SecretData = std::map<std::string, std::map<std::string, std::string>>;
+
 struct RunningPod {
   std::unique_ptr<ChildProcess> daemon;
   std::vector<std::string> daemon_argv;           // as run (after the substitutions)
   std::map<std::string, std::string> daemon_env;  // as run
   std::map<int, std::string> address_for_port;    // manifest port -> where it listens here
   std::vector<std::string> models;                // the ConfigMap's models
+  std::map<std::string, std::string> secret_dirs;  // Secret name -> its volume's folder here
   std::vector<std::string> substitutions;         // what was mapped, for failure messages
   std::string init_log;                           // the init containers' stderr
 };
 
 // Runs the init containers and starts the daemon of `manifest`'s workload under `root`, and
 // waits for its "listening on" line (the startup models are loaded then).
-absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string& root);
+absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string& root,
+                                    const SecretData& secrets = {});
 
 // The environment a container of the image gets besides its manifest env: PATH, this test
 // run's sanitizer options (ASAN_OPTIONS and the like), which only make a sanitizer build of the

@@ -134,6 +134,8 @@ TEST_F(SystemdTest, KeysHardenTheService) {
   EXPECT_EQ(One("Service", "DeviceAllow"), "char-neuron rw");
   EXPECT_TRUE(unit_["Service"]["PrivateDevices"].empty()) << "it would hide /dev/neuron*";
   EXPECT_EQ(One("Service", "StateDirectory"), "neuron-serve");
+  EXPECT_EQ(One("Service", "RuntimeDirectory"), "neuron-serve");  // the admin socket
+  EXPECT_EQ(One("Service", "ExecReload"), "/bin/kill -HUP $MAINPID");  // certificates, tokens
   EXPECT_EQ(One("Service", "RestartPreventExitStatus"), "2");
   EXPECT_EQ(One("Install", "WantedBy"), "multi-user.target");
 }
@@ -166,14 +168,23 @@ TEST_F(SystemdTest, TheEnvFileSetsDaemonFlagsAndTheUnitsStateDirectory) {
 TEST_F(SystemdTest, TheDaemonStartsWithTheEnvFile) {
   // The env file's settings, verbatim, except what exists only on a Neuron host: the runtime
   // library (this build's simulator), the model repository (the example one, deploy/models),
-  // the state directory (a temporary one), and the addresses (a free loopback port each).
+  // the state directory (a temporary one), the addresses (a free loopback port each) and the
+  // admin socket (in a temporary folder for the unit's RuntimeDirectory).
   TempDir state;
+  TempDir runtime_directory;
   std::map<std::string, std::string> env = env_;
   env["NEURON_SERVE_NRT_LIBRARY"] = NRTSIM_LIBRARY_PATH;
   env["NEURON_SERVE_MODEL_REPOSITORY"] = DEPLOY_DIR "/models";
   env["NEURON_SERVE_STATE_DIR"] = state.path();
   env["NEURON_SERVE_LISTEN"] = "127.0.0.1:0";
   env["NEURON_SERVE_HTTP_LISTEN"] = "127.0.0.1:0";
+  const std::string admin_prefix =
+      absl::StrCat("unix:/run/", One("Service", "RuntimeDirectory"), "/");
+  ASSERT_TRUE(absl::StartsWith(env["NEURON_SERVE_ADMIN_LISTEN"], admin_prefix))
+      << "the admin socket is not in the unit's RuntimeDirectory";
+  const std::string admin_socket = absl::StrCat(
+      runtime_directory.path(), "/", env["NEURON_SERVE_ADMIN_LISTEN"].substr(admin_prefix.size()));
+  env["NEURON_SERVE_ADMIN_LISTEN"] = "unix:" + admin_socket;
   for (const auto& [name, value] : ImageEnvironment()) env[name] = value;
   ChildSpec spec;
   spec.argv = {NEURON_SERVE_PATH};  // ExecStart has no arguments
@@ -184,6 +195,8 @@ TEST_F(SystemdTest, TheDaemonStartsWithTheEnvFile) {
   ASSERT_TRUE(address.has_value()) << daemon.Stderr();
   EXPECT_TRUE(WaitForServing(*address, "", absl::Seconds(10))) << daemon.Stderr();
   EXPECT_TRUE(WaitForServing(*address, "mlp", absl::Seconds(10))) << daemon.Stderr();
+  // `sudo neuronctl ... --server=unix:/run/neuron-serve/admin.sock` reaches the admin socket.
+  EXPECT_TRUE(WaitForServing("unix:" + admin_socket, "mlp", absl::Seconds(10))) << daemon.Stderr();
   EXPECT_EQ(daemon.StopWith(SIGTERM), 0) << daemon.Stderr();
 }
 
