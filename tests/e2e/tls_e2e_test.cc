@@ -317,7 +317,8 @@ TEST_F(TlsE2ETest, ABrokenNewCertificateIsRefusedAndTheOldOneKeepsServing) {
   for (const Case& bad : {
            Case{"mismatched key", certs_->server_rotated.CertPem(), certs_->server.KeyPem(),
                 "the private key does not belong to certificate 'CN=server-2'"},
-           Case{"garbage", "garbage\n", "garbage\n", "holds no PEM certificate"},
+           Case{"garbage", "garbage\n", "garbage\n",
+                "the certificate file holds no PEM certificate"},
            Case{"expired", certs_->expired_server.CertPem(), certs_->expired_server.KeyPem(),
                 "certificate 'CN=server-expired' expired at"},
        }) {
