@@ -148,8 +148,16 @@ class TlsE2ETest : public ::testing::Test {
     return WaitUntil([&] { return Count(daemon.Stderr(), needle) > before; }, kRotationDeadline);
   }
 
+  // The daemon on the simulator with `flags`, its TMPDIR in the test's own folder: the daemon
+  // keeps its private certificate copy there, and a daemon killed at the end of a test (the
+  // ChildProcess destructor) cannot remove it itself.
+  DaemonArgs Args(std::vector<std::string> flags) {
+    return SimDaemonArgs(std::move(flags), {{"TMPDIR", daemon_tmp_.path()}});
+  }
+
   static TempDir* certs_dir_;
   static TestCertificates* certs_;
+  TempDir daemon_tmp_;
 };
 TempDir* TlsE2ETest::certs_dir_ = nullptr;
 TestCertificates* TlsE2ETest::certs_ = nullptr;
@@ -173,8 +181,8 @@ void ExpectStreamAnswers(InferSession& session, float value) {
 }
 
 TEST_F(TlsE2ETest, TlsServesTheCertificateAndAPlaintextClientFails) {
-  START_DAEMON(daemon, SimDaemonArgs({"--tls-cert=" + certs_->server.cert,
-                                      "--tls-key=" + certs_->server.key}));
+  START_DAEMON(daemon,
+               Args({"--tls-cert=" + certs_->server.cert, "--tls-key=" + certs_->server.key}));
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("with TLS (client certificates required: no)"));
   EXPECT_TRUE(TryEnumerate(TlsTo(daemon->address)).ok());
   absl::StatusOr<std::string> served = ServedCommonName(daemon->address);
@@ -186,11 +194,22 @@ TEST_F(TlsE2ETest, TlsServesTheCertificateAndAPlaintextClientFails) {
   plaintext.timeout = absl::Seconds(10);
   absl::Status refused = TryEnumerate(plaintext);
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+
+  // The private copy of the key lives only as long as the daemon.
+  auto copies = [&] {
+    int found = 0;
+    for (const fs::directory_entry& entry : fs::directory_iterator(daemon_tmp_.path())) {
+      found += absl::StartsWith(entry.path().filename().string(), "neuron-serve-tls-") ? 1 : 0;
+    }
+    return found;
+  };
+  EXPECT_EQ(copies(), 1);
+  EXPECT_EQ(daemon->process->StopWith(SIGTERM), 0);
+  EXPECT_EQ(copies(), 0);
 }
 
 TEST_F(TlsE2ETest, MutualTlsNeedsAClientCertificateOfTheConfiguredCa) {
-  START_DAEMON(
-      daemon, SimDaemonArgs({"--tls-cert=" + certs_->server.cert, "--tls-key=" + certs_->server.key,
+  START_DAEMON(daemon, Args({"--tls-cert=" + certs_->server.cert, "--tls-key=" + certs_->server.key,
                              "--tls-client-ca=" + certs_->ca.cert}));
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("with TLS (client certificates required: yes)"));
   EXPECT_TRUE(TryEnumerate(TlsTo(daemon->address, &certs_->client)).ok());
@@ -225,7 +244,7 @@ TEST_F(TlsE2ETest, FlagMistakesAndABadFirstCertificateStopTheStart) {
                 "the private key does not belong to certificate 'CN=server-1'"},
        }) {
     SCOPED_TRACE(bad.message);
-    DaemonProcess daemon(SimDaemonArgs(bad.flags));
+    DaemonProcess daemon(Args(bad.flags));
     EXPECT_NE(daemon.WaitForExit(absl::Seconds(30)), 0);
     EXPECT_THAT(daemon.Stderr(), HasSubstr(bad.message));
   }
@@ -237,8 +256,8 @@ TEST_F(TlsE2ETest, ARewrittenCertificateIsServedToNewConnectionsWhileAnOpenStrea
   const std::string cert = dir.Join("tls.crt");
   const std::string key = dir.Join("tls.key");
   InstallPair(certs_->server, cert, key);
-  START_DAEMON(daemon, SimDaemonArgs({"--tls-cert=" + cert, "--tls-key=" + key,
-                                      "--tls-client-ca=" + certs_->ca.cert}));
+  START_DAEMON(daemon, Args({"--tls-cert=" + cert, "--tls-key=" + key,
+                             "--tls-client-ca=" + certs_->ca.cert}));
   absl::StatusOr<std::unique_ptr<Client>> client =
       Client::Connect(TlsTo(daemon->address, &certs_->client));
   ASSERT_TRUE(client.ok()) << client.status();
@@ -272,8 +291,8 @@ TEST_F(TlsE2ETest, AKubernetesSymlinkSwapIsServedToNewConnections) {
   write_version("..2026_01_01_00_00_00.1", certs_->server);
   fs::create_symlink("..data/tls.crt", dir.Join("tls.crt"));
   fs::create_symlink("..data/tls.key", dir.Join("tls.key"));
-  START_DAEMON(daemon, SimDaemonArgs({"--tls-cert=" + dir.Join("tls.crt"),
-                                      "--tls-key=" + dir.Join("tls.key")}));
+  START_DAEMON(daemon,
+               Args({"--tls-cert=" + dir.Join("tls.crt"), "--tls-key=" + dir.Join("tls.key")}));
   absl::StatusOr<std::string> before = ServedCommonName(daemon->address);
   ASSERT_TRUE(before.ok()) << before.status();
   EXPECT_EQ(*before, "server-1");
@@ -290,8 +309,8 @@ TEST_F(TlsE2ETest, SighupReloadsAtOnce) {
   const std::string cert = dir.Join("tls.crt");
   const std::string key = dir.Join("tls.key");
   InstallPair(certs_->server, cert, key);
-  START_DAEMON(daemon, SimDaemonArgs({"--tls-cert=" + cert, "--tls-key=" + key,
-                                      "--credential-poll-interval=1h"}));
+  START_DAEMON(daemon,
+               Args({"--tls-cert=" + cert, "--tls-key=" + key, "--credential-poll-interval=1h"}));
   InstallPair(certs_->server_rotated, cert, key);
   ASSERT_EQ(::kill(daemon->process->pid(), SIGHUP), 0);
   absl::StatusOr<std::string> served = WaitForServed(daemon->address, "server-2");
@@ -305,8 +324,8 @@ TEST_F(TlsE2ETest, ABrokenNewCertificateIsRefusedAndTheOldOneKeepsServing) {
   const std::string key = dir.Join("tls.key");
   InstallPair(certs_->server, cert, key);
   // SIGHUP makes each attempt's refusal come at a known moment (the watcher would find it too).
-  START_DAEMON(daemon, SimDaemonArgs({"--tls-cert=" + cert, "--tls-key=" + key,
-                                      "--credential-poll-interval=1h"}));
+  START_DAEMON(daemon,
+               Args({"--tls-cert=" + cert, "--tls-key=" + key, "--credential-poll-interval=1h"}));
   const std::string refused = "refused new TLS certificate from " + cert + ": ";
   struct Case {
     std::string what;
@@ -349,8 +368,7 @@ TEST_F(TlsE2ETest, ABrokenNewCertificateIsRefusedAndTheOldOneKeepsServing) {
 }
 
 TEST_F(TlsE2ETest, NeuronctlReachesAMutualTlsDaemon) {
-  START_DAEMON(
-      daemon, SimDaemonArgs({"--tls-cert=" + certs_->server.cert, "--tls-key=" + certs_->server.key,
+  START_DAEMON(daemon, Args({"--tls-cert=" + certs_->server.cert, "--tls-key=" + certs_->server.key,
                              "--tls-client-ca=" + certs_->ca.cert}));
   auto neuronctl = [&](std::vector<std::string> flags) {
     std::vector<std::string> argv = {NEURONCTL_PATH, "devices", "--server=" + daemon->address,
