@@ -21,6 +21,7 @@
 #include "server/http_server.h"
 #include "server/neuron_serving_service.h"
 #include "server/startup_models.h"
+#include "server/tls_credentials.h"
 #include "spdlog/spdlog.h"
 #include "util/file_watcher.h"
 
@@ -59,7 +60,16 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     return absl::InvalidArgumentError("--load-models needs --model-repository");
   }
   daemon->execution_timeout_ = options.execution_timeout;
+  if (options.credential_poll_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--credential-poll-interval must be positive");
+  }
   daemon->credential_files_ = std::make_unique<FileWatcher>(options.credential_poll_interval);
+  // TLS of the main listener (plaintext without --tls-cert): its certificate files are watched
+  // from here on, so that a rotation is picked up.
+  absl::StatusOr<std::unique_ptr<ListenerTls>> listener_tls = ListenerTls::Create(
+      {options.tls_cert, options.tls_key, options.tls_client_ca}, *daemon->credential_files_);
+  if (!listener_tls.ok()) return listener_tls.status();
+  daemon->listener_tls_ = *std::move(listener_tls);
   daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_);
   daemon->gauges_ = std::make_unique<GaugeRefresher>(*daemon->metrics_, daemon->runtime_started_);
   if (!options.access_log.empty()) {
@@ -97,7 +107,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   int selected_port = 0;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
+  builder.AddListeningPort(options.listen_address, daemon->listener_tls_->credentials(),
                            &selected_port);
   builder.RegisterService(daemon->service_.get());
   daemon->server_ = builder.BuildAndStart();
@@ -106,6 +116,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
                                                "' (address in use, or not a HOST:PORT?)"));
   }
   daemon->listening_address_ = WithPort(options.listen_address, selected_port);
+  spdlog::info("gRPC on {} {}", daemon->listening_address_, daemon->listener_tls_->Describe());
 
   // NOT_SERVING until the runtime is up and every startup model is READY or FAILED. The
   // monitor publishes every status from here on; each model state change re-evaluates at once
@@ -211,6 +222,7 @@ Daemon::~Daemon() {
   registry_.reset();  // unloads every model
   access_log_.reset();
   credential_files_.reset();
+  listener_tls_.reset();  // after the watcher whose callback uses it, and after the server
 }
 
 }  // namespace neuronserve

@@ -47,6 +47,7 @@ class GaugeRefresher;
 class HealthMonitor;
 struct HealthInputs;
 class HttpServer;
+class ListenerTls;
 class ModelRegistry;
 class ModelStore;
 class NeuronServingService;
@@ -130,6 +131,9 @@ class Daemon {
   std::unique_ptr<AccessLog> access_log_;
   // Watches the certificate and token files; its callbacks reload them.
   std::unique_ptr<FileWatcher> credential_files_;
+  // The main listener's TLS and the certificate copy gRPC reads; credential_files_ calls it, and
+  // the destructor stops that watcher before this goes.
+  std::unique_ptr<ListenerTls> listener_tls_;
   CallbackRelay state_changes_;
   DrainGate gate_;
   std::atomic<bool> startup_done_{false};

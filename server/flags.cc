@@ -91,6 +91,9 @@ ABSL_FLAG(std::string, audit_log, "",
           "Write one line per admin call and per refused authentication (time, peer, identity, "
           "RPC, model, result; never a token) to this file ('-': standard output), in the "
           "--log-format. Empty: no audit log.");
+ABSL_FLAG(absl::Duration, credential_poll_interval, absl::Seconds(1),
+          "How often the certificate and token files are checked for changes (a rewrite, a "
+          "Kubernetes symlink swap), e.g. 1s. SIGHUP re-reads them at once whatever this is.");
 
 namespace neuronserve {
 

@@ -39,6 +39,7 @@ ABSL_DECLARE_FLAG(uint32_t, max_models);
 ABSL_DECLARE_FLAG(uint32_t, max_concurrent_uploads);
 ABSL_DECLARE_FLAG(uint32_t, max_metadata_bytes);
 ABSL_DECLARE_FLAG(std::string, audit_log);
+ABSL_DECLARE_FLAG(absl::Duration, credential_poll_interval);
 
 namespace neuronserve {
 

@@ -137,6 +137,7 @@ int main(int argc, char** argv) {
   options.max_concurrent_uploads = absl::GetFlag(FLAGS_max_concurrent_uploads);
   options.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
   options.audit_log = absl::GetFlag(FLAGS_audit_log);
+  options.credential_poll_interval = absl::GetFlag(FLAGS_credential_poll_interval);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());
