@@ -5,6 +5,7 @@
 // Also that the startup models of the ConfigMap really loaded, that the Prometheus annotation's
 // port serves metrics, and that SIGTERM ends in a clean exit well within the grace period.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -12,27 +13,67 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "client/lib/client.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "tests/deploy/deploy_tools.h"
 #include "tests/deploy/manifest.h"
 #include "tests/deploy/pod_runner.h"
 #include "tests/support/http_get.h"
+#include "tests/support/test_certificates.h"
 
 namespace neuronserve::testing {
 namespace {
 
 constexpr int kServing = grpc::health::v1::HealthCheckResponse::SERVING;
 
-class ManifestRunTest : public ::testing::TestWithParam<std::string> {};
+// The tokens the test puts into Secret neuron-serve-tokens, as LABEL:TOKEN lines.
+constexpr char kInferToken[] = "deploy-test-infer-token-0123456789";
+constexpr char kAdminToken[] = "deploy-test-admin-token-0123456789";
+
+class ManifestRunTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Renders the overlay and starts its pod, with the Secrets a cluster operator would have made
+  // (deploy/README.md): the TLS pair and client CA, and the token files.
+  void StartThePod() {
+    absl::StatusOr<Manifest> manifest = Manifest::Render(GetParam());
+    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    manifest_ = *std::move(manifest);
+    ASSERT_FALSE(root_.path().empty());
+    certificates_ = TestCertificates::Make(certificate_dir_.path());
+    SecretData secrets;
+    secrets["neuron-serve-tls"] = {{"tls.crt", certificates_.server.CertPem()},
+                                   {"tls.key", certificates_.server.KeyPem()},
+                                   {"ca.crt", certificates_.ca.CertPem()}};
+    secrets["neuron-serve-tokens"] = {{"infer", absl::StrCat("app:", kInferToken, "\n")},
+                                      {"admin", absl::StrCat("ops:", kAdminToken, "\n")}};
+    absl::StatusOr<RunningPod> pod = StartPod(manifest_, root_.path(), secrets);
+    ASSERT_TRUE(pod.ok()) << pod.status();
+    pod_ = *std::move(pod);
+    trace_ = absl::StrCat("substitutions:\n  ", absl::StrJoin(pod_.substitutions, "\n  "),
+                          "\nargv: ", absl::StrJoin(pod_.daemon_argv, " "),
+                          "\ninit containers:\n", pod_.init_log);
+  }
+  YAML::Node Daemon() const {
+    return ContainerNamed(PodSpecOf(*manifest_.Workload()), kDaemonContainer)->node;
+  }
+  // Where the daemon's --listen went.
+  std::string ApiAddress() {
+    return pod_.address_for_port[PortOf(*EffectiveFlag(Daemon(), "listen")).value_or(-1)];
+  }
+
+  Manifest manifest_;
+  TempDir root_;
+  TempDir certificate_dir_;
+  TestCertificates certificates_;
+  RunningPod pod_;
+  std::string trace_;
+};
 
 TEST_P(ManifestRunTest, TheKubeletsProbesFindTheDaemonServing) {
-  absl::StatusOr<Manifest> manifest = Manifest::Render(GetParam());
-  ASSERT_TRUE(manifest.ok()) << manifest.status();
-  TempDir root;
-  ASSERT_FALSE(root.path().empty());
-  absl::StatusOr<RunningPod> pod = StartPod(*manifest, root.path());
-  ASSERT_TRUE(pod.ok()) << pod.status();
+  ASSERT_NO_FATAL_FAILURE(StartThePod());
+  const Manifest* manifest = &manifest_;
+  RunningPod* pod = &pod_;
   SCOPED_TRACE(absl::StrCat("substitutions:\n  ", absl::StrJoin(pod->substitutions, "\n  "),
                             "\nargv: ", absl::StrJoin(pod->daemon_argv, " "),
                             "\ninit containers:\n", pod->init_log, "\ndaemon log:\n",
@@ -86,6 +127,63 @@ TEST_P(ManifestRunTest, TheKubeletsProbesFindTheDaemonServing) {
   const absl::Time start = absl::Now();
   EXPECT_EQ(pod->daemon->StopWith(SIGTERM, absl::Seconds(30)), 0);
   EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+}
+
+// What the overlay promises callers, asked through the client library as an application
+// would: the DaemonSet's API answers a client with a certificate of the CA and a token, and no
+// one else; the sidecar's admin calls go through the shared socket (mode 0660) and not the API.
+TEST_P(ManifestRunTest, CallersGetInTheWayTheOverlaySays) {
+  ASSERT_NO_FATAL_FAILURE(StartThePod());
+  SCOPED_TRACE(absl::StrCat(trace_, "\ndaemon log:\n", pod_.daemon->Stderr()));
+  const YAML::Node daemon = Daemon();
+  client::ConnectOptions options;
+  options.target = ApiAddress();
+  options.timeout = absl::Seconds(10);
+  if (absl::StartsWith(GetParam(), "daemonset")) {
+    options.tls = true;
+    options.tls_ca_file = certificates_.ca.cert;
+    options.tls_cert_file = certificates_.client.cert;
+    options.tls_key_file = certificates_.client.key;
+    options.token = kInferToken;
+    absl::StatusOr<std::unique_ptr<client::Client>> client = client::Client::Connect(options);
+    ASSERT_TRUE(client.ok()) << client.status();
+    absl::StatusOr<std::vector<v1::ModelStatus>> models = (*client)->ListModels();
+    ASSERT_TRUE(models.ok()) << models.status();
+    EXPECT_EQ(models->size(), pod_.models.size());
+    // The infer token may not unload.
+    EXPECT_EQ((*client)->Unload(pod_.models.front()).status().code(),
+              absl::StatusCode::kPermissionDenied);
+    // No token: refused; no client certificate: no connection at all.
+    options.token.clear();
+    client = client::Client::Connect(options);
+    ASSERT_TRUE(client.ok()) << client.status();
+    EXPECT_EQ((*client)->ListModels().status().code(), absl::StatusCode::kUnauthenticated);
+    options.token = kInferToken;
+    options.tls_cert_file.clear();
+    options.tls_key_file.clear();
+    client = client::Client::Connect(options);
+    ASSERT_TRUE(client.ok()) << client.status();
+    EXPECT_EQ((*client)->ListModels().status().code(), absl::StatusCode::kUnavailable);
+  } else {
+    // The application's view: the API on loopback, admin calls only through the socket.
+    absl::StatusOr<std::unique_ptr<client::Client>> api = client::Client::Connect(options);
+    ASSERT_TRUE(api.ok()) << api.status();
+    absl::StatusOr<v1::UnloadModelResponse> refused = (*api)->Unload(pod_.models.front());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << refused.status();
+    const std::string admin_listen = *EffectiveFlag(daemon, "admin_listen");
+    ASSERT_TRUE(absl::StartsWith(admin_listen, "unix:")) << admin_listen;
+    const std::string socket = pod_.root + admin_listen.substr(5);
+    struct stat info {};
+    ASSERT_EQ(stat(socket.c_str(), &info), 0) << socket;
+    EXPECT_TRUE(S_ISSOCK(info.st_mode));
+    EXPECT_EQ(info.st_mode & 0777, 0660u);
+    options.target = "unix:" + socket;
+    absl::StatusOr<std::unique_ptr<client::Client>> admin = client::Client::Connect(options);
+    ASSERT_TRUE(admin.ok()) << admin.status();
+    absl::StatusOr<v1::UnloadModelResponse> unloaded = (*admin)->Unload(pod_.models.front());
+    EXPECT_TRUE(unloaded.ok()) << unloaded.status();
+  }
+  EXPECT_EQ(pod_.daemon->StopWith(SIGTERM, absl::Seconds(30)), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Overlays, ManifestRunTest, ::testing::Values("daemonset", "sidecar"),

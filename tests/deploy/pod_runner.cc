@@ -35,7 +35,7 @@ struct ListenFlag {
 constexpr ListenFlag kListenFlags[] = {
     {"listen", "listening on ([0-9.]+:[0-9]+)"},
     {"http_listen", "HTTP endpoint on ([0-9.]+:[0-9]+)"},
-    {"health_listen", "health listener on ([0-9.]+:[0-9]+)"},
+    {"health_listen", "health listener [^\\n]* on ([0-9.]+:[0-9]+)"},
 };
 
 // A Secret volume as the kubelet writes it (its "atomic writer"): the keys' files in a
@@ -151,6 +151,7 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
   to_run.push_back(*daemon);
 
   RunningPod pod;
+  pod.root = root;
   // Volumes: every mount of the containers that run, by mount path, longest (innermost) first.
   std::map<std::string, YAML::Node> volumes;
   for (const YAML::Node& volume : pod_spec["volumes"]) {
@@ -210,7 +211,6 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
             absl::StrCat("the pod mounts Secret ", secret, ", which the test does not provide"));
       }
       if (absl::Status s = WriteSecretVolume(files.Map(path), data->second); !s.ok()) return s;
-      pod.secret_dirs[secret] = files.Map(path);
       pod.substitutions.push_back(absl::StrCat("Secret ", secret, " at ", path, " -> ",
                                                files.Map(path), " (the test's, kubelet layout)"));
     } else if (v["emptyDir"].IsDefined() || v["hostPath"].IsDefined()) {

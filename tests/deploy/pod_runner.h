@@ -50,7 +50,7 @@ struct RunningPod {
   std::map<std::string, std::string> daemon_env;  // as run
   std::map<int, std::string> address_for_port;    // manifest port -> where it listens here
   std::vector<std::string> models;                // the ConfigMap's models
-  std::map<std::string, std::string> secret_dirs;  // Secret name -> its volume's folder here
+  std::string root;  // the pod's paths P are <root>/P here (the mounted ones)
   std::vector<std::string> substitutions;         // what was mapped, for failure messages
   std::string init_log;                           // the init containers' stderr
 };
