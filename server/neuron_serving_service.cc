@@ -62,16 +62,14 @@ grpc::ServerReadReactor<v1::LoadModelRequest>* NeuronServingService::LoadModel(
   if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
     return new Refused(size);
   }
-  std::optional<UploadSlots::Slot> slot;
-  if (loading_.uploads != nullptr) {
-    slot = loading_.uploads->TryTake();
-    if (!slot.has_value()) {
-      return new Refused(grpc::Status(
-          grpc::StatusCode::RESOURCE_EXHAUSTED,
-          absl::StrCat(loading_.uploads->limit(),
-                       " LoadModel uploads are open, the most --max-concurrent-uploads=",
-                       loading_.uploads->limit(), " allows; try again when one is done")));
-    }
+  std::optional<UploadSlots::Slot> slot =
+      loading_.uploads != nullptr ? loading_.uploads->TryTake() : std::nullopt;
+  if (loading_.uploads != nullptr && !slot.has_value()) {
+    return new Refused(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat(loading_.uploads->limit(),
+                     " LoadModel uploads are open, the most --max-concurrent-uploads=",
+                     loading_.uploads->limit(), " allows; try again when one is done")));
   }
   return new LoadModelReactor(loading_, response, std::move(slot));
 }
