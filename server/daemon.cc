@@ -22,6 +22,7 @@
 #include "server/http_server.h"
 #include "server/listeners.h"
 #include "server/neuron_serving_service.h"
+#include "server/security/socket_lock.h"
 #include "server/startup_models.h"
 #include "spdlog/spdlog.h"
 #include "util/file_watcher.h"
@@ -36,6 +37,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   if (!options.admin_listen.empty()) {
     if (absl::Status valid = ValidateAdminAddress(options.admin_listen); !valid.ok()) return valid;
   }
+  absl::StatusOr<std::unique_ptr<SocketLock>> admin_lock = LockAdminSocket(options);
+  if (!admin_lock.ok()) return admin_lock.status();
   if (std::optional<std::string> warning = ExposureWarning(options); warning.has_value()) {
     spdlog::warn("{}", *warning);
   }
@@ -106,7 +109,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   ListenerPolicy main_policy{.max_metadata_bytes = options.max_metadata_bytes};
   if (!options.admin_listen.empty()) {
     absl::StatusOr<std::unique_ptr<AdminListener>> admin = StartAdminListener(
-        options, std::make_unique<NeuronServingService>(
+        options, *std::move(admin_lock),
+        std::make_unique<NeuronServingService>(
                      *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_,
                      ListenerPolicy{.max_metadata_bytes = options.max_metadata_bytes}));
     if (!admin.ok()) return admin.status();

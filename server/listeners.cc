@@ -95,17 +95,22 @@ grpc::Status CheckMetadataSize(const grpc::CallbackServerContext& context, uint3
 AdminListener::AdminListener() = default;
 AdminListener::~AdminListener() = default;
 
-absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
-    const DaemonOptions& options, std::unique_ptr<NeuronServingService> service) {
-  if (absl::Status valid = ValidateAdminAddress(options.admin_listen); !valid.ok()) return valid;
-  auto admin = std::make_unique<AdminListener>();
+absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions& options) {
   const std::string socket_path = UnixSocketPath(options.admin_listen);
-  if (!socket_path.empty()) {
-    // Before binding: gRPC would unlink and take over a socket another daemon is serving.
-    absl::StatusOr<std::unique_ptr<SocketLock>> lock = SocketLock::Acquire(socket_path);
-    if (!lock.ok()) return lock.status();
-    admin->lock = *std::move(lock);
+  if (socket_path.empty()) return nullptr;
+  return SocketLock::Acquire(socket_path);
+}
+
+absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
+    const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
+    std::unique_ptr<NeuronServingService> service) {
+  if (absl::Status valid = ValidateAdminAddress(options.admin_listen); !valid.ok()) return valid;
+  const std::string socket_path = UnixSocketPath(options.admin_listen);
+  if (!socket_path.empty() && lock == nullptr) {
+    return absl::InternalError("the admin socket must be locked before it is bound");
   }
+  auto admin = std::make_unique<AdminListener>();
+  admin->lock = std::move(lock);
   admin->service = std::move(service);
   grpc::ServerBuilder builder;
   ApplyCommonServerOptions(builder, options);
@@ -134,15 +139,35 @@ absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
   return admin;
 }
 
+HealthListener::HealthListener() = default;
+HealthListener::~HealthListener() = default;
+
+namespace {
+
+class HealthOnly final : public grpc::CallbackGenericService {
+ public:
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* context) override {
+    return new FinishedReactor<grpc::ServerGenericBidiReactor>(grpc::Status(
+        grpc::StatusCode::UNIMPLEMENTED,
+        absl::StrCat(context->method(), " is not served here: the --health-listen port serves "
+                                        "grpc.health.v1 only")));
+  }
+};
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(const DaemonOptions& options) {
   auto health = std::make_unique<HealthListener>();
+  health->others = std::make_unique<HealthOnly>();
   grpc::ServerBuilder builder;
   WithoutServerPlugins(builder);  // no reflection: health only
   ApplyCommonServerOptions(builder, options);
   int selected_port = 0;
   builder.AddListeningPort(options.health_listen, grpc::InsecureServerCredentials(),
                            &selected_port);
-  // No service registered: BuildAndStart adds gRPC's default health service, and only that.
+  // BuildAndStart adds gRPC's default health service; every other method goes to `others`.
+  builder.RegisterCallbackGenericService(health->others.get());
   health->server = builder.BuildAndStart();
   if (health->server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on --health-listen='",

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/server.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/server_builder.h"
 #include "grpcpp/support/server_callback.h"
 
@@ -39,14 +40,27 @@ struct AdminListener {
   std::string address;  // "unix:/path", or HOST:PORT with the port actually bound
 };
 
+// For a unix --admin-listen, the lock beside the socket (server/security/socket_lock.h); null
+// for a loopback port. Taken first thing at start, before the runtime claims its cores: a second
+// daemon on the same socket is refused at once, naming the lock.
+absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions& options);
+
 // Starts the admin listener on options.admin_listen (validated: ValidateAdminAddress) serving
-// `service` (whose ListenerPolicy allows admin calls) and gRPC health. A unix socket is locked
-// before it is bound (server/security/socket_lock.h) and made mode 0660 once bound.
+// `service` (whose ListenerPolicy allows admin calls) and gRPC health; `lock` is what
+// LockAdminSocket took (it must be held before the socket is bound: gRPC would unlink and take
+// over a socket another daemon is serving). A unix socket is made mode 0660 once bound.
 absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
-    const DaemonOptions& options, std::unique_ptr<NeuronServingService> service);
+    const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
+    std::unique_ptr<NeuronServingService> service);
 
 // The probe listener: plain text, gRPC health (grpc.health.v1) and nothing else.
 struct HealthListener {
+  HealthListener();
+  ~HealthListener();
+  // Answers every other method UNIMPLEMENTED, saying this port is health only. (gRPC 1.51 also
+  // refuses to build a server with no callback service: "At least one of the completion queues
+  // must be frequently polled"; the default health service is only added after that check.)
+  std::unique_ptr<grpc::CallbackGenericService> others;
   std::unique_ptr<grpc::Server> server;
   std::string address;  // HOST:PORT with the port actually bound
 };
