@@ -14,8 +14,8 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "server/access_log.h"
-#include "server/gauge_refresher.h"
 #include "server/admission/upload_slots.h"
+#include "server/gauge_refresher.h"
 #include "server/health_publisher.h"
 #include "server/host_port.h"
 #include "server/http_routes.h"
@@ -111,8 +111,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     absl::StatusOr<std::unique_ptr<AdminListener>> admin = StartAdminListener(
         options, *std::move(admin_lock),
         std::make_unique<NeuronServingService>(
-                     *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_,
-                     ListenerPolicy{.max_metadata_bytes = options.max_metadata_bytes}));
+            *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_,
+            ListenerPolicy{.max_metadata_bytes = options.max_metadata_bytes}));
     if (!admin.ok()) return admin.status();
     daemon->admin_ = *std::move(admin);
     main_policy.admin_listener_elsewhere = daemon->admin_->address;
@@ -194,9 +194,9 @@ std::string Daemon::health_address() const {
 
 std::vector<grpc::Server*> Daemon::Servers() const {
   std::vector<grpc::Server*> servers;
-  for (grpc::Server* server : {server_.get(), admin_ != nullptr ? admin_->server.get() : nullptr,
-                               health_listener_ != nullptr ? health_listener_->server.get()
-                                                           : nullptr}) {
+  for (grpc::Server* server :
+       {server_.get(), admin_ != nullptr ? admin_->server.get() : nullptr,
+        health_listener_ != nullptr ? health_listener_->server.get() : nullptr}) {
     if (server != nullptr) servers.push_back(server);
   }
   return servers;

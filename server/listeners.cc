@@ -87,9 +87,9 @@ grpc::Status CheckMetadataSize(const grpc::CallbackServerContext& context, uint3
   uint64_t size = 0;
   for (const auto& [key, value] : context.client_metadata()) size += key.size() + value.size();
   if (size <= limit) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                      absl::StrCat("request metadata is ", size,
-                                   " bytes, more than --max-metadata-bytes=", limit));
+  return grpc::Status(
+      grpc::StatusCode::RESOURCE_EXHAUSTED,
+      absl::StrCat("request metadata is ", size, " bytes, more than --max-metadata-bytes=", limit));
 }
 
 AdminListener::AdminListener() = default;
@@ -115,8 +115,7 @@ absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
   grpc::ServerBuilder builder;
   ApplyCommonServerOptions(builder, options);
   int selected_port = 0;
-  builder.AddListeningPort(options.admin_listen, grpc::InsecureServerCredentials(),
-                           &selected_port);
+  builder.AddListeningPort(options.admin_listen, grpc::InsecureServerCredentials(), &selected_port);
   builder.RegisterService(admin->service.get());
   admin->server = builder.BuildAndStart();
   if (admin->server == nullptr || selected_port == 0) {
@@ -148,10 +147,11 @@ class HealthOnly final : public grpc::CallbackGenericService {
  public:
   grpc::ServerGenericBidiReactor* CreateReactor(
       grpc::GenericCallbackServerContext* context) override {
-    return new FinishedReactor<grpc::ServerGenericBidiReactor>(grpc::Status(
-        grpc::StatusCode::UNIMPLEMENTED,
-        absl::StrCat(context->method(), " is not served here: the --health-listen port serves "
-                                        "grpc.health.v1 only")));
+    return new FinishedReactor<grpc::ServerGenericBidiReactor>(
+        grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                     absl::StrCat(context->method(),
+                                  " is not served here: the --health-listen port serves "
+                                  "grpc.health.v1 only")));
   }
 };
 

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "grpcpp/server.h"
 #include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "grpcpp/support/server_callback.h"
 

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-
 #include "core/serving/worker_pool.h"
 #include "server/enumerate_response.h"
 #include "server/grpc_status.h"

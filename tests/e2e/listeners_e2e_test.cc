@@ -99,8 +99,8 @@ TEST(ListenersE2ETest, AdminCallsGoThroughTheUnixSocketWithMode0660) {
   ASSERT_TRUE(client.ok()) << client.status();
   const std::string neff = SimNeff();
   absl::StatusOr<v1::LoadModelResponse> loaded = (*client)->LoadModel(
-      Config("relu"), absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(neff.data()),
-                                                neff.size()));
+      Config("relu"),
+      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(neff.data()), neff.size()));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->model().state(), v1::MODEL_STATE_READY);
   absl::StatusOr<client::HealthStatus> health = (*client)->CheckHealth("relu");
@@ -156,8 +156,8 @@ TEST(ListenersE2ETest, TheHealthListenerSaysWhatTheMainPortSaysAndServesNothingE
   slow.load_latency_ms = 1500;
   WriteFile(repo.Join("slow/model.neff"), EncodeNeff(slow));
   WriteFile(repo.Join("slow/config.pbtxt"), "name: \"slow\"\n");
-  DaemonProcess daemon(SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=all",
-                                      "--health-listen=127.0.0.1:0"}));
+  DaemonProcess daemon(SimDaemonArgs(
+      {"--model-repository=" + repo.path(), "--load-models=all", "--health-listen=127.0.0.1:0"}));
   const std::optional<std::string> probe_address =
       WaitForLog(daemon, "health listener \\([^)]*\\) on ([^ \\n]+)");
   const std::optional<std::string> main_address = WaitForLog(daemon, "gRPC bound to ([^;]+);");
@@ -208,7 +208,8 @@ TEST(ListenersE2ETest, StartupModelsPastMaxModelsAreFailedWithTheLimit) {
   TempDir repo;
   for (const char* name : {"one", "two"}) {
     WriteFile(repo.Join(absl::StrCat(name, "/model.neff")), SimNeff());
-    WriteFile(repo.Join(absl::StrCat(name, "/config.pbtxt")), absl::StrCat("name: \"", name, "\"\n"));
+    WriteFile(repo.Join(absl::StrCat(name, "/config.pbtxt")),
+              absl::StrCat("name: \"", name, "\"\n"));
   }
   START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=all",
                                       "--max-models=1"}));
@@ -291,8 +292,8 @@ TEST(ListenersE2ETest, MaxMetadataBytesRefusesLargeHeadersNamingTheFlag) {
 }
 
 TEST(ListenersE2ETest, ZeroLimitsAreRefusedAtStart) {
-  for (const char* flag : {"--max-models=0", "--max-concurrent-uploads=0",
-                           "--max-metadata-bytes=0"}) {
+  for (const char* flag :
+       {"--max-models=0", "--max-concurrent-uploads=0", "--max-metadata-bytes=0"}) {
     DaemonProcess daemon(SimDaemonArgs({flag}));
     EXPECT_EQ(daemon.WaitForExit(), 2) << flag;
     EXPECT_THAT(daemon.Stderr(), HasSubstr("must be at least 1")) << flag;

@@ -46,7 +46,8 @@ TEST(ListenersTest, TheExposureWarningIsDueOnlyWithoutTlsAndTokensOffLoopback) {
   EXPECT_THAT(*warning, HasSubstr("--tls-cert"));
   EXPECT_THAT(*warning, HasSubstr("--admin-token-file"));
   options.admin_listen = "unix:/run/a.sock";
-  EXPECT_THAT(ExposureWarning(options).value_or(""), HasSubstr("admin calls are on unix:/run/a.sock"));
+  EXPECT_THAT(ExposureWarning(options).value_or(""),
+              HasSubstr("admin calls are on unix:/run/a.sock"));
 
   DaemonOptions tls = options;
   tls.tls_cert = "/etc/cert.pem";

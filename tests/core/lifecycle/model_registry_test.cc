@@ -297,7 +297,8 @@ TEST_F(ModelRegistryTest, MaxModelsCountsLoadedModelsNotVersionsNorFailures) {
   ModelRegistry registry(*runtime_, workers_, nullptr, options);
   ASSERT_TRUE(LoadSync(registry, Spec("a", "1")).ok());
   // A failed load leaves a FAILED model, which takes no place.
-  ASSERT_FALSE(LoadSync(registry, Spec("bad", "", std::make_shared<const std::string>("junk"))).ok());
+  ASSERT_FALSE(
+      LoadSync(registry, Spec("bad", "", std::make_shared<const std::string>("junk"))).ok());
   ASSERT_TRUE(LoadSync(registry, Spec("b")).ok());
 
   absl::StatusOr<ModelInfo> third = LoadSync(registry, Spec("c"));
@@ -308,8 +309,7 @@ TEST_F(ModelRegistryTest, MaxModelsCountsLoadedModelsNotVersionsNorFailures) {
   // Refused up front: no entry for a name the registry did not know.
   EXPECT_EQ(registry.Get("c").status().code(), absl::StatusCode::kNotFound);
   // Reloading the FAILED one would make a third model too.
-  EXPECT_EQ(LoadSync(registry, Spec("bad")).status().code(),
-            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(LoadSync(registry, Spec("bad")).status().code(), absl::StatusCode::kResourceExhausted);
 
   // A new version of a model already loaded is no new model.
   absl::StatusOr<ModelInfo> replaced = LoadSync(registry, Spec("a", "2"));
