@@ -144,6 +144,17 @@ TEST(ListenersE2ETest, ASecondDaemonOnTheSameSocketRefusesToStartNamingTheLock) 
   EXPECT_EQ(HealthCheck(Channel("unix:" + socket), ""), HC::SERVING);
 }
 
+TEST(ListenersE2ETest, TheAdminListenerMayBeALoopbackPortNamedWithItsBoundPort) {
+  START_DAEMON(daemon, SimDaemonArgs({"--admin-listen=127.0.0.1:0"}));
+  const std::optional<std::string> admin =
+      WaitForLog(*daemon->process, "admin listener \\([^)]*\\) on ([^ \\n]+)");
+  ASSERT_TRUE(admin.has_value()) << daemon->process->Stderr();
+  EXPECT_THAT(*admin, Not(::testing::EndsWith(":0")));
+  auto stub = v1::NeuronServing::NewStub(Channel(*admin));
+  EXPECT_TRUE(Upload(*stub, Config("relu"), SimNeff()).status.ok());
+  EXPECT_EQ(HealthCheck(Channel(*admin), "relu"), HC::SERVING);
+}
+
 TEST(ListenersE2ETest, ANonLoopbackAdminAddressIsAStartupError) {
   DaemonProcess daemon(SimDaemonArgs({"--admin-listen=0.0.0.0:0"}));
   EXPECT_EQ(daemon.WaitForExit(), 1) << daemon.Stderr();
@@ -278,6 +289,26 @@ TEST(ListenersE2ETest, MaxMetadataBytesRefusesLargeHeadersNamingTheFlag) {
   EXPECT_EQ(list_with(2000, &message), grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
   EXPECT_THAT(message, HasSubstr("--max-metadata-bytes=1024"));
   EXPECT_EQ(list_with(100, &message), grpc::StatusCode::OK) << message;
+  // The streaming methods check it too, before anything is read.
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("x-pad", std::string(2000, 'p'));
+    auto stream = daemon->stub->InferStream(&context);
+    stream->WritesDone();
+    grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_THAT(status.error_message(), HasSubstr("--max-metadata-bytes=1024"));
+  }
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("x-pad", std::string(2000, 'p'));
+    v1::LoadModelResponse response;
+    auto upload = daemon->stub->LoadModel(&context, &response);
+    upload->WritesDone();
+    grpc::Status status = upload->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_THAT(status.error_message(), HasSubstr("--max-metadata-bytes=1024"));
+  }
   // Far past it, gRPC's own limit (listeners.h: MetadataLimitFor) answers before the handler.
   const grpc::StatusCode far = list_with(64 * 1024, &message);
   EXPECT_EQ(far, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
