@@ -116,13 +116,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     if (!admin.ok()) return admin.status();
     daemon->admin_ = *std::move(admin);
     main_policy.admin_listener_elsewhere = daemon->admin_->address;
-    spdlog::info("admin listener (LoadModel, UnloadModel, health) on {}", daemon->admin_->address);
+    spdlog::info("admin listener on {} (LoadModel, UnloadModel, health)", daemon->admin_->address);
   }
   if (!options.health_listen.empty()) {
     absl::StatusOr<std::unique_ptr<HealthListener>> health = StartHealthListener(options);
     if (!health.ok()) return health.status();
     daemon->health_listener_ = *std::move(health);
-    spdlog::info("health listener (grpc.health.v1 only, plain text) on {}",
+    spdlog::info("health listener on {} (grpc.health.v1 only, plain text)",
                  daemon->health_listener_->address);
   }
   daemon->service_ = std::make_unique<NeuronServingService>(
