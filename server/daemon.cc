@@ -14,12 +14,15 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "server/access_log.h"
+#include "server/admission/upload_slots.h"
 #include "server/gauge_refresher.h"
 #include "server/health_publisher.h"
 #include "server/host_port.h"
 #include "server/http_routes.h"
 #include "server/http_server.h"
+#include "server/listeners.h"
 #include "server/neuron_serving_service.h"
+#include "server/security/socket_lock.h"
 #include "server/startup_models.h"
 #include "server/tls_credentials.h"
 #include "spdlog/spdlog.h"
@@ -31,6 +34,15 @@ Daemon::Daemon() = default;
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   std::unique_ptr<Daemon> daemon(new Daemon());
+  // Refused before anything starts: an admin listener reachable from elsewhere is a mistake.
+  if (!options.admin_listen.empty()) {
+    if (absl::Status valid = ValidateAdminAddress(options.admin_listen); !valid.ok()) return valid;
+  }
+  absl::StatusOr<std::unique_ptr<SocketLock>> admin_lock = LockAdminSocket(options);
+  if (!admin_lock.ok()) return admin_lock.status();
+  if (std::optional<std::string> warning = ExposureWarning(options); warning.has_value()) {
+    spdlog::warn("{}", *warning);
+  }
 
   absl::StatusOr<std::unique_ptr<NrtLibrary>> library = NrtLibrary::Open(options.nrt_library);
   if (!library.ok()) return library.status();
@@ -83,6 +95,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   registry_options.max_queue = options.max_queue;
   registry_options.on_state_change = &daemon->state_changes_;
   registry_options.metrics = daemon->metrics_.get();
+  registry_options.max_models = options.max_models;
   daemon->workers_ = std::make_unique<WorkerPool>(
       daemon->inventory_.visible_cores, &daemon->state_changes_, daemon->metrics_.get());
   daemon->registry_ = std::make_unique<ModelRegistry>(
@@ -92,20 +105,41 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   loading.registry = daemon->registry_.get();
   loading.repository = daemon->repository_.has_value() ? &*daemon->repository_ : nullptr;
   loading.max_model_bytes = options.max_model_bytes;
+  daemon->upload_slots_ = std::make_unique<UploadSlots>(options.max_concurrent_uploads);
+  loading.uploads = daemon->upload_slots_.get();
   daemon->infer_context_ = InferContext{daemon->registry_.get(), daemon->metrics_.get(),
                                         &daemon->gate_, daemon->access_log_.get()};
-  daemon->service_ = std::make_unique<NeuronServingService>(
-      *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_);
 
   // Both must be set before the builder is created: they register themselves with it.
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
+  // The admin and probe listeners (server/listeners.h) start before the main one, whose service
+  // names the admin listener's bound address in its refusals.
+  ListenerPolicy main_policy{.max_metadata_bytes = options.max_metadata_bytes};
+  if (!options.admin_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<AdminListener>> admin = StartAdminListener(
+        options, *std::move(admin_lock),
+        std::make_unique<NeuronServingService>(
+            *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_,
+            ListenerPolicy{.max_metadata_bytes = options.max_metadata_bytes}));
+    if (!admin.ok()) return admin.status();
+    daemon->admin_ = *std::move(admin);
+    main_policy.admin_listener_elsewhere = daemon->admin_->address;
+    spdlog::info("admin listener on {} (LoadModel, UnloadModel, health)", daemon->admin_->address);
+  }
+  if (!options.health_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<HealthListener>> health = StartHealthListener(options);
+    if (!health.ok()) return health.status();
+    daemon->health_listener_ = *std::move(health);
+    spdlog::info("health listener on {} (grpc.health.v1 only, plain text)",
+                 daemon->health_listener_->address);
+  }
+  daemon->service_ = std::make_unique<NeuronServingService>(
+      *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_, main_policy);
+
   grpc::ServerBuilder builder;
-  // gRPC sets SO_REUSEPORT by default, which would let a second daemon silently share this
-  // port (and the traffic) with the first; a port in use must be a startup error instead.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  ApplyCommonServerOptions(builder, options);
   int selected_port = 0;
   builder.AddListeningPort(options.listen_address, daemon->listener_tls_->credentials(),
                            &selected_port);
@@ -125,8 +159,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   daemon->health_ = std::make_unique<HealthMonitor>(
       [self] { return self->GatherHealth(); },
       [self](const std::string& service, bool serving, const HealthReport& report) {
-        PublishHealth(*self->server_->GetHealthCheckService(), service, serving, report,
-                      self->startup_done_.load());
+        std::vector<grpc::HealthCheckServiceInterface*> healths;
+        for (grpc::Server* server : self->Servers()) {
+          healths.push_back(server->GetHealthCheckService());
+        }
+        PublishHealth(healths, service, serving, report, self->startup_done_.load());
       });
   daemon->state_changes_.Plug([self] { self->health_->EvaluateNow(); });
   daemon->metrics_registry_.AddScrapeHook([self] {
@@ -159,6 +196,22 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
 }
 
 std::string Daemon::http_address() const { return http_ != nullptr ? http_->address() : ""; }
+
+std::string Daemon::admin_address() const { return admin_ != nullptr ? admin_->address : ""; }
+
+std::string Daemon::health_address() const {
+  return health_listener_ != nullptr ? health_listener_->address : "";
+}
+
+std::vector<grpc::Server*> Daemon::Servers() const {
+  std::vector<grpc::Server*> servers;
+  for (grpc::Server* server :
+       {server_.get(), admin_ != nullptr ? admin_->server.get() : nullptr,
+        health_listener_ != nullptr ? health_listener_->server.get() : nullptr}) {
+    if (server != nullptr) servers.push_back(server);
+  }
+  return servers;
+}
 
 HealthInputs Daemon::GatherHealth() const {
   HealthInputs inputs;
@@ -197,19 +250,27 @@ void Daemon::ReloadCredentials() {
 }
 
 void Daemon::Shutdown(absl::Duration grace) {
-  if (server_ == nullptr) return;
+  const std::vector<grpc::Server*> servers = Servers();
+  if (servers.empty()) return;
   gate_.BeginDrain();
   http_.reset();  // its probes read the health monitor
   // No more publishing: the server's own shutdown turns every service NOT_SERVING.
   state_changes_.Unplug();
   health_.reset();
-  // Every service NOT_SERVING (this one-argument form sets them all) for the calls still open.
-  if (auto* health = server_->GetHealthCheckService(); health != nullptr) {
-    health->SetServingStatus(false);
+  // Every service NOT_SERVING (this one-argument form sets them all) for the calls still open,
+  // on every listener.
+  for (grpc::Server* server : servers) {
+    if (auto* health = server->GetHealthCheckService(); health != nullptr) {
+      health->SetServingStatus(false);
+    }
   }
-  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
-  server_->Wait();
+  // One deadline for all: the grace is for the daemon's calls, not per listener.
+  const auto deadline = absl::ToChronoTime(absl::Now() + grace);
+  for (grpc::Server* server : servers) server->Shutdown(deadline);
+  for (grpc::Server* server : servers) server->Wait();
   server_.reset();
+  if (admin_ != nullptr) admin_->server.reset();
+  if (health_listener_ != nullptr) health_listener_->server.reset();
 }
 
 Daemon::~Daemon() {
@@ -219,6 +280,8 @@ Daemon::~Daemon() {
   Shutdown(absl::ZeroDuration());
   http_.reset();  // its handlers read the registry
   service_.reset();
+  admin_.reset();  // its server is stopped: its service, then the socket's lock
+  health_listener_.reset();
   registry_.reset();  // unloads every model
   access_log_.reset();
   credential_files_.reset();

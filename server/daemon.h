@@ -42,6 +42,9 @@ namespace neuronserve {
 
 // Held through unique_ptr only: their definitions are needed in daemon.cc, not by includers.
 class AccessLog;
+struct AdminListener;
+struct HealthListener;
+class UploadSlots;
 class FileWatcher;
 class GaugeRefresher;
 class HealthMonitor;
@@ -101,6 +104,10 @@ class Daemon {
   const std::string& listening_address() const { return listening_address_; }
   // The HTTP endpoint's address; empty without one.
   std::string http_address() const;
+  // The admin listener's address ("unix:/path" or HOST:PORT as bound); empty without one.
+  std::string admin_address() const;
+  // The probe listener's address (HOST:PORT as bound); empty without one.
+  std::string health_address() const;
   const DeviceInventory& inventory() const { return inventory_; }
   const NrtRuntime& runtime() const { return *runtime_; }
 
@@ -119,6 +126,8 @@ class Daemon {
   Daemon();  // out of line: members hold types declared above only
   // The HealthMonitor's inputs, from the daemon's current state.
   HealthInputs GatherHealth() const;
+  // Every gRPC server running (main, admin, probe), for what applies to all of them.
+  std::vector<grpc::Server*> Servers() const;
 
   // Declared in construction order; destroyed in reverse (the destructor first stops the
   // servers and the health monitor explicitly): the models before the runtime.
@@ -143,10 +152,15 @@ class Daemon {
   std::optional<ModelRepository> repository_;
   std::unique_ptr<WorkerPool> workers_;  // before registry_, which borrows it
   std::unique_ptr<ModelRegistry> registry_;
+  // --max-concurrent-uploads; outlives every LoadModel call (they hold its slots).
+  std::unique_ptr<UploadSlots> upload_slots_;
   InferContext infer_context_;
   std::unique_ptr<NeuronServingService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::string listening_address_;
+  // --admin-listen and --health-listen (server/listeners.h); null without them.
+  std::unique_ptr<AdminListener> admin_;
+  std::unique_ptr<HealthListener> health_listener_;
   std::unique_ptr<HealthMonitor> health_;
   std::unique_ptr<HttpServer> http_;
 };

@@ -12,6 +12,7 @@
 #define NEURON_SERVE_SERVER_HEALTH_PUBLISHER_H_
 
 #include <string>
+#include <vector>
 
 #include "core/health/health_evaluator.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -22,6 +23,11 @@ namespace neuronserve {
 // the startup models are done.
 void PublishHealth(grpc::HealthCheckServiceInterface& health, const std::string& service,
                    bool serving, const HealthReport& report, bool startup_done);
+// The same to each of `healths` (the daemon's main, admin and probe listeners: every one says
+// the same at every moment), logged once. Null entries are skipped.
+void PublishHealth(const std::vector<grpc::HealthCheckServiceInterface*>& healths,
+                   const std::string& service, bool serving, const HealthReport& report,
+                   bool startup_done);
 
 }  // namespace neuronserve
 

@@ -10,6 +10,10 @@ namespace neuronserve {
 // asked for port 0. "127.0.0.1:0" + 43210 -> "127.0.0.1:43210"; "[::]:0" -> "[::]:43210".
 std::string WithPort(const std::string& address, int port);
 
+// Whether HOST:PORT names a loopback host only: localhost, 127.0.0.0/8 or [::1]. An address on
+// every interface (0.0.0.0, [::]) or any other host is not: it can be reached from elsewhere.
+bool IsLoopbackAddress(const std::string& address);
+
 }  // namespace neuronserve
 
 #endif  // NEURON_SERVE_SERVER_HOST_PORT_H_

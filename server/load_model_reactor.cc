@@ -8,8 +8,12 @@
 namespace neuronserve {
 
 LoadModelReactor::LoadModelReactor(const ModelLoadingContext& context,
-                                   v1::LoadModelResponse* response)
-    : context_(context), response_(response), upload_(context.repository, context.max_model_bytes) {
+                                   v1::LoadModelResponse* response,
+                                   std::optional<UploadSlots::Slot> slot)
+    : context_(context),
+      response_(response),
+      upload_(context.repository, context.max_model_bytes),
+      slot_(std::move(slot)) {
   StartRead(&request_);
 }
 

@@ -11,10 +11,12 @@
 #define NEURON_SERVE_SERVER_LOAD_MODEL_REACTOR_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "core/lifecycle/model_registry.h"
 #include "grpcpp/support/server_callback.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
+#include "server/admission/upload_slots.h"
 #include "server/model_repository.h"
 #include "server/model_upload.h"
 
@@ -24,11 +26,17 @@ struct ModelLoadingContext {
   ModelRegistry* registry = nullptr;
   const ModelRepository* repository = nullptr;  // null without --model-repository
   uint64_t max_model_bytes = 0;
+  // --max-concurrent-uploads: each LoadModel call holds a slot until gRPC is done with it
+  // (null: no limit). Must outlive every call.
+  UploadSlots* uploads = nullptr;
 };
 
 class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelRequest> {
  public:
-  LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response);
+  // `slot`: the upload slot this call took (see ModelLoadingContext::uploads), given back when
+  // the reactor is deleted.
+  LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response,
+                   std::optional<UploadSlots::Slot> slot = std::nullopt);
 
   void OnReadDone(bool ok) override;
   void OnDone() override { delete this; }
@@ -40,6 +48,7 @@ class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelReque
   v1::LoadModelResponse* const response_;
   v1::LoadModelRequest request_;
   ModelUpload upload_;
+  const std::optional<UploadSlots::Slot> slot_;
 };
 
 }  // namespace neuronserve

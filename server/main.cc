@@ -84,9 +84,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (absl::GetFlag(FLAGS_max_queue) == 0) {
-    fprintf(stderr, "neuron-serve: --max-queue must be at least 1 (got 0)\n");
-    return kExitUsage;
+  for (const auto& [flag, value] :
+       {std::pair{"--max-queue", absl::GetFlag(FLAGS_max_queue)},
+        std::pair{"--max-models", absl::GetFlag(FLAGS_max_models)},
+        std::pair{"--max-concurrent-uploads", absl::GetFlag(FLAGS_max_concurrent_uploads)},
+        std::pair{"--max-metadata-bytes", absl::GetFlag(FLAGS_max_metadata_bytes)}}) {
+    if (value == 0) {
+      fprintf(stderr, "neuron-serve: %s must be at least 1 (got 0)\n", flag);
+      return kExitUsage;
+    }
   }
 
   // gRPC takes the limit as an int.

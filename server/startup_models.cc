@@ -18,9 +18,17 @@ namespace {
 void LoadAndWait(ModelRegistry& registry, std::vector<LoadSpec> specs) {
   absl::BlockingCounter remaining(static_cast<int>(specs.size()));
   for (LoadSpec& spec : specs) {
-    // Failures are logged by the registry and leave the model FAILED; nothing more to do here.
-    registry.Load(std::move(spec),
-                  [&remaining](const absl::StatusOr<ModelInfo>&) { remaining.DecrementCount(); });
+    // Failures are logged by the registry and leave the model FAILED, except a load refused up
+    // front for --max-models: that one is recorded FAILED here, so it shows why it is missing.
+    const ModelIdentity identity = spec.identity;
+    registry.Load(std::move(spec), [&remaining, &registry,
+                                    identity](const absl::StatusOr<ModelInfo>& result) {
+      if (absl::IsResourceExhausted(result.status()) && !registry.Get(identity.name).ok()) {
+        spdlog::error("model '{}' not loaded: {}", identity.name, result.status().message());
+        registry.RecordFailure(identity, result.status());
+      }
+      remaining.DecrementCount();
+    });
   }
   remaining.Wait();
 }

@@ -47,26 +47,35 @@ void ModelRegistry::Load(LoadSpec spec, Callback done) {
     done(valid);
     return;
   }
+  absl::Status refused;
   {
     MutexLock lock(&mutex_);
-    auto [it, inserted] = entries_.try_emplace(spec.identity.name);
-    Entry& entry = it->second;
-    if (!inserted) {
-      if (entry.state == ModelState::kUnloading || entry.state == ModelState::kLoading ||
-          entry.loading_new_version) {
-        const std::string busy = entry.state == ModelState::kUnloading ? "unloading" : "loading";
-        done(absl::FailedPreconditionError(absl::StrCat("model '", spec.identity.name, "' is ",
-                                                        busy, "; try again when it is done")));
-        return;
+    // Under the lock that inserts the entry, so two loads cannot both take the last place.
+    refused = CheckModelLimit(spec.identity.name);
+    if (refused.ok()) {
+      auto [it, inserted] = entries_.try_emplace(spec.identity.name);
+      Entry& entry = it->second;
+      if (!inserted) {
+        if (entry.state == ModelState::kUnloading || entry.state == ModelState::kLoading ||
+            entry.loading_new_version) {
+          const std::string busy = entry.state == ModelState::kUnloading ? "unloading" : "loading";
+          done(absl::FailedPreconditionError(absl::StrCat("model '", spec.identity.name, "' is ",
+                                                          busy, "; try again when it is done")));
+          return;
+        }
       }
+      if (entry.state == ModelState::kReady) {
+        entry.loading_new_version = true;  // the old version keeps serving meanwhile
+      } else {
+        entry.state = ModelState::kLoading;
+        entry.error.clear();
+      }
+      entry.identity = spec.identity;
     }
-    if (entry.state == ModelState::kReady) {
-      entry.loading_new_version = true;  // the old version keeps serving meanwhile
-    } else {
-      entry.state = ModelState::kLoading;
-      entry.error.clear();
-    }
-    entry.identity = spec.identity;
+  }
+  if (!refused.ok()) {
+    done(std::move(refused));  // no lock held: a caller may record the failure (startup)
+    return;
   }
   AnnounceStateChange();
   spdlog::info("model {} loading ({}, {} bytes)", QuotedModel(spec.identity),
@@ -74,6 +83,21 @@ void ModelRegistry::Load(LoadSpec spec, Callback done) {
   executor_->Submit([this, spec = std::move(spec), done = std::move(done)]() mutable {
     RunLoad(std::move(spec), std::move(done));
   });
+}
+
+absl::Status ModelRegistry::CheckModelLimit(const std::string& name) const {
+  if (options_.max_models == 0) return absl::OkStatus();
+  auto counts = [](const Entry& entry) { return entry.state != ModelState::kFailed; };
+  if (auto it = entries_.find(name); it != entries_.end() && counts(it->second)) {
+    return absl::OkStatus();  // a new version of a model that already counts
+  }
+  const size_t counted = static_cast<size_t>(std::count_if(
+      entries_.begin(), entries_.end(), [&](const auto& named) { return counts(named.second); }));
+  if (counted < options_.max_models) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("cannot load model '", name, "': ", counted,
+                   " models are loaded or loading, the most --max-models=", options_.max_models,
+                   " allows; unload one first"));
 }
 
 void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {

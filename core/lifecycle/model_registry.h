@@ -53,6 +53,9 @@ struct RegistryOptions {
   // Where each model's requests are counted (nullable; must outlive the registry). Executions
   // per core are counted by the WorkerPool's metrics, which its creator passes.
   ServingMetrics* metrics = nullptr;
+  // Most models loaded, loading or unloading at once (the daemon's --max-models); 0: no limit.
+  // A FAILED model does not count; a new version of a model that already counts is no new one.
+  uint32_t max_models = 0;
 };
 
 class ModelRegistry {
@@ -72,7 +75,9 @@ class ModelRegistry {
 
   // Loads (or replaces) spec.identity.name. `done` runs on the registry thread with the READY
   // model's info, or with the error (the model is then FAILED, unless an older version still
-  // serves). FAILED_PRECONDITION at once, through `done`, if the name is loading or unloading.
+  // serves). FAILED_PRECONDITION at once, through `done`, if the name is loading or unloading;
+  // RESOURCE_EXHAUSTED at once (naming --max-models) if it would be one model too many: the
+  // registry then keeps no entry for a name it did not know.
   void Load(LoadSpec spec, Callback done);
   // Stops the model taking requests (Acquire answers NOT_FOUND), waits for leases up to the
   // drain timeout, unloads, forgets the store record. `done` gets the info as the unload began.
@@ -107,6 +112,8 @@ class ModelRegistry {
   void RunLoad(LoadSpec spec, Callback done);
   void RunUnload(const std::string& name, Callback done);
   ModelInfo Describe(const Entry& entry) const;
+  // RESOURCE_EXHAUSTED when loading `name` would exceed options_.max_models.
+  absl::Status CheckModelLimit(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void AnnounceStateChange() const {
     if (options_.on_state_change != nullptr) options_.on_state_change->Notify();
   }

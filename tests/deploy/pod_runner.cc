@@ -35,7 +35,7 @@ struct ListenFlag {
 constexpr ListenFlag kListenFlags[] = {
     {"listen", "listening on ([0-9.]+:[0-9]+)"},
     {"http_listen", "HTTP endpoint on ([0-9.]+:[0-9]+)"},
-    {"health_listen", "health listener [^\\n]* on ([0-9.]+:[0-9]+)"},
+    {"health_listen", "health listener on ([0-9.]+:[0-9]+)"},
 };
 
 // A Secret volume as the kubelet writes it (its "atomic writer"): the keys' files in a

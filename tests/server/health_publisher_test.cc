@@ -87,3 +87,26 @@ TEST(HealthPublisherTest, AModelsStatusIsSetUnderItsNameWithoutALogLine) {
 
 }  // namespace
 }  // namespace neuronserve
+
+namespace neuronserve {
+namespace {
+
+TEST(HealthPublisherTest, EveryListenerGetsTheSameStatusesAndTheChangeIsLoggedOnce) {
+  RecordingHealthService main;
+  RecordingHealthService admin;
+  RecordingHealthService probe;
+  testing::LogCapture log;
+  PublishHealth({&main, &admin, nullptr, &probe}, "", false,
+                Report(false, "core 1 is out of rotation", true, ""), /*startup_done=*/true);
+  PublishHealth({&main, &admin, nullptr, &probe}, "resnet", true, Report(true, "", true, ""),
+                /*startup_done=*/true);
+  for (const RecordingHealthService* health : {&main, &admin, &probe}) {
+    EXPECT_THAT(health->statuses,
+                ElementsAre(Pair("", false), Pair("neuronserve.v1.NeuronServing", false),
+                            Pair("resnet", true)));
+  }
+  EXPECT_EQ(log.text(), "warning health: NOT_SERVING (core 1 is out of rotation)\n");
+}
+
+}  // namespace
+}  // namespace neuronserve

@@ -287,3 +287,38 @@ TEST_F(ModelRegistryTest, RecordedFailureIsVisibleAndDoesNotHideAKnownModel) {
 
 }  // namespace
 }  // namespace neuronserve
+
+namespace neuronserve {
+namespace {
+
+TEST_F(ModelRegistryTest, MaxModelsCountsLoadedModelsNotVersionsNorFailures) {
+  RegistryOptions options;
+  options.max_models = 2;
+  ModelRegistry registry(*runtime_, workers_, nullptr, options);
+  ASSERT_TRUE(LoadSync(registry, Spec("a", "1")).ok());
+  // A failed load leaves a FAILED model, which takes no place.
+  ASSERT_FALSE(
+      LoadSync(registry, Spec("bad", "", std::make_shared<const std::string>("junk"))).ok());
+  ASSERT_TRUE(LoadSync(registry, Spec("b")).ok());
+
+  absl::StatusOr<ModelInfo> third = LoadSync(registry, Spec("c"));
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), HasSubstr("--max-models=2"));
+  EXPECT_THAT(third.status().message(), HasSubstr("'c'"));
+  // Refused up front: no entry for a name the registry did not know.
+  EXPECT_EQ(registry.Get("c").status().code(), absl::StatusCode::kNotFound);
+  // Reloading the FAILED one would make a third model too.
+  EXPECT_EQ(LoadSync(registry, Spec("bad")).status().code(), absl::StatusCode::kResourceExhausted);
+
+  // A new version of a model already loaded is no new model.
+  absl::StatusOr<ModelInfo> replaced = LoadSync(registry, Spec("a", "2"));
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_EQ(replaced->identity.version, "2");
+
+  ASSERT_TRUE(UnloadSync(registry, "b").ok());
+  EXPECT_TRUE(LoadSync(registry, Spec("c")).ok());
+}
+
+}  // namespace
+}  // namespace neuronserve

@@ -1,0 +1,115 @@
+// The daemon's extra listeners and what they check at start (issue 17): the admin listener
+// (--admin-listen: a unix socket or a loopback port that serves the admin RPCs), the probe
+// listener (--health-listen: plain-text grpc.health.v1 only), the request metadata limit
+// (--max-metadata-bytes), and the warning when the main listener is exposed without TLS or
+// tokens. Daemon::Start (daemon.cc) wires them; the gRPC-free pieces are in server/security/
+// (the socket's lock) and server/admission/ (the upload slots).
+//
+// Thread safety: the functions are pure or act on what they are given; call them from the
+// thread that starts the daemon. Ownership: nothing is kept.
+#ifndef NEURON_SERVE_SERVER_LISTENERS_H_
+#define NEURON_SERVE_SERVER_LISTENERS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "grpcpp/support/server_callback.h"
+
+namespace neuronserve {
+
+struct DaemonOptions;
+class NeuronServingService;
+class SocketLock;
+
+// The admin listener: its own NeuronServingService (a service object can be registered on one
+// server only) on its own grpc::Server, and for a unix socket the lock beside it.
+// Members in destruction order's reverse: the server stops before the service goes, the lock
+// is released last.
+struct AdminListener {
+  AdminListener();
+  ~AdminListener();
+  std::unique_ptr<SocketLock> lock;  // unix sockets only
+  std::unique_ptr<NeuronServingService> service;
+  std::unique_ptr<grpc::Server> server;
+  std::string address;  // "unix:/path", or HOST:PORT with the port actually bound
+};
+
+// For a unix --admin-listen, the lock beside the socket (server/security/socket_lock.h); null
+// for a loopback port. Taken first thing at start, before the runtime claims its cores: a second
+// daemon on the same socket is refused at once, naming the lock.
+absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions& options);
+
+// Starts the admin listener on options.admin_listen (validated: ValidateAdminAddress) serving
+// `service` (whose ListenerPolicy allows admin calls) and gRPC health; `lock` is what
+// LockAdminSocket took (it must be held before the socket is bound: gRPC would unlink and take
+// over a socket another daemon is serving). A unix socket is made mode 0660 once bound.
+absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
+    const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
+    std::unique_ptr<NeuronServingService> service);
+
+// The probe listener: plain text, gRPC health (grpc.health.v1) and nothing else.
+struct HealthListener {
+  HealthListener();
+  ~HealthListener();
+  // Answers every other method UNIMPLEMENTED, saying this port is health only. (gRPC 1.51 also
+  // refuses to build a server with no callback service: "At least one of the completion queues
+  // must be frequently polled"; the default health service is only added after that check.)
+  std::unique_ptr<grpc::CallbackGenericService> others;
+  std::unique_ptr<grpc::Server> server;
+  std::string address;  // HOST:PORT with the port actually bound
+};
+
+// Starts it on options.health_listen. Needs grpc::EnableDefaultHealthCheckService(true) first.
+absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(const DaemonOptions& options);
+
+// The path of a "unix:PATH" address; empty for any other address.
+std::string UnixSocketPath(const std::string& address);
+
+// --admin-listen must be reachable from this machine only: "unix:PATH", or a loopback
+// HOST:PORT. INVALID_ARGUMENT saying why otherwise.
+absl::Status ValidateAdminAddress(const std::string& address);
+
+// The one warning of an exposed start: --listen is not loopback and neither TLS nor tokens are
+// configured. Says what is exposed and which flags fix it; nullopt when there is nothing to say.
+std::optional<std::string> ExposureWarning(const DaemonOptions& options);
+
+// What every gRPC server of the daemon shares: SO_REUSEPORT off (a port in use is a startup
+// error, not a silently shared port), the message size limit, and gRPC's own metadata limit
+// (set above --max-metadata-bytes: see MetadataLimitFor).
+void ApplyCommonServerOptions(grpc::ServerBuilder& builder, const DaemonOptions& options);
+
+// gRPC's GRPC_ARG_MAX_METADATA_SIZE for a --max-metadata-bytes of `limit`. gRPC 1.51 answers a
+// request past its limit with RESOURCE_EXHAUSTED "received initial metadata size exceeds limit",
+// which does not name the daemon's flag; so its limit is set higher (twice ours, at least
+// 8 KiB more, as it also counts the HTTP/2 pseudo-headers and 32 bytes per entry) and the
+// handlers check --max-metadata-bytes themselves (CheckMetadataSize), with a message that says
+// which flag to raise. gRPC's limit still cuts off grossly oversized headers before a handler.
+int MetadataLimitFor(uint32_t limit);
+
+// OK, or RESOURCE_EXHAUSTED naming --max-metadata-bytes and its value when the call's request
+// metadata (the sum of the keys' and values' sizes) is larger than `limit`.
+grpc::Status CheckMetadataSize(const grpc::CallbackServerContext& context, uint32_t limit);
+
+// A builder that takes none of gRPC's global server plugins: grpc::reflection's plugin, once
+// registered (InitProtoReflectionServerBuilderPlugin), would add reflection to every builder;
+// the probe listener must serve health and nothing else.
+void WithoutServerPlugins(grpc::ServerBuilder& builder);
+
+// A reactor that finishes with `status` as soon as it exists and deletes itself when gRPC is
+// done with it: what a streaming handler returns for a call refused up front.
+template <typename Reactor>
+class FinishedReactor final : public Reactor {
+ public:
+  explicit FinishedReactor(const grpc::Status& status) { this->Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_LISTENERS_H_
