@@ -1,21 +1,26 @@
 // deploy/systemd: `systemd-analyze verify` and `systemd-analyze security` on the unit (where
 // systemd-analyze exists), its keys either way, and the daemon started with the environment
-// file's settings on the simulator.
+// file's settings on the simulator, and the drop-in exposed.conf (mutual TLS and tokens
+// through LoadCredential) run the same way.
 #include <signal.h>
 
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "client/lib/client.h"
 #include "gtest/gtest.h"
 #include "tests/deploy/deploy_tools.h"
 #include "tests/deploy/pod_runner.h"
 #include "tests/support/child_process.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/test_certificates.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -28,7 +33,9 @@ constexpr char kInstalledEnvFile[] = "/etc/neuron-serve/neuron-serve.env";
 // section -> key -> every value it is given, in order.
 using UnitFile = std::map<std::string, std::map<std::string, std::vector<std::string>>>;
 
-UnitFile ParseUnit(const std::string& text) {
+UnitFile ParseUnit(const std::string& text_with_continuations) {
+  // A line ending in a backslash continues on the next (systemd joins them with a space).
+  const std::string text = absl::StrReplaceAll(text_with_continuations, {{"\\\n", " "}});
   UnitFile unit;
   std::string section;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
@@ -197,6 +204,106 @@ TEST_F(SystemdTest, TheDaemonStartsWithTheEnvFile) {
   EXPECT_TRUE(WaitForServing(*address, "mlp", absl::Seconds(10))) << daemon.Stderr();
   // `sudo neuronctl ... --server=unix:/run/neuron-serve/admin.sock` reaches the admin socket.
   EXPECT_TRUE(WaitForServing("unix:" + admin_socket, "mlp", absl::Seconds(10))) << daemon.Stderr();
+  EXPECT_EQ(daemon.StopWith(SIGTERM), 0) << daemon.Stderr();
+}
+
+// deploy/systemd/exposed.conf, the drop-in that serves other hosts: its credentials come
+// through LoadCredential, its ExecStart replaces the unit's, and the daemon it starts (with %d,
+// the credentials directory, pointed at a folder of test credentials) requires mutual TLS and a
+// token on the API while the health port answers without either.
+constexpr char kExposedDropIn[] = DEPLOY_DIR "/systemd/exposed.conf";
+
+TEST_F(SystemdTest, TheExposedDropInServesOtherHostsWithMutualTlsAndTokens) {
+  absl::StatusOr<std::string> text = ReadFile(kExposedDropIn);
+  ASSERT_TRUE(text.ok()) << text.status();
+  UnitFile drop_in = ParseUnit(*text);
+  std::map<std::string, std::string> credentials;  // name -> the file systemd copies
+  for (const std::string& entry : drop_in["Service"]["LoadCredential"]) {
+    const size_t colon = entry.find(':');
+    ASSERT_NE(colon, std::string::npos) << entry;
+    credentials[entry.substr(0, colon)] = entry.substr(colon + 1);
+  }
+  EXPECT_EQ(credentials.size(), 5u);
+  const std::vector<std::string>& exec = drop_in["Service"]["ExecStart"];
+  ASSERT_EQ(exec.size(), 2u) << "ExecStart= (reset) then the new command";
+  EXPECT_EQ(exec[0], "");
+  std::vector<std::string> argv = absl::StrSplit(exec[1], ' ', absl::SkipEmpty());
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv[0], kInstalledBinary);
+
+  if (const std::string analyze = FindProgram("systemd-analyze"); !analyze.empty()) {
+    TempDir dir;
+    const std::string unit = CopyForVerify(dir);
+    std::string drop_in_text = absl::StrReplaceAll(*text, {{kInstalledBinary, NEURON_SERVE_PATH}});
+    ASSERT_TRUE(WriteFile(unit + ".d/exposed.conf", drop_in_text).ok());
+    const ProcessResult verify = RunProcess({analyze, "verify", "--man=no", unit});
+    EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+    for (absl::string_view line : absl::StrSplit(verify.out + verify.err, '\n')) {
+      EXPECT_FALSE(absl::StrContains(line, "neuron-serve.service")) << line;
+    }
+  }
+
+  // The credentials directory systemd would make: the files the drop-in names, by credential.
+  TempDir credentials_dir;
+  TempDir certificate_dir;
+  const TestCertificates certificates = TestCertificates::Make(certificate_dir.path());
+  const std::string infer_token = "systemd-test-infer-token-0123456789";
+  const std::map<std::string, std::string> contents = {
+      {"tls.crt", certificates.server.CertPem()},
+      {"tls.key", certificates.server.KeyPem()},
+      {"ca.crt", certificates.ca.CertPem()},
+      {"infer-tokens", "client:" + infer_token + "\n"},
+      {"admin-tokens", "operator:systemd-test-admin-token-0123456789\n"}};
+  for (const auto& [name, source] : credentials) {
+    ASSERT_TRUE(contents.contains(name)) << "unexpected credential " << name << " from " << source;
+    ASSERT_TRUE(WriteFile(credentials_dir.Join(name), contents.at(name)).ok());
+  }
+  // The env file's settings as in TheDaemonStartsWithTheEnvFile, the drop-in's command line
+  // with %d and the addresses substituted (a free loopback port each).
+  TempDir state;
+  std::map<std::string, std::string> env = env_;
+  env["NEURON_SERVE_NRT_LIBRARY"] = NRTSIM_LIBRARY_PATH;
+  env["NEURON_SERVE_MODEL_REPOSITORY"] = DEPLOY_DIR "/models";
+  env["NEURON_SERVE_STATE_DIR"] = state.path();
+  env["NEURON_SERVE_HTTP_LISTEN"] = "127.0.0.1:0";
+  env["NEURON_SERVE_ADMIN_LISTEN"] = "unix:" + state.Join("admin.sock");
+  for (const auto& [name, value] : ImageEnvironment()) env[name] = value;
+  ChildSpec spec;
+  spec.argv = {NEURON_SERVE_PATH};
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string arg = absl::StrReplaceAll(argv[i], {{"%d", credentials_dir.path()}});
+    if (absl::StartsWith(arg, "--listen=")) arg = "--listen=127.0.0.1:0";
+    if (absl::StartsWith(arg, "--health-listen=")) arg = "--health-listen=127.0.0.1:0";
+    spec.argv.push_back(arg);
+  }
+  spec.unset_prefixes = {""};
+  spec.env = env;
+  spec.capture_stdout = true;  // --audit-log=-: the journal
+  ChildProcess daemon(spec);
+  std::optional<std::string> address = daemon.WaitUntilListening(absl::Seconds(30));
+  ASSERT_TRUE(address.has_value()) << daemon.Stderr();
+  std::smatch health;
+  const std::string log = daemon.Stderr();
+  ASSERT_TRUE(std::regex_search(log, health, std::regex("health listener on ([0-9.]+:[0-9]+)")))
+      << log;
+  EXPECT_TRUE(WaitForServing(health[1], "mlp", absl::Seconds(10))) << log;
+
+  client::ConnectOptions options;
+  options.target = *address;
+  options.timeout = absl::Seconds(10);
+  options.tls = true;
+  options.tls_ca_file = certificates.ca.cert;
+  options.tls_cert_file = certificates.client.cert;
+  options.tls_key_file = certificates.client.key;
+  options.token = infer_token;
+  absl::StatusOr<std::unique_ptr<client::Client>> client = client::Client::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::StatusOr<std::vector<v1::ModelStatus>> models = (*client)->ListModels();
+  EXPECT_TRUE(models.ok()) << models.status() << daemon.Stderr();
+  options.token.clear();
+  client = client::Client::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_EQ((*client)->ListModels().status().code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(daemon.StopWith(SIGTERM), 0) << daemon.Stderr();
 }
 
