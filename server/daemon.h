@@ -42,6 +42,7 @@ namespace neuronserve {
 
 // Held through unique_ptr only: their definitions are needed in daemon.cc, not by includers.
 class AccessLog;
+class AuditLog;
 class FileWatcher;
 class GaugeRefresher;
 class HealthMonitor;
@@ -52,6 +53,7 @@ class ModelStore;
 class NeuronServingService;
 class NrtRuntime;
 class ServingMetrics;
+class TokenAuthority;
 class WorkerPool;
 
 struct DaemonOptions {
@@ -128,6 +130,10 @@ class Daemon {
   // Refreshes the current-state gauges before each /metrics scrape.
   std::unique_ptr<GaugeRefresher> gauges_;
   std::unique_ptr<AccessLog> access_log_;
+  std::unique_ptr<AuditLog> audit_log_;
+  // Bearer tokens (--infer-token-file, --admin-token-file); before credential_files_, whose
+  // callback re-reads them.
+  std::unique_ptr<TokenAuthority> tokens_;
   // Watches the certificate and token files; its callbacks reload them.
   std::unique_ptr<FileWatcher> credential_files_;
   CallbackRelay state_changes_;

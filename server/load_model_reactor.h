@@ -15,6 +15,7 @@
 #include "core/lifecycle/model_registry.h"
 #include "grpcpp/support/server_callback.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
+#include "server/call_guard.h"
 #include "server/model_repository.h"
 #include "server/model_upload.h"
 
@@ -28,18 +29,24 @@ struct ModelLoadingContext {
 
 class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelRequest> {
  public:
-  LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response);
+  // `audit`: where the call's audit line goes when it ends (nowhere without an audit log).
+  LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response,
+                   AdminCallAudit audit = {});
 
   void OnReadDone(bool ok) override;
   void OnDone() override { delete this; }
 
  private:
   void StartLoad(LoadSpec spec);
+  // Finishes the call, writing its audit line first.
+  void FinishAudited(const grpc::Status& status);
 
   const ModelLoadingContext context_;
   v1::LoadModelResponse* const response_;
   v1::LoadModelRequest request_;
   ModelUpload upload_;
+  const AdminCallAudit audit_;
+  std::string model_;  // the header's model name (or repository path), for the audit line
 };
 
 }  // namespace neuronserve

@@ -8,8 +8,19 @@
 #include "server/infer_stream_reactor.h"
 #include "server/infer_unary_reactor.h"
 #include "server/model_status.h"
+#include "server/security/rpc_scope.h"
 
 namespace neuronserve {
+namespace {
+
+// A unary call refused by the CallGuard: finished at once.
+grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const grpc::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+}  // namespace
 
 NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
                                            const DeviceInventory& inventory,
@@ -24,6 +35,9 @@ NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
                                                           const v1::EnumerateRequest* /*request*/,
                                                           v1::EnumerateResponse* response) {
+  if (CallerCheck check = guard_.Check(context, rpc::kEnumerate); !check.status.ok()) {
+    return Refuse(context, check.status);
+  }
   *response = inventory_response_;
   FillMemoryUse(runtime_, *response);
   const std::vector<std::vector<std::string>> residents = loading_.registry->ResidentsByCore();
@@ -39,24 +53,38 @@ grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerCo
 }
 
 grpc::ServerReadReactor<v1::LoadModelRequest>* NeuronServingService::LoadModel(
-    grpc::CallbackServerContext* /*context*/, v1::LoadModelResponse* response) {
-  return new LoadModelReactor(loading_, response);
+    grpc::CallbackServerContext* context, v1::LoadModelResponse* response) {
+  CallerCheck check = guard_.Check(context, rpc::kLoadModel);
+  if (!check.status.ok()) return new RefusedReactor<grpc::ServerReadReactor<v1::LoadModelRequest>>(check.status);
+  return new LoadModelReactor(loading_, response,
+                              guard_.AdminAudit(context, std::move(check.identity)));
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServerContext* context,
                                                             const v1::UnloadModelRequest* request,
                                                             v1::UnloadModelResponse* response) {
+  CallerCheck check = guard_.Check(context, rpc::kUnloadModel, request->name());
+  if (!check.status.ok()) return Refuse(context, check.status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  loading_.registry->Unload(request->name(), [reactor, response](absl::StatusOr<ModelInfo> result) {
-    if (result.ok()) *response->mutable_model() = ToModelStatus(*result);
-    reactor->Finish(ToGrpcStatus(result.status()));
-  });
+  loading_.registry->Unload(
+      request->name(), [reactor, response, name = request->name(),
+                        audit = guard_.AdminAudit(context, std::move(check.identity))](
+                           absl::StatusOr<ModelInfo> result) {
+        if (result.ok()) *response->mutable_model() = ToModelStatus(*result);
+        const grpc::Status status = ToGrpcStatus(result.status());
+        audit.Record(RpcName(rpc::kUnloadModel), name, status);
+        reactor->Finish(status);
+      });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
                                                          const v1::GetModelRequest* request,
                                                          v1::ModelStatus* response) {
+  if (CallerCheck check = guard_.Check(context, rpc::kGetModel, request->name());
+      !check.status.ok()) {
+    return Refuse(context, check.status);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::StatusOr<ModelInfo> info = loading_.registry->Get(request->name());
   if (info.ok()) *response = ToModelStatus(*info);
@@ -67,6 +95,9 @@ grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerContext* context,
                                                            const v1::ListModelsRequest* /*request*/,
                                                            v1::ListModelsResponse* response) {
+  if (CallerCheck check = guard_.Check(context, rpc::kListModels); !check.status.ok()) {
+    return Refuse(context, check.status);
+  }
   for (const ModelInfo& info : loading_.registry->List()) {
     *response->add_models() = ToModelStatus(info);
   }
@@ -78,12 +109,19 @@ grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerC
 grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContext* context,
                                                       const v1::InferRequest* request,
                                                       v1::InferResponse* response) {
-  return InferUnaryReactor::Start(infer_, context, request, response);
+  CallerCheck check = guard_.Check(context, rpc::kInfer, request->model());
+  if (!check.status.ok()) return Refuse(context, check.status);
+  return InferUnaryReactor::Start(infer_, context, request, response, std::move(check.identity));
 }
 
 grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingService::InferStream(
     grpc::CallbackServerContext* context) {
-  return new InferStreamReactor(infer_, context);
+  CallerCheck check = guard_.Check(context, rpc::kInferStream);
+  if (!check.status.ok()) {
+    return new RefusedReactor<grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>>(
+        check.status);
+  }
+  return new InferStreamReactor(infer_, context, std::move(check.identity));
 }
 
 }  // namespace neuronserve
