@@ -1,7 +1,8 @@
 // AccessLog (--access-log=FILE, "-" for stdout): one line per inference request, in the log
-// format of the daemon (text key=value pairs, or a JSON object per line).
+// format of the daemon (text key=value pairs, or a JSON object per line), with the caller's
+// identity (its client certificate's name or its token's label) when it has one.
 //
-// Lines are handed to a background writer thread (spdlog's async logger) so a slow disk never
+// Lines are written by LogLineFile's background thread (log_line_file.h), so a slow disk never
 // delays an answer; only when its queue of 16384 lines is full does a request thread wait.
 #ifndef NEURON_SERVE_SERVER_ACCESS_LOG_H_
 #define NEURON_SERVE_SERVER_ACCESS_LOG_H_
@@ -16,18 +17,15 @@
 #include "absl/time/time.h"
 #include "server/logging.h"
 
-namespace spdlog {
-class logger;
-namespace details {
-class thread_pool;
-}
-}  // namespace spdlog
-
 namespace neuronserve {
+
+class LogLineFile;
 
 struct AccessRecord {
   std::string_view method;  // "Infer", "InferStream"
   std::string_view peer;    // gRPC's peer string, e.g. "ipv4:127.0.0.1:50312"
+  // The caller's name (call_guard.h); empty when it has none, and then left out of text lines.
+  std::string_view identity;
   std::string_view model;
   std::string_view version;
   std::string_view id;
@@ -58,8 +56,7 @@ class AccessLog {
  private:
   AccessLog() = default;
   LogFormat format_ = LogFormat::kText;
-  std::shared_ptr<spdlog::details::thread_pool> writer_;
-  std::shared_ptr<spdlog::logger> logger_;
+  std::unique_ptr<LogLineFile> file_;
 };
 
 }  // namespace neuronserve

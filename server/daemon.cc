@@ -15,6 +15,7 @@
 #include "grpcpp/server_builder.h"
 #include "server/access_log.h"
 #include "server/admission/upload_slots.h"
+#include "server/audit_log.h"
 #include "server/gauge_refresher.h"
 #include "server/health_publisher.h"
 #include "server/host_port.h"
@@ -23,6 +24,7 @@
 #include "server/listeners.h"
 #include "server/neuron_serving_service.h"
 #include "server/security/socket_lock.h"
+#include "server/security/token_authority.h"
 #include "server/startup_models.h"
 #include "server/tls_credentials.h"
 #include "spdlog/spdlog.h"
@@ -90,6 +92,29 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     if (!access_log.ok()) return access_log.status();
     daemon->access_log_ = *std::move(access_log);
   }
+  // Bearer tokens and the audit log (issue 17). A bad token file at start is a startup error
+  // naming the file and line; later, a bad rewrite keeps the previous tokens (and is logged).
+  absl::StatusOr<std::unique_ptr<TokenAuthority>> tokens =
+      TokenAuthority::Load(options.infer_token_file, options.admin_token_file);
+  if (!tokens.ok()) return tokens.status();
+  daemon->tokens_ = *std::move(tokens);
+  daemon->tokens_->Watch(*daemon->credential_files_, [](const absl::Status& reloaded) {
+    if (reloaded.ok()) {
+      spdlog::info("token files re-read");
+    } else {
+      spdlog::error("token files: {}", std::string(reloaded.message()));
+    }
+  });
+  if (daemon->tokens_->enabled()) {
+    spdlog::info("bearer tokens required (infer: '{}', admin: '{}')", options.infer_token_file,
+                 options.admin_token_file);
+  }
+  if (!options.audit_log.empty()) {
+    absl::StatusOr<std::unique_ptr<AuditLog>> audit_log =
+        AuditLog::Open(options.audit_log, options.log_format, options.stdout_fd);
+    if (!audit_log.ok()) return audit_log.status();
+    daemon->audit_log_ = *std::move(audit_log);
+  }
   RegistryOptions registry_options;
   registry_options.drain_timeout = options.unload_timeout;
   registry_options.max_queue = options.max_queue;
@@ -107,8 +132,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   loading.max_model_bytes = options.max_model_bytes;
   daemon->upload_slots_ = std::make_unique<UploadSlots>(options.max_concurrent_uploads);
   loading.uploads = daemon->upload_slots_.get();
-  daemon->infer_context_ = InferContext{daemon->registry_.get(), daemon->metrics_.get(),
-                                        &daemon->gate_, daemon->access_log_.get()};
+  daemon->infer_context_ =
+      InferContext{daemon->registry_.get(), daemon->metrics_.get(), &daemon->gate_,
+                   daemon->access_log_.get(), daemon->tokens_.get(), daemon->audit_log_.get()};
 
   // Both must be set before the builder is created: they register themselves with it.
   grpc::EnableDefaultHealthCheckService(true);
@@ -284,8 +310,10 @@ Daemon::~Daemon() {
   health_listener_.reset();
   registry_.reset();  // unloads every model
   access_log_.reset();
-  credential_files_.reset();
+  credential_files_.reset();  // stops its callbacks before what they reload goes
   listener_tls_.reset();  // after the watcher whose callback uses it, and after the server
+  audit_log_.reset();
+  tokens_.reset();
 }
 
 }  // namespace neuronserve

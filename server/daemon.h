@@ -43,6 +43,7 @@ namespace neuronserve {
 // Held through unique_ptr only: their definitions are needed in daemon.cc, not by includers.
 class AccessLog;
 struct AdminListener;
+class AuditLog;
 struct HealthListener;
 class UploadSlots;
 class FileWatcher;
@@ -56,6 +57,7 @@ class ModelStore;
 class NeuronServingService;
 class NrtRuntime;
 class ServingMetrics;
+class TokenAuthority;
 class WorkerPool;
 
 struct DaemonOptions {
@@ -138,6 +140,10 @@ class Daemon {
   // Refreshes the current-state gauges before each /metrics scrape.
   std::unique_ptr<GaugeRefresher> gauges_;
   std::unique_ptr<AccessLog> access_log_;
+  std::unique_ptr<AuditLog> audit_log_;
+  // Bearer tokens (--infer-token-file, --admin-token-file); before credential_files_, whose
+  // callback re-reads them.
+  std::unique_ptr<TokenAuthority> tokens_;
   // Watches the certificate and token files; its callbacks reload them.
   std::unique_ptr<FileWatcher> credential_files_;
   // The main listener's TLS and the certificate copy gRPC reads; credential_files_ calls it, and

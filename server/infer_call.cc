@@ -236,11 +236,13 @@ void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& 
   if (status.ok()) metrics.tensor_bytes_out->Increment(static_cast<double>(bytes_out_));
 }
 
-void InferCall::LogAccess(std::string_view method, std::string_view peer) const {
+void InferCall::LogAccess(std::string_view method, std::string_view peer,
+                          std::string_view identity) const {
   if (context_ == nullptr || context_->access_log == nullptr || response_ == nullptr) return;
   AccessRecord record;
   record.method = method;
   record.peer = peer;
+  record.identity = identity;
   record.model = response_->model();
   record.version = response_->version();
   record.id = response_->id();

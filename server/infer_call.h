@@ -45,8 +45,9 @@ class InferCall : public InferenceJob {
   // (Bind and Submit errors included): the one place a call's outcome is counted.
   void FillResponse(const absl::Status& status, const ExecutionTiming& timing);
   // The access log line of the finished call, when the daemon keeps one. The response must
-  // still exist.
-  void LogAccess(std::string_view method, std::string_view peer) const;
+  // still exist. `identity`: the caller's name (call_guard.h), empty when it has none.
+  void LogAccess(std::string_view method, std::string_view peer,
+                 std::string_view identity) const;
 
  protected:
   v1::InferResponse* response() const { return response_; }

@@ -7,15 +7,20 @@
 namespace neuronserve {
 
 class AccessLog;
+class AuditLog;
 class DrainGate;
 class ModelRegistry;
 class ServingMetrics;
+class TokenAuthority;
 
 struct InferContext {
   const ModelRegistry* registry = nullptr;
   ServingMetrics* metrics = nullptr;  // nullable: no metrics
   DrainGate* gate = nullptr;          // nullable: never drains
   AccessLog* access_log = nullptr;    // nullable: no access log
+  // Read by every NeuronServing handler's CallGuard (call_guard.h), not only inference's.
+  const TokenAuthority* tokens = nullptr;  // nullable: no token files, every call allowed
+  AuditLog* audit_log = nullptr;           // nullable: no audit log
 };
 
 // What a call gets once the daemon has begun to drain.

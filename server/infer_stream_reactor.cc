@@ -3,8 +3,11 @@
 namespace neuronserve {
 
 InferStreamReactor::InferStreamReactor(const InferContext& infer,
-                                       grpc::CallbackServerContext* context)
-    : infer_(infer), deadline_(absl::FromChrono(context->deadline())), flow_(kMaxInFlight) {
+                                       grpc::CallbackServerContext* context, std::string identity)
+    : infer_(infer),
+      deadline_(absl::FromChrono(context->deadline())),
+      identity_(std::move(identity)),
+      flow_(kMaxInFlight) {
   if (infer.access_log != nullptr) peer_ = context->peer();
   entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
   if (!entered_gate_) {
@@ -70,14 +73,14 @@ void InferStreamReactor::OnReadDone(bool ok) {
 }
 
 void InferStreamReactor::OnWriteDone(bool ok) {
-  writing_->LogAccess("InferStream", peer_);
+  writing_->LogAccess("InferStream", peer_, identity_);
   delete writing_;
   writing_ = nullptr;
   Act(flow_.WriteDone(ok));
 }
 
 void InferStreamReactor::Drop(StreamedCall* call) {
-  call->LogAccess("InferStream", peer_);
+  call->LogAccess("InferStream", peer_, identity_);
   delete call;
 }
 

@@ -28,8 +28,9 @@ class InferStreamReactor final
   static constexpr size_t kMaxInFlight = 512;
 
   // Starts reading (or, while the daemon drains, finishes UNAVAILABLE at once); the reactor
-  // deletes itself once gRPC is done with it.
-  InferStreamReactor(const InferContext& infer, grpc::CallbackServerContext* context);
+  // deletes itself once gRPC is done with it. `identity` is the caller's name for the access log.
+  InferStreamReactor(const InferContext& infer, grpc::CallbackServerContext* context,
+                     std::string identity = {});
 
  private:
   // One request of the stream and its response.
@@ -61,6 +62,7 @@ class InferStreamReactor final
   const InferContext& infer_;
   const absl::Time deadline_;
   std::string peer_;  // only with an access log
+  const std::string identity_;
   Flow flow_;
   std::atomic<bool> cancelled_{false};
   bool entered_gate_ = false;

@@ -8,10 +8,12 @@ namespace neuronserve {
 InferUnaryReactor* InferUnaryReactor::Start(const InferContext& infer,
                                             grpc::CallbackServerContext* context,
                                             const v1::InferRequest* request,
-                                            v1::InferResponse* response) {
+                                            v1::InferResponse* response,
+                                            std::string identity) {
   auto* reactor = new InferUnaryReactor(infer);
   reactor->deadline = absl::FromChrono(context->deadline());
   if (infer.access_log != nullptr) reactor->peer_ = context->peer();
+  reactor->identity_ = std::move(identity);
   absl::Status status;
   reactor->entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
   if (reactor->entered_gate_) {
@@ -34,7 +36,7 @@ void InferUnaryReactor::Complete(absl::Status status, const ExecutionTiming& tim
 }
 
 void InferUnaryReactor::OnDone() {
-  LogAccess("Infer", peer_);
+  LogAccess("Infer", peer_, identity_);
   if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();
   delete this;
 }

@@ -15,9 +15,10 @@ namespace neuronserve {
 class InferUnaryReactor final : public grpc::ServerUnaryReactor, private InferCall {
  public:
   // Starts the call; it deletes itself once gRPC is done with it. While the daemon drains it
-  // is refused with UNAVAILABLE.
+  // is refused with UNAVAILABLE. `identity` is the caller's name for the access log.
   static InferUnaryReactor* Start(const InferContext& infer, grpc::CallbackServerContext* context,
-                                  const v1::InferRequest* request, v1::InferResponse* response);
+                                  const v1::InferRequest* request, v1::InferResponse* response,
+                                  std::string identity = {});
 
  private:
   explicit InferUnaryReactor(const InferContext& infer) : infer_(infer) {}
@@ -31,6 +32,7 @@ class InferUnaryReactor final : public grpc::ServerUnaryReactor, private InferCa
   const InferContext& infer_;
   bool entered_gate_ = false;
   std::string peer_;  // only with an access log
+  std::string identity_;
   std::atomic<bool> cancelled_{false};
 };
 

@@ -12,6 +12,7 @@
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/security/server_credentials.h"
+#include "server/call_guard.h"
 #include "server/daemon.h"
 #include "server/host_port.h"
 #include "server/neuron_serving_service.h"
@@ -147,7 +148,7 @@ class HealthOnly final : public grpc::CallbackGenericService {
  public:
   grpc::ServerGenericBidiReactor* CreateReactor(
       grpc::GenericCallbackServerContext* context) override {
-    return new FinishedReactor<grpc::ServerGenericBidiReactor>(
+    return new RefusedReactor<grpc::ServerGenericBidiReactor>(
         grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                      absl::StrCat(context->method(),
                                   " is not served here: the --health-listen port serves "

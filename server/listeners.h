@@ -88,7 +88,7 @@ void ApplyCommonServerOptions(grpc::ServerBuilder& builder, const DaemonOptions&
 // request past its limit with RESOURCE_EXHAUSTED "received initial metadata size exceeds limit",
 // which does not name the daemon's flag; so its limit is set higher (twice ours, at least
 // 8 KiB more, as it also counts the HTTP/2 pseudo-headers and 32 bytes per entry) and the
-// handlers check --max-metadata-bytes themselves (CheckMetadataSize), with a message that says
+// handlers check --max-metadata-bytes themselves (CheckMetadataSize, in CallGuard), with a message that says
 // which flag to raise. gRPC's limit still cuts off grossly oversized headers before a handler.
 int MetadataLimitFor(uint32_t limit);
 
@@ -100,15 +100,6 @@ grpc::Status CheckMetadataSize(const grpc::CallbackServerContext& context, uint3
 // registered (InitProtoReflectionServerBuilderPlugin), would add reflection to every builder;
 // the probe listener must serve health and nothing else.
 void WithoutServerPlugins(grpc::ServerBuilder& builder);
-
-// A reactor that finishes with `status` as soon as it exists and deletes itself when gRPC is
-// done with it: what a streaming handler returns for a call refused up front.
-template <typename Reactor>
-class FinishedReactor final : public Reactor {
- public:
-  explicit FinishedReactor(const grpc::Status& status) { this->Finish(status); }
-  void OnDone() override { delete this; }
-};
 
 }  // namespace neuronserve
 

@@ -17,6 +17,7 @@
 #include "grpcpp/support/server_callback.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/admission/upload_slots.h"
+#include "server/call_guard.h"
 #include "server/model_repository.h"
 #include "server/model_upload.h"
 
@@ -33,22 +34,27 @@ struct ModelLoadingContext {
 
 class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelRequest> {
  public:
+  // `audit`: where the call's audit line goes when it ends (nowhere without an audit log).
   // `slot`: the upload slot this call took (see ModelLoadingContext::uploads), given back when
   // the reactor is deleted.
   LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response,
-                   std::optional<UploadSlots::Slot> slot = std::nullopt);
+                   AdminCallAudit audit = {}, std::optional<UploadSlots::Slot> slot = std::nullopt);
 
   void OnReadDone(bool ok) override;
   void OnDone() override { delete this; }
 
  private:
   void StartLoad(LoadSpec spec);
+  // Finishes the call, writing its audit line first.
+  void FinishAudited(const grpc::Status& status);
 
   const ModelLoadingContext context_;
   v1::LoadModelResponse* const response_;
   v1::LoadModelRequest request_;
   ModelUpload upload_;
+  const AdminCallAudit audit_;
   const std::optional<UploadSlots::Slot> slot_;
+  std::string model_;  // the header's model name (or repository path), for the audit line
 };
 
 }  // namespace neuronserve

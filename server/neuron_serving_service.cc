@@ -11,13 +11,13 @@
 #include "server/infer_unary_reactor.h"
 #include "server/listeners.h"
 #include "server/model_status.h"
+#include "server/security/rpc_scope.h"
 
 namespace neuronserve {
 namespace {
 
-// A unary call refused before it started: finished at once.
-grpc::ServerUnaryReactor* RefuseUnary(grpc::CallbackServerContext* context,
-                                      const grpc::Status& status) {
+// A unary call refused by the CallGuard: finished at once.
+grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const grpc::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(status);
   return reactor;
@@ -38,8 +38,8 @@ NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
                                                           const v1::EnumerateRequest* /*request*/,
                                                           v1::EnumerateResponse* response) {
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return RefuseUnary(context, size);
+  if (CallerCheck check = guard_.Check(context, rpc::kEnumerate); !check.status.ok()) {
+    return Refuse(context, check.status);
   }
   *response = inventory_response_;
   FillMemoryUse(runtime_, *response);
@@ -57,41 +57,50 @@ grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerCo
 
 grpc::ServerReadReactor<v1::LoadModelRequest>* NeuronServingService::LoadModel(
     grpc::CallbackServerContext* context, v1::LoadModelResponse* response) {
-  using Refused = FinishedReactor<grpc::ServerReadReactor<v1::LoadModelRequest>>;
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return new Refused(size);
-  }
+  using Refused = RefusedReactor<grpc::ServerReadReactor<v1::LoadModelRequest>>;
+  CallerCheck check = guard_.Check(context, rpc::kLoadModel);
+  if (!check.status.ok()) return new Refused(check.status);
   std::optional<UploadSlots::Slot> slot =
       loading_.uploads != nullptr ? loading_.uploads->TryTake() : std::nullopt;
   if (loading_.uploads != nullptr && !slot.has_value()) {
-    return new Refused(grpc::Status(
+    const grpc::Status exhausted(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
         absl::StrCat(loading_.uploads->limit(),
                      " LoadModel uploads are open, the most --max-concurrent-uploads=",
-                     loading_.uploads->limit(), " allows; try again when one is done")));
+                     loading_.uploads->limit(), " allows; try again when one is done"));
+    guard_.AdminAudit(context, std::move(check.identity))
+        .Record(RpcName(rpc::kLoadModel), "", exhausted);
+    return new Refused(exhausted);
   }
-  return new LoadModelReactor(loading_, response, std::move(slot));
+  return new LoadModelReactor(loading_, response,
+                              guard_.AdminAudit(context, std::move(check.identity)),
+                              std::move(slot));
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServerContext* context,
                                                             const v1::UnloadModelRequest* request,
                                                             v1::UnloadModelResponse* response) {
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return RefuseUnary(context, size);
-  }
+  CallerCheck check = guard_.Check(context, rpc::kUnloadModel, request->name());
+  if (!check.status.ok()) return Refuse(context, check.status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  loading_.registry->Unload(request->name(), [reactor, response](absl::StatusOr<ModelInfo> result) {
-    if (result.ok()) *response->mutable_model() = ToModelStatus(*result);
-    reactor->Finish(ToGrpcStatus(result.status()));
-  });
+  loading_.registry->Unload(
+      request->name(), [reactor, response, name = request->name(),
+                        audit = guard_.AdminAudit(context, std::move(check.identity))](
+                           absl::StatusOr<ModelInfo> result) {
+        if (result.ok()) *response->mutable_model() = ToModelStatus(*result);
+        const grpc::Status status = ToGrpcStatus(result.status());
+        audit.Record(RpcName(rpc::kUnloadModel), name, status);
+        reactor->Finish(status);
+      });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
                                                          const v1::GetModelRequest* request,
                                                          v1::ModelStatus* response) {
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return RefuseUnary(context, size);
+  if (CallerCheck check = guard_.Check(context, rpc::kGetModel, request->name());
+      !check.status.ok()) {
+    return Refuse(context, check.status);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::StatusOr<ModelInfo> info = loading_.registry->Get(request->name());
@@ -103,8 +112,8 @@ grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerContext* context,
                                                            const v1::ListModelsRequest* /*request*/,
                                                            v1::ListModelsResponse* response) {
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return RefuseUnary(context, size);
+  if (CallerCheck check = guard_.Check(context, rpc::kListModels); !check.status.ok()) {
+    return Refuse(context, check.status);
   }
   for (const ModelInfo& info : loading_.registry->List()) {
     *response->add_models() = ToModelStatus(info);
@@ -117,18 +126,19 @@ grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerC
 grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContext* context,
                                                       const v1::InferRequest* request,
                                                       v1::InferResponse* response) {
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return RefuseUnary(context, size);
-  }
-  return InferUnaryReactor::Start(infer_, context, request, response);
+  CallerCheck check = guard_.Check(context, rpc::kInfer, request->model());
+  if (!check.status.ok()) return Refuse(context, check.status);
+  return InferUnaryReactor::Start(infer_, context, request, response, std::move(check.identity));
 }
 
 grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingService::InferStream(
     grpc::CallbackServerContext* context) {
-  if (grpc::Status size = CheckMetadataSize(*context, policy_.max_metadata_bytes); !size.ok()) {
-    return new FinishedReactor<grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>>(size);
+  CallerCheck check = guard_.Check(context, rpc::kInferStream);
+  if (!check.status.ok()) {
+    return new RefusedReactor<grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>>(
+        check.status);
   }
-  return new InferStreamReactor(infer_, context);
+  return new InferStreamReactor(infer_, context, std::move(check.identity));
 }
 
 }  // namespace neuronserve

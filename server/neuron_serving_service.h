@@ -1,6 +1,7 @@
 // neuronserve.v1.NeuronServing on the gRPC callback API.
 //
-// Handlers never block on the device: Enumerate, GetModel and ListModels answer from memory;
+// Every handler first asks the CallGuard (call_guard.h: token scope, listener policy, the
+// caller's identity); a refused call finishes at once. Handlers never block on the device: Enumerate, GetModel and ListModels answer from memory;
 // LoadModel and UnloadModel hand the work to the model registry's thread and finish the call
 // from there.
 #ifndef NEURON_SERVE_SERVER_NEURON_SERVING_SERVICE_H_
@@ -10,6 +11,7 @@
 #include "core/lifecycle/model_registry.h"
 #include "core/nrt/nrt_runtime.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "server/call_guard.h"
 #include "server/infer_context.h"
 #include "server/listener_policy.h"
 #include "server/load_model_reactor.h"
@@ -49,6 +51,7 @@ class NeuronServingService final : public v1::NeuronServing::CallbackService {
   const InferContext infer_;
   const v1::EnumerateResponse inventory_response_;
   const ListenerPolicy policy_;
+  const CallGuard guard_{infer_, policy_};  // after what it borrows
 };
 
 }  // namespace neuronserve
