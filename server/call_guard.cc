@@ -27,13 +27,14 @@ std::string CertificateIdentity(const grpc::AuthContext& auth) {
 void AdminCallAudit::Record(std::string_view rpc, std::string_view model,
                             const grpc::Status& status) const {
   if (log == nullptr) return;
+  const std::string message = status.error_message();  // a copy: gRPC returns it by value
   AuditRecord record;
   record.rpc = rpc;
   record.peer = peer;
   record.identity = identity;
   record.model = model;
   record.code = static_cast<absl::StatusCode>(status.error_code());
-  record.message = status.error_message();
+  record.message = message;
   log->Record(record);
 }
 
