@@ -52,6 +52,9 @@ void LoadModelReactor::StartLoad(LoadSpec spec) {
 }
 
 void LoadModelReactor::FinishAudited(const grpc::Status& status) {
+  // The upload is over: its slot is free before the client hears the answer, so a client that
+  // loads models one after another never finds its own previous call still holding one.
+  slot_.reset();
   audit_.Record(RpcName(rpc::kLoadModel), model_, status);
   Finish(status);
 }

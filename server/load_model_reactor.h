@@ -36,7 +36,7 @@ class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelReque
  public:
   // `audit`: where the call's audit line goes when it ends (nowhere without an audit log).
   // `slot`: the upload slot this call took (see ModelLoadingContext::uploads), given back when
-  // the reactor is deleted.
+  // the call finishes.
   LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response,
                    AdminCallAudit audit = {}, std::optional<UploadSlots::Slot> slot = std::nullopt);
 
@@ -53,7 +53,7 @@ class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelReque
   v1::LoadModelRequest request_;
   ModelUpload upload_;
   const AdminCallAudit audit_;
-  const std::optional<UploadSlots::Slot> slot_;
+  std::optional<UploadSlots::Slot> slot_;  // given back at Finish
   std::string model_;  // the header's model name (or repository path), for the audit line
 };
 
