@@ -313,15 +313,21 @@ TEST(ListenersE2ETest, MaxMetadataBytesRefusesLargeHeadersNamingTheFlag) {
   const grpc::StatusCode far = list_with(64 * 1024, &message);
   EXPECT_EQ(far, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
   EXPECT_THAT(message, HasSubstr("metadata size exceeds limit"));
-  // gRPC closed that connection (a call racing the close on the same channel may still see
-  // "Socket closed"); the daemon serves the next connection.
-  auto fresh = v1::NeuronServing::NewStub(Channel(daemon->address));
-  v1::ListModelsResponse response;
-  grpc::ClientContext next;
-  next.set_wait_for_ready(true);
-  next.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-  grpc::Status listed = fresh->ListModels(&next, v1::ListModelsRequest(), &response);
-  EXPECT_TRUE(listed.ok()) << listed.error_message();
+  // gRPC closed that connection: a call racing the close may still see "Socket closed", and
+  // channels to the same target share connections (the global subchannel pool). The daemon
+  // serves the next connection: a channel of its own, asked until it answers.
+  grpc::ChannelArguments own_connection;
+  own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto fresh = v1::NeuronServing::NewStub(grpc::CreateCustomChannel(
+      daemon->address, grpc::InsecureChannelCredentials(), own_connection));
+  grpc::Status listed;
+  EXPECT_TRUE(WaitUntil([&] {
+    v1::ListModelsResponse response;
+    grpc::ClientContext next;
+    next.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    listed = fresh->ListModels(&next, v1::ListModelsRequest(), &response);
+    return listed.ok();
+  })) << listed.error_message();
 }
 
 TEST(ListenersE2ETest, ZeroLimitsAreRefusedAtStart) {
