@@ -36,7 +36,7 @@ std::string V2DatatypeName(DataType dtype) {
     case DataType::kFp8E5:
       break;
   }
-  return absl::AsciiStrToUpper(DataTypeName(dtype));
+  return absl::AsciiStrToUpper(std::string(DataTypeName(dtype)));
 }
 
 bool HasV2TypedContents(DataType dtype) {
