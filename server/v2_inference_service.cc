@@ -334,12 +334,17 @@ absl::Status V2InferenceService::CheckRepositoryName(absl::string_view rpc,
 grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(
     grpc::CallbackServerContext* context, const inference::RepositoryIndexRequest* request,
     inference::RepositoryIndexResponse* response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kRepositoryIndex); !check.status.ok()) {
-    return FinishNow(context, check.status);
-  }
+  CallerCheck check = guard_.Check(context, rpc::kRepositoryIndex);
+  if (!check.status.ok()) return FinishNow(context, check.status);
+  // An admin call like the other two: audited however it ends.
+  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  auto finish = [&](const grpc::Status& status) {
+    audit.Record(RpcName(rpc::kRepositoryIndex), "", status);
+    return FinishNow(context, status);
+  };
   if (absl::Status named = CheckRepositoryName("RepositoryIndex", request->repository_name());
       !named.ok()) {
-    return FinishNow(context, named);
+    return finish(ToGrpcStatus(named));
   }
   // By name: the registry's models (uploads included), then the repository's folders that the
   // registry does not know, as UNAVAILABLE (Triton lists its repository's unloaded models so).
@@ -353,7 +358,7 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(
   }
   if (loading_.repository != nullptr) {
     absl::StatusOr<std::vector<std::string>> folders = loading_.repository->ModelFolders();
-    if (!folders.ok()) return FinishNow(context, folders.status());
+    if (!folders.ok()) return finish(ToGrpcStatus(folders.status()));
     for (const std::string& folder : *folders) {
       // The model's name is its config's (the folder's name by default).
       absl::StatusOr<RepositoryModel> model = loading_.repository->Resolve(folder);
@@ -370,7 +375,7 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(
     if (request->ready() && entry.state() != "READY") continue;
     *response->add_models() = std::move(entry);
   }
-  return FinishNow(context, grpc::Status::OK);
+  return finish(grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelLoad(

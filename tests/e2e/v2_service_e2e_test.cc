@@ -516,6 +516,7 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
            absl::StrContains(audit, "identity=ops model=other code=OK");
   })) << audit;
   EXPECT_THAT(audit, HasSubstr("rpc=RepositoryModelLoad"));
+  EXPECT_THAT(audit, HasSubstr("rpc=RepositoryIndex"));
   EXPECT_THAT(audit, HasSubstr("identity=ops model=missing code=NOT_FOUND"));
   EXPECT_THAT(audit, HasSubstr("identity=app model=other code=PERMISSION_DENIED"));
   EXPECT_THAT(audit, HasSubstr("rpc=ServerMetadata"));
