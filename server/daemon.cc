@@ -157,9 +157,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     if (!admin.ok()) return admin.status();
     daemon->admin_ = *std::move(admin);
     main_policy.admin_listener_elsewhere = daemon->admin_->address;
-    spdlog::info(
-        "admin listener on {} (LoadModel, UnloadModel, the v2 Repository calls, health)",
-        daemon->admin_->address);
+    spdlog::info("admin listener on {} (LoadModel, UnloadModel, the v2 Repository calls, health)",
+                 daemon->admin_->address);
   }
   if (!options.health_listen.empty()) {
     absl::StatusOr<std::unique_ptr<HealthListener>> health = StartHealthListener(options);

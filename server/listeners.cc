@@ -16,8 +16,8 @@
 #include "server/daemon.h"
 #include "server/host_port.h"
 #include "server/neuron_serving_service.h"
-#include "server/v2_inference_service.h"
 #include "server/security/socket_lock.h"
+#include "server/v2_inference_service.h"
 
 namespace neuronserve {
 namespace {
@@ -105,8 +105,7 @@ absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions&
 
 absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
     const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
-    std::unique_ptr<NeuronServingService> service,
-    std::unique_ptr<V2InferenceService> v2_service) {
+    std::unique_ptr<NeuronServingService> service, std::unique_ptr<V2InferenceService> v2_service) {
   if (absl::Status valid = ValidateAdminAddress(options.admin_listen); !valid.ok()) return valid;
   const std::string socket_path = UnixSocketPath(options.admin_listen);
   if (!socket_path.empty() && lock == nullptr) {

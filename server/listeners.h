@@ -49,13 +49,12 @@ struct AdminListener {
 absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions& options);
 
 // Starts the admin listener on options.admin_listen (validated: ValidateAdminAddress) serving
-// `service` and `v2_service` (whose ListenerPolicy allows admin calls) and gRPC health; `lock` is what
-// LockAdminSocket took (it must be held before the socket is bound: gRPC would unlink and take
+// `service` and `v2_service` (whose ListenerPolicy allows admin calls) and gRPC health; `lock` is
+// what LockAdminSocket took (it must be held before the socket is bound: gRPC would unlink and take
 // over a socket another daemon is serving). A unix socket is made mode 0660 once bound.
 absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
     const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
-    std::unique_ptr<NeuronServingService> service,
-    std::unique_ptr<V2InferenceService> v2_service);
+    std::unique_ptr<NeuronServingService> service, std::unique_ptr<V2InferenceService> v2_service);
 
 // The probe listener: plain text, gRPC health (grpc.health.v1) and nothing else.
 struct HealthListener {

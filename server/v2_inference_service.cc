@@ -80,9 +80,9 @@ void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   FillDuration(infer->mutable_compute_output(), 0, 0);
 }
 
-void FillTensors(const std::vector<TensorSpec>& specs,
-                 google::protobuf::RepeatedPtrField<
-                     inference::ModelMetadataResponse::TensorMetadata>* out) {
+void FillTensors(
+    const std::vector<TensorSpec>& specs,
+    google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* out) {
   for (const TensorSpec& spec : specs) {
     inference::ModelMetadataResponse::TensorMetadata* tensor = out->Add();
     tensor->set_name(spec.name);
@@ -143,15 +143,15 @@ absl::StatusOr<v1::ModelConfig> LoadOverrides(
     const google::protobuf::util::Status parsed =
         google::protobuf::util::JsonStringToMessage(value->string_param(), &overrides);
     if (!parsed.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "RepositoryModelLoad '", model,
-          "': parameter 'config' is not a neuronserve.v1.ModelConfig in JSON: ",
-          std::string(parsed.message())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model,
+                       "': parameter 'config' is not a neuronserve.v1.ModelConfig in JSON: ",
+                       std::string(parsed.message())));
     }
     if (!overrides.name().empty() && overrides.name() != model) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "RepositoryModelLoad '", model, "': parameter 'config' names the model '",
-          overrides.name(), "'; leave the name out or give '", model, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model, "': parameter 'config' names the model '",
+                       overrides.name(), "'; leave the name out or give '", model, "'"));
     }
   }
   return overrides;
@@ -239,8 +239,8 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(
     return FinishNow(context, check.status);
   }
   if (request->name().empty()) {
-    return FinishNow(context, absl::InvalidArgumentError(
-                                  "ModelMetadataRequest.name is empty: name the model"));
+    return FinishNow(
+        context, absl::InvalidArgumentError("ModelMetadataRequest.name is empty: name the model"));
   }
   // The READY version, as inference would find it: NOT_FOUND naming the model (and its state
   // when it has no serving version) otherwise.
@@ -249,8 +249,7 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(
   const LoadedModel& model = **lease;
   const ModelIdentity& identity = model.identity();
   if (!request->version().empty() && request->version() != identity.version) {
-    return FinishNow(context,
-                     VersionMismatch(identity.name, request->version(), identity.version));
+    return FinishNow(context, VersionMismatch(identity.name, request->version(), identity.version));
   }
   response->set_name(identity.name);
   response->add_versions(identity.version);
@@ -303,9 +302,9 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(
   absl::StatusOr<ModelInfo> info = loading_.registry->Get(request->name());
   if (!info.ok()) return FinishNow(context, info.status());
   if (!HasServingVersion(*info)) {
-    return FinishNow(context, absl::NotFoundError(absl::StrCat(
-                                  "model '", request->name(), "' is ",
-                                  ModelStateName(info->state), ": no version has statistics")));
+    return FinishNow(context, absl::NotFoundError(absl::StrCat("model '", request->name(), "' is ",
+                                                               ModelStateName(info->state),
+                                                               ": no version has statistics")));
   }
   if (!request->version().empty() && request->version() != info->identity.version) {
     return FinishNow(context,
@@ -420,12 +419,12 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelLoad(
   if (!spec.ok()) return refuse(spec.status());
 
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  loading_.registry->Load(*std::move(spec), [reactor, audit, name, rpc_name](
-                                                absl::StatusOr<ModelInfo> result) {
-    const grpc::Status status = ToGrpcStatus(result.status());
-    audit.Record(rpc_name, name, status);
-    reactor->Finish(status);
-  });
+  loading_.registry->Load(*std::move(spec),
+                          [reactor, audit, name, rpc_name](absl::StatusOr<ModelInfo> result) {
+                            const grpc::Status status = ToGrpcStatus(result.status());
+                            audit.Record(rpc_name, name, status);
+                            reactor->Finish(status);
+                          });
   return reactor;
 }
 
@@ -437,8 +436,7 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
   if (!check.status.ok()) return FinishNow(context, check.status);
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
   const std::string_view rpc_name = RpcName(rpc::kRepositoryModelUnload);
-  absl::Status refused =
-      CheckRepositoryName("RepositoryModelUnload", request->repository_name());
+  absl::Status refused = CheckRepositoryName("RepositoryModelUnload", request->repository_name());
   if (refused.ok() && name.empty()) {
     refused = absl::InvalidArgumentError(
         "RepositoryModelUnloadRequest.model_name is empty: name the model to unload");
@@ -452,12 +450,12 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
   // Any model may be unloaded this way, uploads included, as UnloadModel does: the registry
   // holds one set of names.
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  loading_.registry->Unload(name, [reactor, audit, name, rpc_name](
-                                      absl::StatusOr<ModelInfo> result) {
-    const grpc::Status status = ToGrpcStatus(result.status());
-    audit.Record(rpc_name, name, status);
-    reactor->Finish(status);
-  });
+  loading_.registry->Unload(name,
+                            [reactor, audit, name, rpc_name](absl::StatusOr<ModelInfo> result) {
+                              const grpc::Status status = ToGrpcStatus(result.status());
+                              audit.Record(rpc_name, name, status);
+                              reactor->Finish(status);
+                            });
   return reactor;
 }
 

@@ -1,7 +1,7 @@
 // LoadedModel: one READY version of a model — its replicas (each an nrt_load on its own core
 // range), its tensors as the runtime describes them, and its request counters and cumulative
-// request statistics (counted only by RecordRequestOutcome, core/serving/request_outcome.h). ModelIdentity: a version's name,
-// version and where it came from (ModelSource).
+// request statistics (counted only by RecordRequestOutcome, core/serving/request_outcome.h).
+// ModelIdentity: a version's name, version and where it came from (ModelSource).
 //
 // Requests hold a Lease while they use the model; the registry unloads a version only after its
 // last lease is gone (or a timeout), so no execution ever runs on an unloaded model.
@@ -74,8 +74,8 @@ struct RequestStatistics {
   uint64_t queue_count = 0;
   uint64_t queue_ns = 0;  // waiting in the model's queue for a core
   uint64_t compute_count = 0;
-  uint64_t compute_ns = 0;    // on the device: write, execute and read
-  uint64_t executions = 0;    // requests that ran on a core, whatever their outcome
+  uint64_t compute_ns = 0;  // on the device: write, execute and read
+  uint64_t executions = 0;  // requests that ran on a core, whatever their outcome
   absl::Time last_request = absl::InfinitePast();  // when the last outcome was recorded
 };
 

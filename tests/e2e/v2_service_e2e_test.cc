@@ -54,8 +54,7 @@ class V2Client {
       : stub_(inference::GRPCInferenceService::NewStub(channel)), token_(std::move(token)) {}
 
   template <typename Request, typename Response>
-  grpc::Status Call(grpc::Status (V2Stub::*method)(grpc::ClientContext*, const Request&,
-                                                    Response*),
+  grpc::Status Call(grpc::Status (V2Stub::*method)(grpc::ClientContext*, const Request&, Response*),
                     const Request& request, Response* response) const {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
@@ -184,7 +183,8 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
   ASSERT_TRUE(v2.Call(&V2Stub::ServerMetadata, {}, &server).ok());
   EXPECT_EQ(server.name(), "neuron-serve");
   EXPECT_EQ(server.version(), NEURON_SERVE_VERSION);
-  EXPECT_THAT(server.extensions(), ElementsAre("model_repository", "schedule_policy", "statistics"));
+  EXPECT_THAT(server.extensions(),
+              ElementsAre("model_repository", "schedule_policy", "statistics"));
 
   inference::ModelMetadataRequest request;
   request.set_name("id");
@@ -230,8 +230,8 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
 TEST(V2ServiceE2ETest, ModelStatisticsCountTheRequestsSentByOutcome) {
   TempDir repo;
   WriteRepository(repo);
-  START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(),
-                                      "--load-models=id,other"}));
+  START_DAEMON(daemon,
+               SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=id,other"}));
   const V2Client v2(daemon->channel);
 
   inference::ModelStatisticsResponse before;
@@ -320,8 +320,8 @@ TEST(V2ServiceE2ETest, RepositoryIndexLoadAndUnload) {
   EXPECT_EQ(status_native.state(), v1::MODEL_STATE_READY);
   EXPECT_EQ(status_native.version(), "7");
   EXPECT_EQ(status_native.source(), "repository");
-  ASSERT_TRUE(v2.Index(&index, /*ready=*/true, /*repository=*/repo.path().substr(
-                                                   repo.path().find_last_of('/') + 1))
+  ASSERT_TRUE(v2.Index(&index, /*ready=*/true,
+                       /*repository=*/repo.path().substr(repo.path().find_last_of('/') + 1))
                   .ok());
   EXPECT_THAT(IndexStates(index), ElementsAre("id:READY"));
   EXPECT_EQ(index.models(0).version(), "7");
@@ -455,10 +455,10 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
   WriteRepository(repo);
   const std::string infer_file = dir.Write("infer-tokens", absl::StrCat("app:", kInferToken, "\n"));
   const std::string admin_file = dir.Write("admin-tokens", absl::StrCat("ops:", kAdminToken, "\n"));
-  START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=id",
-                                      "--infer-token-file=" + infer_file,
-                                      "--admin-token-file=" + admin_file,
-                                      "--audit-log=" + dir.Join("audit.log")}));
+  START_DAEMON(
+      daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=id",
+                             "--infer-token-file=" + infer_file, "--admin-token-file=" + admin_file,
+                             "--audit-log=" + dir.Join("audit.log")}));
   const V2Client anonymous(daemon->channel);
   const V2Client reader(daemon->channel, kInferToken);
   const V2Client admin(daemon->channel, kAdminToken);
@@ -488,8 +488,7 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_TRUE(reader.Call(&V2Stub::ModelMetadata, metadata_request, &metadata).ok());
   inference::ModelStatisticsResponse stats;
-  EXPECT_EQ(anonymous.Statistics("id", "", &stats).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.Statistics("id", "", &stats).error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_TRUE(reader.Statistics("id", "", &stats).ok());
 
   // Admin scope: the repository.
@@ -529,11 +528,11 @@ TEST(V2ServiceE2ETest, WithAnAdminListenerTheRepositoryIsServedThereOnly) {
   TempDir repo;
   WriteRepository(repo);
   const std::string socket = dir.Join("admin.sock");
-  START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(),
-                                      "--admin-listen=unix:" + socket}));
+  START_DAEMON(daemon, SimDaemonArgs(
+                           {"--model-repository=" + repo.path(), "--admin-listen=unix:" + socket}));
   const V2Client main_port(daemon->channel);
-  const V2Client admin_port(grpc::CreateChannel("unix:" + socket,
-                                                grpc::InsecureChannelCredentials()));
+  const V2Client admin_port(
+      grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()));
 
   grpc::Status status = main_port.Load("id");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);

@@ -51,7 +51,8 @@ TEST_F(RequestOutcomeTest, OneRecordShowsInTheModelsCountsAndInTheMetricByCode) 
   RecordRequestOutcome(&*lease, lease->request_metrics(), absl::StatusCode::kOk, kUntimed);
   RecordRequestOutcome(&*lease, lease->request_metrics(), absl::StatusCode::kOk, kUntimed);
   RecordRequestOutcome(&*lease, lease->request_metrics(), absl::StatusCode::kUnavailable, kUntimed);
-  RecordRequestOutcome(&*lease, lease->request_metrics(), absl::StatusCode::kInvalidArgument, kUntimed);
+  RecordRequestOutcome(&*lease, lease->request_metrics(), absl::StatusCode::kInvalidArgument,
+                       kUntimed);
 
   EXPECT_EQ(model->requests_succeeded(), 2u);
   EXPECT_EQ(model->requests_failed(), 2u);

@@ -22,8 +22,8 @@ TEST(RpcScopeTest, EachV2RpcNeedsItsScope) {
   for (const char* method : {"ServerLive", "ServerReady", "ModelReady"}) {
     EXPECT_EQ(RequiredScope(service + method), Scope::kNone) << method;
   }
-  for (const char* method : {"ServerMetadata", "ModelMetadata", "ModelInfer", "ModelStreamInfer",
-                             "ModelStatistics"}) {
+  for (const char* method :
+       {"ServerMetadata", "ModelMetadata", "ModelInfer", "ModelStreamInfer", "ModelStatistics"}) {
     EXPECT_EQ(RequiredScope(service + method), Scope::kInfer) << method;
   }
   for (const char* method : {"RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload"}) {
