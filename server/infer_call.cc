@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/metrics/serving_metrics.h"
+#include "core/serving/model_info.h"
 #include "core/serving/request_outcome.h"
 #include "server/access_log.h"
 
@@ -25,9 +26,7 @@ absl::Status InferCall::AcquireModel(absl::string_view model, absl::string_view 
   const ModelIdentity& serving = lease_->identity();
   version_ = serving.version;
   if (!version.empty() && version != serving.version) {
-    return absl::FailedPreconditionError(absl::StrCat("model '", serving.name, "': version '",
-                                                      version, "' was asked for, but version '",
-                                                      serving.version, "' is serving"));
+    return VersionMismatchError(serving.name, version, serving.version);
   }
   return absl::OkStatus();
 }

@@ -38,15 +38,6 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* context,
   return FinishNow(context, ToGrpcStatus(status));
 }
 
-// The text native Infer gives for the same mismatch (server/infer_call.cc), so a client reads
-// one message whichever protocol it speaks.
-absl::Status VersionMismatch(const std::string& name, const std::string& asked,
-                             const std::string& serving) {
-  return absl::FailedPreconditionError(absl::StrCat("model '", name, "': version '", asked,
-                                                    "' was asked for, but version '", serving,
-                                                    "' is serving"));
-}
-
 // True when `info` describes a version that answers requests now or did until it began to
 // unload (the registry then still holds its tensors and counters).
 bool HasServingVersion(const ModelInfo& info) {
@@ -249,7 +240,7 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(
   const LoadedModel& model = **lease;
   const ModelIdentity& identity = model.identity();
   if (!request->version().empty() && request->version() != identity.version) {
-    return FinishNow(context, VersionMismatch(identity.name, request->version(), identity.version));
+    return FinishNow(context, VersionMismatchError(identity.name, request->version(), identity.version));
   }
   response->set_name(identity.name);
   response->add_versions(identity.version);
@@ -308,7 +299,7 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(
   }
   if (!request->version().empty() && request->version() != info->identity.version) {
     return FinishNow(context,
-                     VersionMismatch(request->name(), request->version(), info->identity.version));
+                     VersionMismatchError(request->name(), request->version(), info->identity.version));
   }
   FillStatistics(*info, response->add_model_stats());
   return FinishNow(context, grpc::Status::OK);

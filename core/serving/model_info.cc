@@ -1,5 +1,6 @@
 #include "core/serving/model_info.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/serving/request_queue.h"
 
 namespace neuronserve {
@@ -33,6 +34,13 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.statistics = model.statistics();
   info.queue_depth = model.queue() != nullptr ? model.queue()->depth() : 0;
   return info;
+}
+
+absl::Status VersionMismatchError(absl::string_view model, absl::string_view asked,
+                                  absl::string_view serving) {
+  return absl::FailedPreconditionError(absl::StrCat("model '", model, "': version '", asked,
+                                                    "' was asked for, but version '", serving,
+                                                    "' is serving"));
 }
 
 }  // namespace neuronserve

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "core/nrt/nrt_handles.h"
@@ -44,6 +45,11 @@ struct ModelInfo {
   RequestStatistics statistics;  // the version's cumulative durations (ModelStatistics)
   size_t queue_depth = 0;  // requests waiting for a core now
 };
+
+// FAILED_PRECONDITION: a request named `asked`, but `serving` is the version serving `model`.
+// The one wording every front end uses.
+absl::Status VersionMismatchError(absl::string_view model, absl::string_view asked,
+                                  absl::string_view serving);
 
 // The snapshot of a READY (or UNLOADING) version.
 ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state);
