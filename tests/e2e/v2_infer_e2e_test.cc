@@ -646,6 +646,20 @@ TEST(V2InferE2ETest, BothFrontEndsShareTheModelsCountsAndTheAccessLog) {
   ASSERT_TRUE(GetModel(*daemon->stub, "id_int64", &model).ok());
   EXPECT_EQ(model.requests().succeeded(), 4u);
   EXPECT_EQ(model.requests().failed(), 1u);
+  // ModelStatistics counts the same requests, by outcome, whichever front end carried them.
+  grpc::ClientContext context;
+  inference::ModelStatisticsRequest stats_request;
+  stats_request.set_name("id_int64");
+  inference::ModelStatisticsResponse stats;
+  ASSERT_TRUE(v2->ModelStatistics(&context, stats_request, &stats).ok());
+  ASSERT_EQ(stats.model_stats_size(), 1);
+  const inference::InferStatistics& infer = stats.model_stats(0).inference_stats();
+  EXPECT_EQ(infer.success().count(), 4u);
+  EXPECT_EQ(infer.fail().count(), 1u);
+  EXPECT_EQ(infer.queue().count(), 4u);
+  EXPECT_EQ(infer.compute_infer().count(), 4u);
+  EXPECT_EQ(stats.model_stats(0).inference_count(), 4u);
+  EXPECT_EQ(stats.model_stats(0).execution_count(), 4u);
   // Every call has its line, under the RPC that carried it.
   std::string log;
   ASSERT_TRUE(WaitUntil([&] {
