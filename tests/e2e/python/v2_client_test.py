@@ -111,6 +111,7 @@ class Checks:
 
 
 def generate_stubs(proto_dir, out_dir):
+    os.makedirs(out_dir)
     subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{proto_dir}",
                     f"--python_out={out_dir}", f"--grpc_python_out={out_dir}",
                     os.path.join(proto_dir, "inference", "grpc_service.proto")],
