@@ -40,6 +40,9 @@ inline constexpr std::string_view kInfer = "/neuronserve.v1.NeuronServing/Infer"
 inline constexpr std::string_view kInferStream = "/neuronserve.v1.NeuronServing/InferStream";
 inline constexpr std::string_view kLoadModel = "/neuronserve.v1.NeuronServing/LoadModel";
 inline constexpr std::string_view kUnloadModel = "/neuronserve.v1.NeuronServing/UnloadModel";
+inline constexpr std::string_view kModelInfer = "/inference.GRPCInferenceService/ModelInfer";
+inline constexpr std::string_view kModelStreamInfer =
+    "/inference.GRPCInferenceService/ModelStreamInfer";
 }  // namespace rpc
 
 // The outcome of the check.

@@ -23,6 +23,7 @@
 #include "server/http_server.h"
 #include "server/listeners.h"
 #include "server/neuron_serving_service.h"
+#include "server/v2_inference_service.h"
 #include "server/security/socket_lock.h"
 #include "server/security/token_authority.h"
 #include "server/startup_models.h"
@@ -163,6 +164,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   }
   daemon->service_ = std::make_unique<NeuronServingService>(
       *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_, main_policy);
+  daemon->v2_service_ = std::make_unique<V2InferenceService>(daemon->infer_context_, main_policy);
 
   grpc::ServerBuilder builder;
   ApplyCommonServerOptions(builder, options);
@@ -170,6 +172,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   builder.AddListeningPort(options.listen_address, daemon->listener_tls_->credentials(),
                            &selected_port);
   builder.RegisterService(daemon->service_.get());
+  builder.RegisterService(daemon->v2_service_.get());
   daemon->server_ = builder.BuildAndStart();
   if (daemon->server_ == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on '", options.listen_address,
@@ -306,6 +309,7 @@ Daemon::~Daemon() {
   Shutdown(absl::ZeroDuration());
   http_.reset();  // its handlers read the registry
   service_.reset();
+  v2_service_.reset();
   admin_.reset();  // its server is stopped: its service, then the socket's lock
   health_listener_.reset();
   registry_.reset();  // unloads every model

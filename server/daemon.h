@@ -55,6 +55,7 @@ class ListenerTls;
 class ModelRegistry;
 class ModelStore;
 class NeuronServingService;
+class V2InferenceService;
 class NrtRuntime;
 class ServingMetrics;
 class TokenAuthority;
@@ -162,6 +163,7 @@ class Daemon {
   std::unique_ptr<UploadSlots> upload_slots_;
   InferContext infer_context_;
   std::unique_ptr<NeuronServingService> service_;
+  std::unique_ptr<V2InferenceService> v2_service_;
   std::unique_ptr<grpc::Server> server_;
   std::string listening_address_;
   // --admin-listen and --health-listen (server/listeners.h); null without them.

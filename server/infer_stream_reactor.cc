@@ -2,8 +2,10 @@
 
 namespace neuronserve {
 
-InferStreamReactor::InferStreamReactor(const InferContext& infer,
-                                       grpc::CallbackServerContext* context, std::string identity)
+template <typename Call>
+InferStreamReactor<Call>::InferStreamReactor(const InferContext& infer,
+                                             grpc::CallbackServerContext* context,
+                                             std::string identity)
     : infer_(infer),
       deadline_(absl::FromChrono(context->deadline())),
       identity_(std::move(identity)),
@@ -11,7 +13,8 @@ InferStreamReactor::InferStreamReactor(const InferContext& infer,
   if (infer.access_log != nullptr) peer_ = context->peer();
   entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
   if (!entered_gate_) {
-    Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(ShuttingDownError().message())));
+    this->Finish(
+        grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(ShuttingDownError().message())));
     return;
   }
   Act(flow_.Start());
@@ -22,36 +25,37 @@ InferStreamReactor::InferStreamReactor(const InferContext& infer,
   }
 }
 
-bool InferStreamReactor::StreamedCall::Cancelled() const {
+template <typename Call>
+bool InferStreamReactor<Call>::StreamedCall::Cancelled() const {
   return stream_->cancelled_.load(std::memory_order_acquire);
 }
 
-void InferStreamReactor::StreamedCall::Complete(absl::Status status,
-                                                const ExecutionTiming& timing) {
-  FillResponse(status, timing);  // counts the outcome and lets the model go
+template <typename Call>
+void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
+                                                      const ExecutionTiming& timing) {
+  this->FillResponse(status, timing);  // counts the outcome and lets the model go
   stream_->Respond(this, status);
 }
 
-void InferStreamReactor::Respond(StreamedCall* call, const absl::Status& status) {
-  if (!status.ok()) {
-    v1::InferError* error = call->response.mutable_error();
-    error->set_code(static_cast<int32_t>(status.code()));
-    error->set_message(std::string(status.message()));
-  }
+template <typename Call>
+void InferStreamReactor<Call>::Respond(StreamedCall* call, const absl::Status& status) {
+  if (!status.ok()) Call::SetStreamError(call->response, status);
   Act(flow_.Respond(call));
 }
 
-void InferStreamReactor::StartNextRead() {
+template <typename Call>
+void InferStreamReactor<Call>::StartNextRead() {
   reading_ = new StreamedCall(this);
   reading_->deadline = deadline_;
-  StartRead(&reading_->request);
+  this->StartRead(&reading_->request);
 }
 
-void InferStreamReactor::OnReadDone(bool ok) {
+template <typename Call>
+void InferStreamReactor<Call>::OnReadDone(bool ok) {
   StreamedCall* call = reading_;
   reading_ = nullptr;
   // Count the request in flight (and maybe start the next read) before it can complete.
-  Flow::Actions actions = flow_.ReadDone(ok);
+  typename Flow::Actions actions = flow_.ReadDone(ok);
   if (!ok || actions.discard_read) {
     delete call;
     Act(std::move(actions));
@@ -59,11 +63,12 @@ void InferStreamReactor::OnReadDone(bool ok) {
   }
   Act(std::move(actions));
   absl::Status status;
+  typename Call::Response& response = Call::InnerResponse(call->response);
   if (infer_.gate != nullptr && infer_.gate->draining()) {
-    call->BeginUnbound(infer_, call->request, call->response);
+    call->BeginUnbound(infer_, call->request, response);
     status = ShuttingDownError();
   } else {
-    status = call->Bind(infer_, call->request, call->response);
+    status = call->Bind(infer_, call->request, response);
     if (status.ok()) status = call->Submit();
   }
   if (!status.ok()) {
@@ -72,44 +77,51 @@ void InferStreamReactor::OnReadDone(bool ok) {
   }
 }
 
-void InferStreamReactor::OnWriteDone(bool ok) {
-  writing_->LogAccess("InferStream", peer_, identity_);
+template <typename Call>
+void InferStreamReactor<Call>::OnWriteDone(bool ok) {
+  writing_->LogAccess(Call::kStreamMethod, peer_, identity_);
   delete writing_;
   writing_ = nullptr;
   Act(flow_.WriteDone(ok));
 }
 
-void InferStreamReactor::Drop(StreamedCall* call) {
-  call->LogAccess("InferStream", peer_, identity_);
+template <typename Call>
+void InferStreamReactor<Call>::Drop(StreamedCall* call) {
+  call->LogAccess(Call::kStreamMethod, peer_, identity_);
   delete call;
 }
 
-void InferStreamReactor::Act(Flow::Actions actions) {
+template <typename Call>
+void InferStreamReactor<Call>::Act(typename Flow::Actions actions) {
   for (StreamedCall* dropped : actions.drop) Drop(dropped);
   if (actions.write != nullptr) {
     writing_ = actions.write;
-    StartWrite(&writing_->response);
+    this->StartWrite(&writing_->response);
   }
   if (actions.read) StartNextRead();
   if (actions.finish) {
     if (cancelled_.load(std::memory_order_acquire)) {
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the stream was cancelled"));
+      this->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the stream was cancelled"));
     } else if (actions.drained) {
-      Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          "neuron-serve is shutting down: every request read on this stream was "
-                          "answered; send the rest to another instance"));
+      this->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                "neuron-serve is shutting down: every request read on this "
+                                "stream was answered; send the rest to another instance"));
     } else {
-      Finish(grpc::Status::OK);
+      this->Finish(grpc::Status::OK);
     }
   }
 }
 
-void InferStreamReactor::OnDone() {
+template <typename Call>
+void InferStreamReactor<Call>::OnDone() {
   if (infer_.gate != nullptr) {
     infer_.gate->UnregisterStream(drain_registration_);
     if (entered_gate_) infer_.gate->Leave();
   }
   delete this;
 }
+
+template class InferStreamReactor<NativeInferCall>;
+template class InferStreamReactor<V2InferCall>;
 
 }  // namespace neuronserve

@@ -1,11 +1,17 @@
-// InferStreamReactor: one InferStream call. It keeps reading requests while earlier ones run,
-// queues each for the model's cores, and writes each response when its request completes
-// (completion order), carrying the request's id. A request that fails gets a response with
-// its error and the stream goes on. The stream's bookkeeping (how many in flight, which
-// response to write next, when to finish) is core's StreamFlow.
+// InferStreamReactor<Call>: one streamed inference call of either front end (Call is
+// NativeInferCall for neuronserve.v1 InferStream, V2InferCall for inference ModelStreamInfer).
+// It keeps reading requests while earlier ones run, queues each for the model's cores, and
+// writes each response when its request completes (completion order), carrying the request's
+// id. A request that fails gets a response with its error (native: `error`; v2:
+// `error_message`) and the stream goes on. The stream's bookkeeping (how many in flight, which
+// response to write next, when to finish) is StreamFlow (server/admission).
 //
 // When the daemon drains, the stream stops reading, answers what it has in flight and finishes
 // UNAVAILABLE ("shutting down"), so an idle client does not hold the shutdown up.
+//
+// Thread safety: gRPC callbacks and core workers' completions meet in StreamFlow, which
+// serializes them. Ownership: deletes itself in OnDone; owns each request's call until its
+// response is written or dropped.
 #ifndef NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_
 #define NEURON_SERVE_SERVER_INFER_STREAM_REACTOR_H_
 
@@ -15,13 +21,15 @@
 #include "grpcpp/grpcpp.h"
 #include "server/admission/drain_gate.h"
 #include "server/admission/stream_flow.h"
-#include "server/infer_call.h"
 #include "server/infer_context.h"
+#include "server/native_infer_call.h"
+#include "server/v2_infer_call.h"
 
 namespace neuronserve {
 
+template <typename Call>
 class InferStreamReactor final
-    : public grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse> {
+    : public grpc::ServerBidiReactor<typename Call::Request, typename Call::StreamResponse> {
  public:
   // Requests read and not yet answered, per stream; past it the stream stops reading until an
   // answer goes out (flow control reaches the client through gRPC).
@@ -34,11 +42,11 @@ class InferStreamReactor final
 
  private:
   // One request of the stream and its response.
-  class StreamedCall final : public InferCall {
+  class StreamedCall final : public Call {
    public:
     explicit StreamedCall(InferStreamReactor* stream) : stream_(stream) {}
-    v1::InferRequest request;
-    v1::InferResponse response;
+    typename Call::Request request;
+    typename Call::StreamResponse response;
 
    private:
     bool Cancelled() const override;
@@ -52,9 +60,9 @@ class InferStreamReactor final
   void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
   void OnDone() override;
 
-  // Answers `call` with `status` (an error becomes the response's `error`).
+  // Answers `call` with `status` (an error goes inside the response).
   void Respond(StreamedCall* call, const absl::Status& status);
-  void Act(Flow::Actions actions);
+  void Act(typename Flow::Actions actions);
   void StartNextRead();
   // Frees a call whose response will never be written (the client went away), logging it.
   void Drop(StreamedCall* call);
@@ -70,6 +78,9 @@ class InferStreamReactor final
   StreamedCall* reading_ = nullptr;  // the call the outstanding read fills
   StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
 };
+
+extern template class InferStreamReactor<NativeInferCall>;
+extern template class InferStreamReactor<V2InferCall>;
 
 }  // namespace neuronserve
 

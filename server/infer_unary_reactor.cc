@@ -5,11 +5,12 @@
 
 namespace neuronserve {
 
-InferUnaryReactor* InferUnaryReactor::Start(const InferContext& infer,
-                                            grpc::CallbackServerContext* context,
-                                            const v1::InferRequest* request,
-                                            v1::InferResponse* response,
-                                            std::string identity) {
+template <typename Call>
+InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infer,
+                                                        grpc::CallbackServerContext* context,
+                                                        const Request* request,
+                                                        Response* response,
+                                                        std::string identity) {
   auto* reactor = new InferUnaryReactor(infer);
   reactor->deadline = absl::FromChrono(context->deadline());
   if (infer.access_log != nullptr) reactor->peer_ = context->peer();
@@ -30,15 +31,20 @@ InferUnaryReactor* InferUnaryReactor::Start(const InferContext& infer,
   return reactor;
 }
 
-void InferUnaryReactor::Complete(absl::Status status, const ExecutionTiming& timing) {
-  FillResponse(status, timing);  // counts the outcome and lets the model go
-  Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
+template <typename Call>
+void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
+  this->FillResponse(status, timing);  // counts the outcome and lets the model go
+  Finish(ToGrpcStatus(status));        // last: OnDone may delete this at once
 }
 
-void InferUnaryReactor::OnDone() {
-  LogAccess("Infer", peer_, identity_);
+template <typename Call>
+void InferUnaryReactor<Call>::OnDone() {
+  this->LogAccess(Call::kUnaryMethod, peer_, identity_);
   if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();
   delete this;
 }
+
+template class InferUnaryReactor<NativeInferCall>;
+template class InferUnaryReactor<V2InferCall>;
 
 }  // namespace neuronserve

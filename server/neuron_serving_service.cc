@@ -128,7 +128,7 @@ grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContex
                                                       v1::InferResponse* response) {
   CallerCheck check = guard_.Check(context, rpc::kInfer, request->model());
   if (!check.status.ok()) return Refuse(context, check.status);
-  return InferUnaryReactor::Start(infer_, context, request, response, std::move(check.identity));
+  return InferUnaryReactor<NativeInferCall>::Start(infer_, context, request, response, std::move(check.identity));
 }
 
 grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingService::InferStream(
@@ -138,7 +138,7 @@ grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingServi
     return new RefusedReactor<grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>>(
         check.status);
   }
-  return new InferStreamReactor(infer_, context, std::move(check.identity));
+  return new InferStreamReactor<NativeInferCall>(infer_, context, std::move(check.identity));
 }
 
 }  // namespace neuronserve

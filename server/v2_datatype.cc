@@ -40,7 +40,7 @@ absl::Status CheckV2Datatype(absl::string_view model, absl::string_view kind,
   return absl::InvalidArgumentError(absl::StrCat(where, ", but the request gives ", given));
 }
 
-absl::string_view V2ContentsFieldName(ValueField field) {
+std::string_view V2ContentsFieldName(ValueField field) {
   switch (field) {
     case ValueField::kNone:
       return "no values";
@@ -56,8 +56,19 @@ absl::string_view V2ContentsFieldName(ValueField field) {
       return "int64_contents";
     case ValueField::kUInt64:
       return "uint64_contents";
+    case ValueField::kBool:
+      return "bool_contents";
   }
   return "no values";
+}
+
+namespace {
+std::string V2FieldName(ValueField field) { return std::string(V2ContentsFieldName(field)); }
+}  // namespace
+
+const FieldNaming& V2FieldNaming() {
+  static constexpr FieldNaming kV2{&V2FieldName, &V2DatatypeName};
+  return kV2;
 }
 
 }  // namespace neuronserve

@@ -12,11 +12,13 @@
 #define NEURON_SERVE_SERVER_V2_DATATYPE_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "base/dtype.h"
 #include "base/v2_datatype_name.h"  // V2DatatypeName, shared with the client library
+#include "core/serving/request_validation.h"
 #include "core/serving/tensor_fields.h"
 
 namespace neuronserve {
@@ -36,7 +38,10 @@ absl::Status CheckV2Datatype(absl::string_view model, absl::string_view kind,
 // The InferTensorContents field names, by the ValueField that stands for each in request
 // validation (core/serving/tensor_fields.h): "fp32_contents", "int_contents", ...; "raw_..."
 // for kRaw.
-absl::string_view V2ContentsFieldName(ValueField field);
+std::string_view V2ContentsFieldName(ValueField field);
+
+// Request validation's messages in the protocol's words (V2ContentsFieldName, V2DatatypeName).
+const FieldNaming& V2FieldNaming();
 
 }  // namespace neuronserve
 

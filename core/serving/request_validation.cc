@@ -15,23 +15,27 @@ std::string NameList(const std::vector<TensorSpec>& tensors) {
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
 }
 
-std::string Describe(const TensorSpec& tensor) {
-  return absl::StrCat("shape ", ShapeToString(tensor.shape), " ",
-                      std::string(DataTypeName(tensor.dtype)));
+std::string NativeDtypeName(DataType dtype) { return std::string(DataTypeName(dtype)); }
+std::string NativeFieldName(ValueField field) { return std::string(ValueFieldName(field)); }
+
+std::string Describe(const TensorSpec& tensor, const FieldNaming& naming) {
+  return absl::StrCat("shape ", ShapeToString(tensor.shape), " ", naming.dtype(tensor.dtype));
 }
 
 // "int64_data (16 values) or raw_data (128 bytes)": what a tensor may be sent as.
-std::string AcceptedForms(const TensorSpec& tensor) {
-  const std::string raw = absl::StrCat("raw_data (", tensor.byte_size, " bytes)");
+std::string AcceptedForms(const TensorSpec& tensor, const FieldNaming& naming) {
+  const std::string raw =
+      absl::StrCat(naming.field(ValueField::kRaw), " (", tensor.byte_size, " bytes)");
   const ValueField typed = TypedFieldOf(tensor.dtype);
   if (typed == ValueField::kRaw) return raw;
-  return absl::StrCat(std::string(ValueFieldName(typed)), " (", ElementCount(tensor.shape),
+  return absl::StrCat(naming.field(typed), " (", ElementCount(tensor.shape),
                       " values) or ", raw);
 }
 
 absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const GivenInput& given,
-                     absl::Span<const uint8_t>& bytes, std::vector<uint8_t>& converted) {
-  const std::string dtype(DataTypeName(spec.dtype));
+                     absl::Span<const uint8_t>& bytes, std::vector<uint8_t>& converted,
+                     const FieldNaming& naming) {
+  const std::string dtype = naming.dtype(spec.dtype);
   const std::string where = absl::StrCat("model '", model, "' input '", spec.name, "'");
   if (!given.dtype.empty() && given.dtype != dtype) {
     return absl::InvalidArgumentError(
@@ -39,8 +43,8 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
   }
   if (given.second_field != ValueField::kNone) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": carries both ", std::string(ValueFieldName(given.field)), " and ",
-        std::string(ValueFieldName(given.second_field)), "; send one"));
+        where, ": carries both ", naming.field(given.field), " and ",
+        naming.field(given.second_field), "; send one"));
   }
   if (!given.shape.empty() &&
       !std::equal(given.shape.begin(), given.shape.end(), spec.shape.begin(), spec.shape.end())) {
@@ -53,21 +57,21 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
       bytes = {};
       return absl::OkStatus();
     }
-    return absl::InvalidArgumentError(absl::StrCat(where, " (", Describe(spec),
+    return absl::InvalidArgumentError(absl::StrCat(where, " (", Describe(spec, naming),
                                                    "): carries no values; send ",
-                                                   AcceptedForms(spec)));
+                                                   AcceptedForms(spec, naming)));
   }
   if (!FieldCarries(given.field, spec.dtype)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, " is ", dtype, ": ", std::string(ValueFieldName(given.field)),
-        " cannot carry it; send ", AcceptedForms(spec)));
+        where, " is ", dtype, ": ", naming.field(given.field), " cannot carry it; send ",
+        AcceptedForms(spec, naming)));
   }
   const auto* given_bytes = static_cast<const uint8_t*>(given.values);
   if (given.field == ValueField::kRaw) {
     if (given.count != spec.byte_size) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": expected ", spec.byte_size, " bytes of raw_data (", Describe(spec), "), got ",
-          given.count, " bytes"));
+          where, ": expected ", spec.byte_size, " bytes of ", naming.field(ValueField::kRaw), " (",
+          Describe(spec, naming), "), got ", given.count, " bytes"));
     }
     bytes = absl::MakeConstSpan(given_bytes, given.count);
     return absl::OkStatus();
@@ -75,8 +79,8 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
   const uint64_t elements = ElementCount(spec.shape);
   if (given.count != elements) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": expected ", elements, " ", dtype, " values in ",
-        std::string(ValueFieldName(given.field)), " (shape ", ShapeToString(spec.shape),
+        where, ": expected ", elements, " ", dtype, " values in ", naming.field(given.field),
+        " (shape ", ShapeToString(spec.shape),
         "), got ", given.count));
   }
   // A tensor of a known dtype has byte_size == elements * element size (the binding makes a
@@ -89,7 +93,7 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
   if (std::optional<OutOfRangeValue> bad =
           NarrowToElements(spec.dtype, given.values, given.count, absl::MakeSpan(converted))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, " is ", dtype, ": ", std::string(ValueFieldName(given.field)), "[", bad->index,
+        where, " is ", dtype, ": ", naming.field(given.field), "[", bad->index,
         "] = ", bad->value, " is outside its range [", bad->min, ", ", bad->max, "]"));
   }
   bytes = absl::MakeConstSpan(converted);
@@ -98,10 +102,15 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, const Give
 
 }  // namespace
 
+const FieldNaming& NativeFieldNaming() {
+  static constexpr FieldNaming kNative{&NativeFieldName, &NativeDtypeName};
+  return kNative;
+}
+
 absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>& inputs,
                          absl::Span<const GivenInput> given,
                          absl::Span<absl::Span<const uint8_t>> ordered,
-                         absl::Span<std::vector<uint8_t>> converted) {
+                         absl::Span<std::vector<uint8_t>> converted, const FieldNaming& naming) {
   // Tracks which model inputs were seen; models have a handful of inputs, so a linear search
   // per given input beats building a map on every request.
   std::fill(ordered.begin(), ordered.end(), absl::Span<const uint8_t>());
@@ -120,7 +129,7 @@ absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>&
     }
     seen[index] = true;
     if (absl::Status status =
-            BindOne(model, inputs[index], input, ordered[index], converted[index]);
+            BindOne(model, inputs[index], input, ordered[index], converted[index], naming);
         !status.ok()) {
       return status;
     }
@@ -129,7 +138,7 @@ absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>&
     if (!seen[index]) {
       return absl::InvalidArgumentError(absl::StrCat("model '", model, "': missing input '",
                                                      inputs[index].name, "' (",
-                                                     Describe(inputs[index]), ")"));
+                                                     Describe(inputs[index], naming), ")"));
     }
   }
   return absl::OkStatus();

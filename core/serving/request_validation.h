@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,7 +35,31 @@ struct GivenInput {
   // The field's values: `count` of them (bytes, for raw_data), packed.
   const void* values = nullptr;
   size_t count = 0;
+
+  // Notes a value field the request filled (`count` values at `values`; nothing when count is
+  // 0): the first becomes the values, a second is remembered so that validation refuses the
+  // pair.
+  void NoteField(ValueField filled, const void* filled_values, size_t filled_count) {
+    if (filled_count == 0) return;
+    if (field != ValueField::kNone) {
+      if (second_field == ValueField::kNone) second_field = filled;
+      return;
+    }
+    field = filled;
+    values = filled_values;
+    count = filled_count;
+  }
 };
+
+// How a front end names value fields and dtypes in its error messages: the native API says
+// "raw_data", "int64_data" and "float32"; the Open Inference Protocol "raw_input_contents",
+// "int64_contents" and "FP32".
+struct FieldNaming {
+  std::string (*field)(ValueField);
+  std::string (*dtype)(DataType);
+};
+// The native API's names (ValueFieldName, DataTypeName).
+const FieldNaming& NativeFieldNaming();
 
 // Matches `given` to the model's `inputs` by name: each exactly once, with the right dtype (when
 // stated), shape, field and size, and every narrowed integer in range. On success ordered[i]
@@ -44,7 +69,8 @@ struct GivenInput {
 absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>& inputs,
                          absl::Span<const GivenInput> given,
                          absl::Span<absl::Span<const uint8_t>> ordered,
-                         absl::Span<std::vector<uint8_t>> converted);
+                         absl::Span<std::vector<uint8_t>> converted,
+                         const FieldNaming& naming = NativeFieldNaming());
 
 // How the outputs of a response travel.
 enum class OutputForm { kRaw, kFloat, kTyped };

@@ -76,6 +76,8 @@ std::string_view ValueFieldName(ValueField field) {
       return "int64_data";
     case ValueField::kUInt64:
       return "uint64_data";
+    case ValueField::kBool:
+      return "bool_data";
   }
   return "no values";
 }
@@ -84,6 +86,7 @@ size_t ValueFieldElementSize(ValueField field) {
   switch (field) {
     case ValueField::kNone:
     case ValueField::kRaw:
+    case ValueField::kBool:
       return 1;
     case ValueField::kFloat:
     case ValueField::kInt32:
@@ -120,6 +123,7 @@ ValueField TypedFieldOf(DataType dtype) {
 }
 
 bool FieldCarries(ValueField field, DataType dtype) {
+  if (field == ValueField::kBool) return dtype == DataType::kInt8 || dtype == DataType::kUInt8;
   return field == ValueField::kRaw || (field != ValueField::kNone && field == TypedFieldOf(dtype));
 }
 

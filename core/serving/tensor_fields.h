@@ -24,9 +24,12 @@
 
 namespace neuronserve {
 
-enum class ValueField { kNone, kRaw, kFloat, kInt32, kUInt32, kInt64, kUInt64 };
+// kBool: one byte per value, 0 or 1 (the Open Inference Protocol's bool_contents), for a 1-byte
+// integer tensor (int8, uint8); never a dtype's typed field.
+enum class ValueField { kNone, kRaw, kFloat, kInt32, kUInt32, kInt64, kUInt64, kBool };
 
-// "raw_data", "float_data", "int32_data", ...; "no values" for kNone.
+// "raw_data", "float_data", "int32_data", ...; "no values" for kNone (the native API's names;
+// request_validation.h's FieldNaming lets another front end name them its way).
 std::string_view ValueFieldName(ValueField field);
 // Bytes per value in the field (1 for raw_data, whose values are bytes).
 size_t ValueFieldElementSize(ValueField field);
@@ -34,7 +37,8 @@ size_t ValueFieldElementSize(ValueField field);
 // The typed field of `dtype`: kFloat for float32, float16, bfloat16; kInt32 for int8..int32;
 // kUInt32 for uint8..uint32; kInt64; kUInt64; kRaw for every other dtype (fp8, fp32r, unknown).
 ValueField TypedFieldOf(DataType dtype);
-// True when `field` may carry a tensor of `dtype`: raw_data always, else its typed field.
+// True when `field` may carry a tensor of `dtype`: raw_data always, else its typed field, and
+// kBool for int8 and uint8.
 bool FieldCarries(ValueField field, DataType dtype);
 // True when the field's values are the tensor's element bytes as they are (raw_data, or a
 // typed field whose value has the dtype's width), so no conversion is needed either way.

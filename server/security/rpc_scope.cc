@@ -18,6 +18,13 @@ constexpr std::array<std::pair<std::string_view, Scope>, 7> kNativeMethods = {{
     {"UnloadModel", Scope::kAdmin},
 }};
 
+constexpr std::string_view kV2Service = "/inference.GRPCInferenceService/";
+
+constexpr std::array<std::pair<std::string_view, Scope>, 2> kV2Methods = {{
+    {"ModelInfer", Scope::kInfer},
+    {"ModelStreamInfer", Scope::kInfer},
+}};
+
 }  // namespace
 
 std::string_view ScopeName(Scope scope) {
@@ -41,6 +48,12 @@ Scope RequiredScope(std::string_view method_path) {
   if (method_path.starts_with(kNativeService)) {
     const std::string_view method = method_path.substr(kNativeService.size());
     for (const auto& [name, scope] : kNativeMethods) {
+      if (name == method) return scope;
+    }
+  }
+  if (method_path.starts_with(kV2Service)) {
+    const std::string_view method = method_path.substr(kV2Service.size());
+    for (const auto& [name, scope] : kV2Methods) {
       if (name == method) return scope;
     }
   }

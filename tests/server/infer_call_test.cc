@@ -1,6 +1,6 @@
 // InferCall::Bind against a model loaded on the simulated runtime through the real registry:
 // what a good request binds to, and how each kind of bad request is refused.
-#include "server/infer_call.h"
+#include "server/native_infer_call.h"
 
 #include <stdlib.h>
 
@@ -36,7 +36,7 @@ const char* const kMixedModelJson =
          {"op": "identity", "inputs": ["ids"], "output": "ids_out"}]})";
 
 // Bind is all these tests run: nothing is submitted, so nothing completes.
-class UnsubmittedCall final : public InferCall {
+class UnsubmittedCall final : public NativeInferCall {
  public:
   bool Cancelled() const override { return false; }
   void Complete(absl::Status status, const ExecutionTiming& /*timing*/) override {
