@@ -323,8 +323,8 @@ absl::StatusOr<v1::OutputTensor> ToNativeOutput(
   }
   inference::InferTensorContents& contents = *output.mutable_contents();
   if (contents.fp64_contents_size() > 0 || contents.bytes_contents_size() > 0) {
-    return MalformedV2(output, absl::StrCat("fp64_contents or bytes_contents cannot carry ",
-                                            output.datatype()));
+    return MalformedV2(
+        output, absl::StrCat("fp64_contents or bytes_contents cannot carry ", output.datatype()));
   }
   if (contents.bool_contents_size() > 0) {
     // BOOL values answer a 1-byte integer tensor: 0 or 1 each.
@@ -340,7 +340,9 @@ absl::StatusOr<v1::OutputTensor> ToNativeOutput(
   if (native.int32_data_size() > 0 && contents.int_contents_size() > 0) {
     return MalformedV2(output, "its values are in more than one field");
   }
-  if (native.int32_data_size() == 0) native.mutable_int32_data()->Swap(contents.mutable_int_contents());
+  if (native.int32_data_size() == 0) {
+    native.mutable_int32_data()->Swap(contents.mutable_int_contents());
+  }
   if (native.uint32_data_size() > 0 && contents.uint_contents_size() > 0) {
     return MalformedV2(output, "its values are in more than one field");
   }
@@ -404,7 +406,6 @@ absl::StatusOr<InferResult> DecodeInferResponse(const v1::InferResponse& respons
   }
   return result;
 }
-
 
 inference::ModelInferRequest BuildModelInferRequest(const std::string& model,
                                                     const std::vector<NamedTensor>& inputs,

@@ -54,8 +54,8 @@ class InferSession::Impl {
  public:
   // `start` begins the stream on the context; a failed call's status goes through `convert`.
   template <typename Start>
-  Impl(Protocol protocol, std::unique_ptr<grpc::ClientContext> context,
-       CallStatusConverter convert, Start start)
+  Impl(Protocol protocol, std::unique_ptr<grpc::ClientContext> context, CallStatusConverter convert,
+       Start start)
       : protocol(protocol),
         context(std::move(context)),
         convert(std::move(convert)),

@@ -29,8 +29,7 @@ TEST(V2DatatypeNameTest, InverseOfEveryKnownDtype) {
   for (DataType type : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
                         DataType::kFp32R, DataType::kFp8E3, DataType::kFp8E4, DataType::kFp8E5,
                         DataType::kInt8, DataType::kUInt8, DataType::kInt16, DataType::kUInt16,
-                        DataType::kInt32, DataType::kUInt32, DataType::kInt64,
-                        DataType::kUInt64}) {
+                        DataType::kInt32, DataType::kUInt32, DataType::kInt64, DataType::kUInt64}) {
     EXPECT_EQ(DataTypeFromV2Name(V2DatatypeName(type)), type) << V2DatatypeName(type);
   }
 }

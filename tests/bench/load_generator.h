@@ -23,9 +23,8 @@ namespace neuronserve::bench {
 // call ends. Echo, Infer and ModelInfer all fit this shape, so all are driven by the same client
 // code (RunLoad and CallOnce are instantiated for the native and the v2 messages).
 template <typename Request, typename Response>
-using StartCallOf =
-    std::function<void(grpc::ClientContext* context, const Request* request, Response* response,
-                       std::function<void(grpc::Status)> done)>;
+using StartCallOf = std::function<void(grpc::ClientContext* context, const Request* request,
+                                       Response* response, std::function<void(grpc::Status)> done)>;
 // Empty when `response` is what the request should get, else what is wrong with it. Called on
 // every response, so it should be cheap (sizes, not contents).
 template <typename Response>

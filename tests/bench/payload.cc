@@ -92,9 +92,9 @@ inference::ModelInferRequest MakeV2Request(const v1::InferRequest& native) {
 
 V2CheckResponse V2ExpectSameSize(const inference::ModelInferRequest& request) {
   const bool floats = request.raw_input_contents_size() == 0;
-  const size_t expected = floats
-                              ? static_cast<size_t>(request.inputs(0).contents().fp32_contents_size())
-                              : request.raw_input_contents(0).size();
+  const size_t expected =
+      floats ? static_cast<size_t>(request.inputs(0).contents().fp32_contents_size())
+             : request.raw_input_contents(0).size();
   return [floats, expected](const inference::ModelInferResponse& response) -> std::string {
     if (response.outputs_size() != 1) {
       return absl::StrCat("expected 1 output, got ", response.outputs_size());
@@ -103,9 +103,9 @@ V2CheckResponse V2ExpectSameSize(const inference::ModelInferRequest& request) {
       return absl::StrCat("expected 1 raw_output_contents, got ",
                           response.raw_output_contents_size());
     }
-    const size_t got = floats
-                           ? static_cast<size_t>(response.outputs(0).contents().fp32_contents_size())
-                           : response.raw_output_contents(0).size();
+    const size_t got =
+        floats ? static_cast<size_t>(response.outputs(0).contents().fp32_contents_size())
+               : response.raw_output_contents(0).size();
     if (got != expected) {
       return absl::StrCat("output has ", got, floats ? " floats" : " bytes", ", expected ",
                           expected);

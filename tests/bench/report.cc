@@ -140,15 +140,15 @@ void PrintTargets(const std::vector<ComparisonRow>& comparison,
   std::printf("4 replicas, >= 0.90 of ideal:          %s\n", scaling_4.c_str());
   std::vector<std::string> v2_cells;
   for (const ProtocolRow& row : protocol) {
-    const bool target_cell = (row.tensor_bytes == 4096 || row.tensor_bytes == (uint64_t{1} << 20)) &&
-                             (row.concurrency == 1 || row.concurrency == 64);
+    const bool target_cell =
+        (row.tensor_bytes == 4096 || row.tensor_bytes == (uint64_t{1} << 20)) &&
+        (row.concurrency == 1 || row.concurrency == 64);
     if (!target_cell) continue;
     // "The same throughput within 10 %": either way.
     const std::optional<double> ratio = row.Ratio();
     const std::string verdict =
         ratio.has_value()
-            ? absl::StrFormat("%.3f %s", *ratio,
-                              *ratio >= 0.9 && *ratio <= 1.1 ? "met" : "MISSED")
+            ? absl::StrFormat("%.3f %s", *ratio, *ratio >= 0.9 && *ratio <= 1.1 ? "met" : "MISSED")
             : "not measured";
     v2_cells.push_back(
         absl::StrCat(FormatBytes(row.tensor_bytes), " conc ", row.concurrency, ": ", verdict));

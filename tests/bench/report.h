@@ -59,8 +59,7 @@ void PrintProtocolRow(const ProtocolRow& row);
 // form), >= 0.9 of ideal at 4 replicas, and v2/native within 10 % (0.9 to 1.1) at 4 KiB and 1 MiB,
 // concurrency 1 and 64; "not run" for those whose cells were not run.
 void PrintTargets(const std::vector<ComparisonRow>& comparison,
-                  const std::vector<ScalingRow>& scaling,
-                  const std::vector<ProtocolRow>& protocol);
+                  const std::vector<ScalingRow>& scaling, const std::vector<ProtocolRow>& protocol);
 
 }  // namespace neuronserve::bench
 

@@ -61,13 +61,12 @@ TEST(V2InferCodecTest, EveryIntegerDtypeInItsContentsField) {
   const std::vector<uint8_t> i8_bytes = BytesOf(i8), u16_bytes = BytesOf(u16),
                              i32_bytes = BytesOf(i32), i64_bytes = BytesOf(i64),
                              u64_bytes = BytesOf(u64);
-  const inference::ModelInferRequest request =
-      Build({{"a", {2}, {}, "int8", i8_bytes},
-             {"b", {2}, {}, "uint16", u16_bytes},
-             {"c", {2}, {}, "int32", i32_bytes},
-             {"d", {2}, {}, "int64", i64_bytes},
-             {"e", {2}, {}, "uint64", u64_bytes}},
-            false);
+  const inference::ModelInferRequest request = Build({{"a", {2}, {}, "int8", i8_bytes},
+                                                      {"b", {2}, {}, "uint16", u16_bytes},
+                                                      {"c", {2}, {}, "int32", i32_bytes},
+                                                      {"d", {2}, {}, "int64", i64_bytes},
+                                                      {"e", {2}, {}, "uint64", u64_bytes}},
+                                                     false);
   ASSERT_EQ(request.inputs_size(), 5);
   EXPECT_EQ(request.raw_input_contents_size(), 0);
   EXPECT_EQ(request.inputs(0).datatype(), "INT8");

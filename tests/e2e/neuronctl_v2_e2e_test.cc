@@ -64,8 +64,8 @@ class NeuronctlV2E2ETest : public ::testing::Test {
     Load("classifier", EncodeNeff(ExampleClassifier()));
     for (const std::string dtype : {"int8", "uint16", "bfloat16"}) {
       const std::string path = dir_.Join("id_" + dtype + ".neff");
-      const ProcessResult made = At(daemon_->address, {"sim-model", "--identity", "2,3",
-                                                       "--dtype", dtype, "--out", path});
+      const ProcessResult made =
+          At(daemon_->address, {"sim-model", "--identity", "2,3", "--dtype", dtype, "--out", path});
       ASSERT_EQ(made.exit_code, 0) << made.err;
       const ProcessResult load = At(daemon_->address, {"load", path, "--name=id_" + dtype});
       ASSERT_EQ(load.exit_code, 0) << load.err;
@@ -102,8 +102,8 @@ TEST_F(NeuronctlV2E2ETest, InferV2WritesTheSameNpyFilesAsNative) {
       SCOPED_TRACE(model.name + " --form=" + form);
       const std::string native_dir = dir_.Join(model.name + "-" + form + "-native");
       const std::string v2_dir = dir_.Join(model.name + "-" + form + "-v2");
-      const std::vector<std::string> common = {"infer", model.name, "--random", "--seed=3",
-                                               "--random-max=100", "--form=" + form};
+      const std::vector<std::string> common = {"infer",    model.name,         "--random",
+                                               "--seed=3", "--random-max=100", "--form=" + form};
       std::vector<std::string> native = common;
       native.push_back("--output-dir=" + native_dir);
       std::vector<std::string> v2 = common;
@@ -195,10 +195,10 @@ TEST_F(NeuronctlV2E2ETest, BenchV2UnaryAndStream) {
     ExpectV2Report(At(address(), {"bench", model, "--protocol=v2", "--concurrency-range=1:2",
                                   "--requests=40", "--warmup=0", "--output=json"}),
                    "unary");
-    ExpectV2Report(At(address(), {"bench", model, "--protocol=v2", "--stream",
-                                  "--concurrency-range=1:2", "--requests=40", "--warmup=0",
-                                  "--form=typed", "--output=json"}),
-                   "stream");
+    ExpectV2Report(
+        At(address(), {"bench", model, "--protocol=v2", "--stream", "--concurrency-range=1:2",
+                       "--requests=40", "--warmup=0", "--form=typed", "--output=json"}),
+        "stream");
   }
   // The server ran them: 2 levels x 40 requests x 2 runs on the MLP.
   v1::ModelStatus status;

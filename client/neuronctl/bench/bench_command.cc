@@ -20,8 +20,8 @@
 #include "client/neuronctl/connection_flags.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/output_format.h"
-#include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/protocol_flag.h"
+#include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 

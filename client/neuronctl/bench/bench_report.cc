@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "client/neuronctl/protocol_flag.h"
 #include "absl/strings/str_join.h"
+#include "client/neuronctl/protocol_flag.h"
 
 namespace neuronserve::neuronctl {
 namespace {

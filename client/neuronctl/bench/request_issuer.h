@@ -34,10 +34,10 @@ std::unique_ptr<RequestIssuer> MakeUnaryIssuer(client::Client& client, const std
                                                const std::vector<client::NamedTensor>& inputs,
                                                const client::InferOptions& options);
 
-// One InferStream (ModelStreamInfer with options.protocol kV2), opened on the first request with `stream_timeout` as its deadline, one
-// request in flight at a time. A request's own error leaves the stream open; when the stream
-// itself fails, its final status is the request's error and the next request opens a new one.
-// The stream is half-closed and finished on destruction.
+// One InferStream (ModelStreamInfer with options.protocol kV2), opened on the first request with
+// `stream_timeout` as its deadline, one request in flight at a time. A request's own error leaves
+// the stream open; when the stream itself fails, its final status is the request's error and the
+// next request opens a new one. The stream is half-closed and finished on destruction.
 std::unique_ptr<RequestIssuer> MakeStreamIssuer(client::Client& client, const std::string& model,
                                                 const std::vector<client::NamedTensor>& inputs,
                                                 const client::InferOptions& options,
