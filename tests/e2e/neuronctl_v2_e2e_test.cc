@@ -28,11 +28,16 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-ProcessResult At(const std::string& address, std::vector<std::string> args) {
+ProcessResult Neuronctl(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {NEURONCTL_PATH};
   argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--server=" + address);
   return RunProcess(argv);
+}
+
+// Runs neuronctl against `address`, the command's words first, then --server.
+ProcessResult At(const std::string& address, std::vector<std::string> args) {
+  args.push_back("--server=" + address);
+  return Neuronctl(args);
 }
 
 nlohmann::json Json(const ProcessResult& result) {
@@ -65,7 +70,7 @@ class NeuronctlV2E2ETest : public ::testing::Test {
     for (const std::string dtype : {"int8", "uint16", "bfloat16"}) {
       const std::string path = dir_.Join("id_" + dtype + ".neff");
       const ProcessResult made =
-          At(daemon_->address, {"sim-model", "--identity", "2,3", "--dtype", dtype, "--out", path});
+          Neuronctl({"sim-model", "--identity", "2,3", "--dtype", dtype, "--out", path});
       ASSERT_EQ(made.exit_code, 0) << made.err;
       const ProcessResult load = At(daemon_->address, {"load", path, "--name=id_" + dtype});
       ASSERT_EQ(load.exit_code, 0) << load.err;
