@@ -120,6 +120,7 @@ void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& 
   // The outcome is counted here and nowhere else; then the call needs the model no more.
   RecordRequestOutcome(lease_ ? &*lease_ : nullptr, request_metrics_, status.code());
   lease_ = LoadedModel::Lease();  // an unload waits for it
+  if (context_->metrics != nullptr) context_->metrics->CountProtocol(protocol());
   if (request_metrics_ == nullptr) return;
   const ModelRequestMetrics& metrics = *request_metrics_;
   metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));

@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "core/lifecycle/model_registry.h"
+#include "core/metrics/serving_metrics.h"
 #include "core/serving/inference_job.h"
 #include "core/serving/request_validation.h"
 #include "server/infer_context.h"
@@ -82,6 +83,8 @@ class InferCall : public InferenceJob {
   virtual void* OutputValues(int slot, ValueField field, size_t count) = 0;
   // Drops every output (the call failed).
   virtual void DropOutputs() = 0;
+  // The front end, for neuronserve_requests_by_protocol_total.
+  virtual RequestProtocol protocol() const = 0;
   // Tells the response how long the call queued and ran, for protocols that carry it.
   virtual void SetTiming(const ExecutionTiming& /*timing*/) {}
 

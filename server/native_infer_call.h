@@ -42,6 +42,7 @@ class NativeInferCall : public InferCall {
  private:
   void AddOutput(const TensorSpec& spec, ValueField field) override;
   void* OutputValues(int slot, ValueField field, size_t count) override;
+  RequestProtocol protocol() const override { return RequestProtocol::kNative; }
   void DropOutputs() override { response_->clear_outputs(); }
   void SetTiming(const ExecutionTiming& timing) override;
 

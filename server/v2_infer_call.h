@@ -54,6 +54,7 @@ class V2InferCall : public InferCall {
 
   void AddOutput(const TensorSpec& spec, ValueField field) override;
   void* OutputValues(int slot, ValueField field, size_t count) override;
+  RequestProtocol protocol() const override { return RequestProtocol::kV2; }
   void DropOutputs() override;
 
   Response* response_ = nullptr;

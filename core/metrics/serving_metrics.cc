@@ -70,7 +70,15 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
       nrt_errors_(registry.AddCounter("neuronserve_nrt_errors_total",
                                       "Executions the runtime failed, by core and NRT status.",
                                       {"core", "status"})),
-      unknown_model_(ForModel("", "")) {}
+      unknown_model_(ForModel("", "")) {
+  metrics::Family<metrics::Counter>& by_protocol = registry.AddCounter(
+      "neuronserve_requests_by_protocol_total",
+      "Inference requests answered, by the front end that carried them: native "
+      "(neuronserve.v1) or v2 (the Open Inference Protocol).",
+      {"protocol"});
+  by_protocol_[static_cast<int>(RequestProtocol::kNative)] = &by_protocol.WithLabels({"native"});
+  by_protocol_[static_cast<int>(RequestProtocol::kV2)] = &by_protocol.WithLabels({"v2"});
+}
 
 const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,
                                                     const std::string& version) {

@@ -41,6 +41,9 @@ struct CoreExecutionMetrics {
   metrics::Counter* busy_seconds = nullptr;
 };
 
+// The front end that carried an inference request (neuronserve_requests_by_protocol_total).
+enum class RequestProtocol { kNative, kV2 };
+
 class ServingMetrics {
  public:
   explicit ServingMetrics(metrics::MetricsRegistry& registry);
@@ -56,6 +59,11 @@ class ServingMetrics {
   CoreExecutionMetrics ForCore(uint32_t core);
   // neuronserve_nrt_errors_total{core, status}: an execution that failed with this status.
   void CountNrtError(uint32_t core, const std::string& status_name);
+  // neuronserve_requests_by_protocol_total{protocol="native"|"v2"}: one answered request.
+  // Lock-free.
+  void CountProtocol(RequestProtocol protocol) const {
+    by_protocol_[static_cast<int>(protocol)]->Increment();
+  }
 
   // Refreshed by the scrape hook.
   metrics::Family<metrics::Gauge>& queue_depth;          // {model, version}
@@ -84,6 +92,7 @@ class ServingMetrics {
   std::map<std::pair<std::string, std::string>, std::unique_ptr<ModelRequestMetrics>> handles_
       ABSL_GUARDED_BY(handles_mutex_);
   const ModelRequestMetrics* unknown_model_;
+  std::array<metrics::Counter*, 2> by_protocol_{};
 };
 
 }  // namespace neuronserve

@@ -623,7 +623,8 @@ TEST(V2InferE2ETest, TheTimeoutParameterBoundsTheTimeInTheQueue) {
 TEST(V2InferE2ETest, BothFrontEndsShareTheModelsCountsAndTheAccessLog) {
   TempDir dir;
   const std::string access_log = dir.Join("access.log");
-  START_DAEMON(daemon, SimDaemonArgs({"--access-log=" + access_log}));
+  START_DAEMON(daemon,
+               SimDaemonArgs({"--access-log=" + access_log, "--http-listen=127.0.0.1:0"}));
   LoadIdentity(*daemon->stub, DataType::kInt64, {2, 3});
   auto v2 = V2Stub(*daemon);
   ModelInferRequest good = IdentityRequest(DataType::kInt64, "INT64");
@@ -665,6 +666,15 @@ TEST(V2InferE2ETest, BothFrontEndsShareTheModelsCountsAndTheAccessLog) {
   }
   EXPECT_EQ(by_method["method=ModelInfer "], 4) << log;
   EXPECT_EQ(by_method["method=Infer "], 1) << log;
+  // The same counts in the metrics, by model and code, and by front end.
+  const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
+  ASSERT_TRUE(http.has_value());
+  const std::string metrics = HttpGet("http://" + *http + "/metrics").body;
+  EXPECT_THAT(metrics, HasSubstr("neuronserve_requests_by_protocol_total{protocol=\"v2\"} 4\n"));
+  EXPECT_THAT(metrics,
+              HasSubstr("neuronserve_requests_by_protocol_total{protocol=\"native\"} 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("neuronserve_requests_total{model=\"id_int64\",version=\"\","
+                                 "code=\"OK\"} 4\n"));
 }
 
 }  // namespace
