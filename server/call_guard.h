@@ -1,10 +1,12 @@
 // CallGuard: the check at the start of every NeuronServing handler (Enumerate, GetModel,
-// ListModels, Infer, InferStream, LoadModel, UnloadModel): the caller's bearer token against
+// ListModels, Infer, InferStream, LoadModel, UnloadModel) and every GRPCInferenceService (v2)
+// handler: the caller's bearer token against
 // the scope the RPC needs (server/security/token_authority.h, rpc_scope.h), then the listener's
 // policy (admin RPCs served on the admin listener are PERMISSION_DENIED here, naming it). A
 // refused call is finished at once with the returned status and written to the audit log.
 // gRPC's health service is not a NeuronServing method and never passes here: probes need no
-// token.
+// token. The v2 probes (ServerLive, ServerReady, ModelReady) do pass here, for the metadata
+// limit; their scope is none (rpc_scope.h), so they need no token either.
 //
 // Identity (issue 17, item 3): the caller's name in the access and audit logs is its client
 // certificate's (the first subject alternative name, else the common name, from the call's
@@ -40,9 +42,24 @@ inline constexpr std::string_view kInfer = "/neuronserve.v1.NeuronServing/Infer"
 inline constexpr std::string_view kInferStream = "/neuronserve.v1.NeuronServing/InferStream";
 inline constexpr std::string_view kLoadModel = "/neuronserve.v1.NeuronServing/LoadModel";
 inline constexpr std::string_view kUnloadModel = "/neuronserve.v1.NeuronServing/UnloadModel";
+// The Open Inference Protocol (server/v2_inference_service.h).
+inline constexpr std::string_view kServerLive = "/inference.GRPCInferenceService/ServerLive";
+inline constexpr std::string_view kServerReady = "/inference.GRPCInferenceService/ServerReady";
+inline constexpr std::string_view kModelReady = "/inference.GRPCInferenceService/ModelReady";
+inline constexpr std::string_view kServerMetadata =
+    "/inference.GRPCInferenceService/ServerMetadata";
+inline constexpr std::string_view kModelMetadata = "/inference.GRPCInferenceService/ModelMetadata";
 inline constexpr std::string_view kModelInfer = "/inference.GRPCInferenceService/ModelInfer";
 inline constexpr std::string_view kModelStreamInfer =
     "/inference.GRPCInferenceService/ModelStreamInfer";
+inline constexpr std::string_view kModelStatistics =
+    "/inference.GRPCInferenceService/ModelStatistics";
+inline constexpr std::string_view kRepositoryIndex =
+    "/inference.GRPCInferenceService/RepositoryIndex";
+inline constexpr std::string_view kRepositoryModelLoad =
+    "/inference.GRPCInferenceService/RepositoryModelLoad";
+inline constexpr std::string_view kRepositoryModelUnload =
+    "/inference.GRPCInferenceService/RepositoryModelUnload";
 }  // namespace rpc
 
 // The outcome of the check.

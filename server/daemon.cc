@@ -143,17 +143,22 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
 
   // The admin and probe listeners (server/listeners.h) start before the main one, whose service
   // names the admin listener's bound address in its refusals.
+  Daemon* self = daemon.get();
+  const HealthSource latest_health = [self] { return self->LatestHealth(); };
   ListenerPolicy main_policy{.max_metadata_bytes = options.max_metadata_bytes};
   if (!options.admin_listen.empty()) {
+    const ListenerPolicy admin_policy{.max_metadata_bytes = options.max_metadata_bytes};
     absl::StatusOr<std::unique_ptr<AdminListener>> admin = StartAdminListener(
         options, *std::move(admin_lock),
-        std::make_unique<NeuronServingService>(
-            *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_,
-            ListenerPolicy{.max_metadata_bytes = options.max_metadata_bytes}));
+        std::make_unique<NeuronServingService>(*daemon->runtime_, daemon->inventory_, loading,
+                                               daemon->infer_context_, admin_policy),
+        std::make_unique<V2InferenceService>(*daemon->runtime_, loading, daemon->infer_context_,
+                                             latest_health, admin_policy));
     if (!admin.ok()) return admin.status();
     daemon->admin_ = *std::move(admin);
     main_policy.admin_listener_elsewhere = daemon->admin_->address;
-    spdlog::info("admin listener on {} (LoadModel, UnloadModel, health)", daemon->admin_->address);
+    spdlog::info("admin listener on {} (LoadModel, UnloadModel, the v2 Repository calls, health)",
+                 daemon->admin_->address);
   }
   if (!options.health_listen.empty()) {
     absl::StatusOr<std::unique_ptr<HealthListener>> health = StartHealthListener(options);
@@ -164,7 +169,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   }
   daemon->service_ = std::make_unique<NeuronServingService>(
       *daemon->runtime_, daemon->inventory_, loading, daemon->infer_context_, main_policy);
-  daemon->v2_service_ = std::make_unique<V2InferenceService>(daemon->infer_context_, main_policy);
+  daemon->v2_service_ = std::make_unique<V2InferenceService>(
+      *daemon->runtime_, loading, daemon->infer_context_, latest_health, main_policy);
 
   grpc::ServerBuilder builder;
   ApplyCommonServerOptions(builder, options);
@@ -184,8 +190,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   // NOT_SERVING until the runtime is up and every startup model is READY or FAILED. The
   // monitor publishes every status from here on; each model state change re-evaluates at once
   // (on the thread that made it), so a Watch sees LOADING's NOT_SERVING before READY's SERVING.
-  Daemon* self = daemon.get();
-  daemon->health_ = std::make_unique<HealthMonitor>(
+  auto monitor = std::make_unique<HealthMonitor>(
       [self] { return self->GatherHealth(); },
       [self](const std::string& service, bool serving, const HealthReport& report) {
         std::vector<grpc::HealthCheckServiceInterface*> healths;
@@ -194,6 +199,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
         }
         PublishHealth(healths, service, serving, report, self->startup_done_.load());
       });
+  {
+    MutexLock lock(&daemon->health_mutex_);
+    daemon->health_ = std::move(monitor);
+  }
   daemon->state_changes_.Plug([self] { self->health_->EvaluateNow(); });
   daemon->metrics_registry_.AddScrapeHook([self] {
     self->gauges_->Refresh(GatherGaugeInputs(*self->registry_, self->registry_->workers(),
@@ -230,6 +239,12 @@ std::string Daemon::admin_address() const { return admin_ != nullptr ? admin_->a
 
 std::string Daemon::health_address() const {
   return health_listener_ != nullptr ? health_listener_->address : "";
+}
+
+std::optional<HealthReport> Daemon::LatestHealth() const {
+  MutexLock lock(&health_mutex_);
+  if (health_ == nullptr) return std::nullopt;
+  return health_->Latest();
 }
 
 std::vector<grpc::Server*> Daemon::Servers() const {
@@ -278,6 +293,16 @@ void Daemon::ReloadCredentials() {
   if (credential_files_ != nullptr) credential_files_->ReloadAll();
 }
 
+void Daemon::ResetHealthMonitor() {
+  std::unique_ptr<HealthMonitor> monitor;
+  {
+    MutexLock lock(&health_mutex_);
+    monitor = std::move(health_);
+  }
+  // Joined outside the lock: its thread publishes, and a probe waiting for the lock sees none.
+  monitor.reset();
+}
+
 void Daemon::Shutdown(absl::Duration grace) {
   const std::vector<grpc::Server*> servers = Servers();
   if (servers.empty()) return;
@@ -285,7 +310,7 @@ void Daemon::Shutdown(absl::Duration grace) {
   http_.reset();  // its probes read the health monitor
   // No more publishing: the server's own shutdown turns every service NOT_SERVING.
   state_changes_.Unplug();
-  health_.reset();
+  ResetHealthMonitor();
   // Every service NOT_SERVING (this one-argument form sets them all) for the calls still open,
   // on every listener.
   for (grpc::Server* server : servers) {
@@ -305,7 +330,7 @@ void Daemon::Shutdown(absl::Duration grace) {
 Daemon::~Daemon() {
   // A failed Start may stop anywhere: every step below copes with what does not exist.
   state_changes_.Unplug();
-  health_.reset();
+  ResetHealthMonitor();
   Shutdown(absl::ZeroDuration());
   http_.reset();  // its handlers read the registry
   service_.reset();

@@ -33,6 +33,7 @@
 #include "server/logging.h"
 #include "server/model_repository.h"
 #include "util/callback_relay.h"
+#include "util/mutex.h"
 
 namespace grpc {
 class Server;
@@ -55,11 +56,12 @@ class ListenerTls;
 class ModelRegistry;
 class ModelStore;
 class NeuronServingService;
-class V2InferenceService;
 class NrtRuntime;
 class ServingMetrics;
 class TokenAuthority;
+class V2InferenceService;
 class WorkerPool;
+struct HealthReport;
 
 struct DaemonOptions {
   std::string listen_address = "127.0.0.1:8001";
@@ -129,6 +131,11 @@ class Daemon {
   Daemon();  // out of line: members hold types declared above only
   // The HealthMonitor's inputs, from the daemon's current state.
   HealthInputs GatherHealth() const;
+  // The health monitor's latest report; nullopt while there is no monitor (before it starts,
+  // and from the start of Shutdown). Any thread: the v2 probes read it.
+  std::optional<HealthReport> LatestHealth() const;
+  // Takes the monitor away under health_mutex_ and stops it.
+  void ResetHealthMonitor();
   // Every gRPC server running (main, admin, probe), for what applies to all of them.
   std::vector<grpc::Server*> Servers() const;
 
@@ -163,13 +170,17 @@ class Daemon {
   std::unique_ptr<UploadSlots> upload_slots_;
   InferContext infer_context_;
   std::unique_ptr<NeuronServingService> service_;
+  // The Open Inference Protocol on the main listener (the admin listener has its own).
   std::unique_ptr<V2InferenceService> v2_service_;
   std::unique_ptr<grpc::Server> server_;
   std::string listening_address_;
   // --admin-listen and --health-listen (server/listeners.h); null without them.
   std::unique_ptr<AdminListener> admin_;
   std::unique_ptr<HealthListener> health_listener_;
+  // Set and reset under health_mutex_, which LatestHealth takes: the v2 probes read it from
+  // gRPC threads while Shutdown resets it. The daemon's own thread reads it without the lock.
   std::unique_ptr<HealthMonitor> health_;
+  mutable Mutex health_mutex_;
   std::unique_ptr<HttpServer> http_;
 };
 

@@ -17,6 +17,7 @@
 #include "server/host_port.h"
 #include "server/neuron_serving_service.h"
 #include "server/security/socket_lock.h"
+#include "server/v2_inference_service.h"
 
 namespace neuronserve {
 namespace {
@@ -104,7 +105,7 @@ absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions&
 
 absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
     const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
-    std::unique_ptr<NeuronServingService> service) {
+    std::unique_ptr<NeuronServingService> service, std::unique_ptr<V2InferenceService> v2_service) {
   if (absl::Status valid = ValidateAdminAddress(options.admin_listen); !valid.ok()) return valid;
   const std::string socket_path = UnixSocketPath(options.admin_listen);
   if (!socket_path.empty() && lock == nullptr) {
@@ -113,11 +114,13 @@ absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
   auto admin = std::make_unique<AdminListener>();
   admin->lock = std::move(lock);
   admin->service = std::move(service);
+  admin->v2_service = std::move(v2_service);
   grpc::ServerBuilder builder;
   ApplyCommonServerOptions(builder, options);
   int selected_port = 0;
   builder.AddListeningPort(options.admin_listen, grpc::InsecureServerCredentials(), &selected_port);
   builder.RegisterService(admin->service.get());
+  builder.RegisterService(admin->v2_service.get());
   admin->server = builder.BuildAndStart();
   if (admin->server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on --admin-listen='",

@@ -26,9 +26,11 @@ namespace neuronserve {
 struct DaemonOptions;
 class NeuronServingService;
 class SocketLock;
+class V2InferenceService;
 
-// The admin listener: its own NeuronServingService (a service object can be registered on one
-// server only) on its own grpc::Server, and for a unix socket the lock beside it.
+// The admin listener: its own NeuronServingService and V2InferenceService (a service object can
+// be registered on one server only) on its own grpc::Server, and for a unix socket the lock
+// beside it.
 // Members in destruction order's reverse: the server stops before the service goes, the lock
 // is released last.
 struct AdminListener {
@@ -36,6 +38,7 @@ struct AdminListener {
   ~AdminListener();
   std::unique_ptr<SocketLock> lock;  // unix sockets only
   std::unique_ptr<NeuronServingService> service;
+  std::unique_ptr<V2InferenceService> v2_service;
   std::unique_ptr<grpc::Server> server;
   std::string address;  // "unix:/path", or HOST:PORT with the port actually bound
 };
@@ -46,12 +49,12 @@ struct AdminListener {
 absl::StatusOr<std::unique_ptr<SocketLock>> LockAdminSocket(const DaemonOptions& options);
 
 // Starts the admin listener on options.admin_listen (validated: ValidateAdminAddress) serving
-// `service` (whose ListenerPolicy allows admin calls) and gRPC health; `lock` is what
-// LockAdminSocket took (it must be held before the socket is bound: gRPC would unlink and take
+// `service` and `v2_service` (whose ListenerPolicy allows admin calls) and gRPC health; `lock` is
+// what LockAdminSocket took (it must be held before the socket is bound: gRPC would unlink and take
 // over a socket another daemon is serving). A unix socket is made mode 0660 once bound.
 absl::StatusOr<std::unique_ptr<AdminListener>> StartAdminListener(
     const DaemonOptions& options, std::unique_ptr<SocketLock> lock,
-    std::unique_ptr<NeuronServingService> service);
+    std::unique_ptr<NeuronServingService> service, std::unique_ptr<V2InferenceService> v2_service);
 
 // The probe listener: plain text, gRPC health (grpc.health.v1) and nothing else.
 struct HealthListener {

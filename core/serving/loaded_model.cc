@@ -84,4 +84,20 @@ int LoadedModel::leases() const {
   return lease_count_->leases;
 }
 
+RequestStatistics LoadedModel::statistics() const {
+  RequestStatistics statistics;
+  statistics.success_count = requests_succeeded_.load(std::memory_order_relaxed);
+  statistics.success_ns = success_ns_.load(std::memory_order_relaxed);
+  statistics.fail_count = requests_failed_.load(std::memory_order_relaxed);
+  statistics.fail_ns = fail_ns_.load(std::memory_order_relaxed);
+  statistics.queue_count = queue_count_.load(std::memory_order_relaxed);
+  statistics.queue_ns = queue_ns_.load(std::memory_order_relaxed);
+  statistics.compute_count = compute_count_.load(std::memory_order_relaxed);
+  statistics.compute_ns = compute_ns_.load(std::memory_order_relaxed);
+  statistics.executions = executions_.load(std::memory_order_relaxed);
+  const int64_t last = last_request_unix_ns_.load(std::memory_order_relaxed);
+  if (last != INT64_MIN) statistics.last_request = absl::FromUnixNanos(last);
+  return statistics;
+}
+
 }  // namespace neuronserve

@@ -1,7 +1,7 @@
 // LoadedModel: one READY version of a model — its replicas (each an nrt_load on its own core
-// range), its tensors as the runtime describes them, and its request counters (counted only by
-// RecordRequestOutcome, core/serving/request_outcome.h). ModelIdentity: a version's name,
-// version and where it came from (ModelSource).
+// range), its tensors as the runtime describes them, and its request counters and cumulative
+// request statistics (counted only by RecordRequestOutcome, core/serving/request_outcome.h).
+// ModelIdentity: a version's name, version and where it came from (ModelSource).
 //
 // Requests hold a Lease while they use the model; the registry unloads a version only after its
 // last lease is gone (or a timeout), so no execution ever runs on an unloaded model.
@@ -25,6 +25,8 @@
 #include "util/mutex.h"
 
 namespace neuronserve {
+
+struct RequestDurations;  // request_outcome.h
 
 struct ModelReplica {
   NrtModel model;
@@ -56,6 +58,26 @@ enum class ModelSource {
 // The API's name of `source` ("upload", "repository", "state"): ModelStatus.source, the
 // "source" of /v1/models, and the logs.
 absl::string_view ModelSourceName(ModelSource source);
+
+// A snapshot of a version's cumulative request statistics (the Open Inference Protocol's
+// ModelStatistics reports them in Triton's layout). As in Triton, queue and compute count the
+// successful requests only, so that their averages describe served requests; a failed request
+// counts in fail (and in executions when it reached a core). `compute` is the time on the device:
+// tensor write, nrt_execute and tensor read together, which the runtime does not time apart.
+// The fields are read one by one, without a lock: a snapshot taken while requests complete may
+// hold one request in a count but not yet in its nanoseconds (or the other way round).
+struct RequestStatistics {
+  uint64_t success_count = 0;
+  uint64_t success_ns = 0;  // whole requests, from arrival to answer
+  uint64_t fail_count = 0;
+  uint64_t fail_ns = 0;
+  uint64_t queue_count = 0;
+  uint64_t queue_ns = 0;  // waiting in the model's queue for a core
+  uint64_t compute_count = 0;
+  uint64_t compute_ns = 0;  // on the device: write, execute and read
+  uint64_t executions = 0;  // requests that ran on a core, whatever their outcome
+  absl::Time last_request = absl::InfinitePast();  // when the last outcome was recorded
+};
 
 struct ModelIdentity {
   std::string name;
@@ -107,6 +129,8 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   // Requests answered OK / with an error, as RecordRequestOutcome counted them.
   uint64_t requests_succeeded() const { return requests_succeeded_.load(); }
   uint64_t requests_failed() const { return requests_failed_.load(); }
+  // The cumulative durations and counts RecordRequestOutcome summed so far.
+  RequestStatistics statistics() const;
 
   // Waits until no lease is held, at most `timeout`; true if none is.
   bool WaitUntilIdle(absl::Duration timeout);
@@ -115,7 +139,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
  private:
   // The only writer of the request counters.
   friend void RecordRequestOutcome(LoadedModel* model, const ModelRequestMetrics* metrics,
-                                   absl::StatusCode code);
+                                   absl::StatusCode code, const RequestDurations& durations);
 
   ModelIdentity identity_;
   std::vector<std::unique_ptr<ModelReplica>> replicas_;
@@ -127,6 +151,15 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   const ModelRequestMetrics* request_metrics_ = nullptr;  // owned by ServingMetrics
   std::atomic<uint64_t> requests_succeeded_{0};
   std::atomic<uint64_t> requests_failed_{0};
+  // Sums behind statistics(): lock-free, every request adds to them on its own thread.
+  std::atomic<uint64_t> success_ns_{0};
+  std::atomic<uint64_t> fail_ns_{0};
+  std::atomic<uint64_t> queue_count_{0};
+  std::atomic<uint64_t> queue_ns_{0};
+  std::atomic<uint64_t> compute_count_{0};
+  std::atomic<uint64_t> compute_ns_{0};
+  std::atomic<uint64_t> executions_{0};
+  std::atomic<int64_t> last_request_unix_ns_{INT64_MIN};  // INT64_MIN: none yet
 
   // Kept apart from the model and shared with every lease, so that a lease drops its reference
   // to the model before the count can reach 0: whoever waits for idleness (the registry) then

@@ -30,6 +30,7 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.load_duration = model.load_duration();
   info.requests_succeeded = model.requests_succeeded();
   info.requests_failed = model.requests_failed();
+  info.statistics = model.statistics();
   info.queue_depth = model.queue() != nullptr ? model.queue()->depth() : 0;
   return info;
 }

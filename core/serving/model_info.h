@@ -41,6 +41,7 @@ struct ModelInfo {
   absl::Duration load_duration;
   uint64_t requests_succeeded = 0;
   uint64_t requests_failed = 0;
+  RequestStatistics statistics;  // the version's cumulative durations (ModelStatistics)
   size_t queue_depth = 0;  // requests waiting for a core now
 };
 

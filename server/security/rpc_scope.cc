@@ -18,12 +18,34 @@ constexpr std::array<std::pair<std::string_view, Scope>, 7> kNativeMethods = {{
     {"UnloadModel", Scope::kAdmin},
 }};
 
+// The Open Inference Protocol (issue 18): the probes need no token, as gRPC health does; what
+// reads models or infers needs infer; the repository calls change what is loaded: admin.
 constexpr std::string_view kV2Service = "/inference.GRPCInferenceService/";
 
-constexpr std::array<std::pair<std::string_view, Scope>, 2> kV2Methods = {{
+constexpr std::array<std::pair<std::string_view, Scope>, 11> kV2Methods = {{
+    {"ServerLive", Scope::kNone},
+    {"ServerReady", Scope::kNone},
+    {"ModelReady", Scope::kNone},
+    {"ServerMetadata", Scope::kInfer},
+    {"ModelMetadata", Scope::kInfer},
     {"ModelInfer", Scope::kInfer},
     {"ModelStreamInfer", Scope::kInfer},
+    {"ModelStatistics", Scope::kInfer},
+    {"RepositoryIndex", Scope::kAdmin},
+    {"RepositoryModelLoad", Scope::kAdmin},
+    {"RepositoryModelUnload", Scope::kAdmin},
 }};
+
+template <size_t N>
+const Scope* FindMethod(std::string_view method_path, std::string_view service,
+                        const std::array<std::pair<std::string_view, Scope>, N>& methods) {
+  if (!method_path.starts_with(service)) return nullptr;
+  const std::string_view method = method_path.substr(service.size());
+  for (const auto& [name, scope] : methods) {
+    if (name == method) return &scope;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -45,18 +67,8 @@ bool ScopeAllows(Scope held, Scope needed) {
 
 Scope RequiredScope(std::string_view method_path) {
   if (method_path.starts_with("/grpc.health.v1.Health/")) return Scope::kNone;
-  if (method_path.starts_with(kNativeService)) {
-    const std::string_view method = method_path.substr(kNativeService.size());
-    for (const auto& [name, scope] : kNativeMethods) {
-      if (name == method) return scope;
-    }
-  }
-  if (method_path.starts_with(kV2Service)) {
-    const std::string_view method = method_path.substr(kV2Service.size());
-    for (const auto& [name, scope] : kV2Methods) {
-      if (name == method) return scope;
-    }
-  }
+  if (const Scope* scope = FindMethod(method_path, kNativeService, kNativeMethods)) return *scope;
+  if (const Scope* scope = FindMethod(method_path, kV2Service, kV2Methods)) return *scope;
   return Scope::kAdmin;
 }
 

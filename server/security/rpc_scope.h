@@ -1,9 +1,10 @@
 // Which scope of bearer token each RPC needs: the one table of what a token may do.
 //
 // Scopes: infer (inference, GetModel, ListModels, Enumerate) and admin (LoadModel, UnloadModel;
-// an admin token may do everything an infer token may). Health needs none. Future front ends
-// (the Open Inference Protocol) add their methods here, so every listener and every protocol
-// asks the same table.
+// an admin token may do everything an infer token may). Health needs none. The Open Inference
+// Protocol's methods (inference.GRPCInferenceService) are in the same table: its probes
+// (ServerLive, ServerReady, ModelReady) need none, its metadata, statistics and inference need
+// infer, its Repository* calls need admin; so every listener and every protocol asks one table.
 //
 // Thread safety: pure functions.
 #ifndef NEURON_SERVE_SERVER_SECURITY_RPC_SCOPE_H_

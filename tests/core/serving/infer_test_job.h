@@ -84,7 +84,10 @@ class TestJob : public InferenceJob {
   }
   bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
   void Complete(absl::Status status, const ExecutionTiming& timing) override {
-    if (lease_) RecordRequestOutcome(&*lease_, lease_->request_metrics(), status.code());
+    if (lease_) {
+      RecordRequestOutcome(&*lease_, lease_->request_metrics(), status.code(),
+                           {timing.queued + timing.device, timing.queued, timing.device});
+    }
     Answer(status, timing);
   }
   // Answers a job the queue refused without counting it in the model: the tests' counts are
