@@ -1,43 +1,8 @@
 #include "server/v2_datatype.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace neuronserve {
-
-std::string V2DatatypeName(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32:
-      return "FP32";
-    case DataType::kFloat16:
-      return "FP16";
-    case DataType::kBFloat16:
-      return "BF16";
-    case DataType::kInt8:
-      return "INT8";
-    case DataType::kUInt8:
-      return "UINT8";
-    case DataType::kInt16:
-      return "INT16";
-    case DataType::kUInt16:
-      return "UINT16";
-    case DataType::kInt32:
-      return "INT32";
-    case DataType::kUInt32:
-      return "UINT32";
-    case DataType::kInt64:
-      return "INT64";
-    case DataType::kUInt64:
-      return "UINT64";
-    case DataType::kUnknown:
-    case DataType::kFp32R:
-    case DataType::kFp8E3:
-    case DataType::kFp8E4:
-    case DataType::kFp8E5:
-      break;
-  }
-  return absl::AsciiStrToUpper(std::string(DataTypeName(dtype)));
-}
 
 bool HasV2TypedContents(DataType dtype) {
   switch (dtype) {

@@ -17,14 +17,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "base/dtype.h"
+#include "base/v2_datatype_name.h"  // V2DatatypeName, shared with the client library
 #include "core/serving/request_validation.h"
 #include "core/serving/tensor_fields.h"
 
 namespace neuronserve {
-
-// "FP32", "FP16", "BF16", "INT8".."INT64", "UINT8".."UINT64"; for a dtype without a v2 name,
-// its NRT name upper-cased.
-std::string V2DatatypeName(DataType dtype);
 
 // True when `dtype` has a v2 datatype and a typed InferTensorContents field (every integer and
 // FP32); false for FP16 and BF16 (the protocol sends them only as raw bytes) and for the dtypes

@@ -14,6 +14,7 @@
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
+#include "inference/grpc_service.grpc.pb.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "util/sha256.h"
 
@@ -30,6 +31,7 @@ class Client::Impl {
         timeout(timeout),
         channel(std::move(channel)),
         serving(v1::NeuronServing::NewStub(this->channel)),
+        v2(inference::GRPCInferenceService::NewStub(this->channel)),
         health(grpc::health::v1::Health::NewStub(this->channel)) {}
 
   // Deadline (`call_timeout`, or the default when zero) and the token.
@@ -44,6 +46,7 @@ class Client::Impl {
   const absl::Duration timeout;
   const std::shared_ptr<grpc::Channel> channel;
   const std::unique_ptr<v1::NeuronServing::Stub> serving;
+  const std::unique_ptr<inference::GRPCInferenceService::Stub> v2;
   const std::unique_ptr<grpc::health::v1::Health::Stub> health;
 };
 
@@ -172,6 +175,13 @@ absl::StatusOr<InferResult> Client::Infer(const std::string& model,
                                           const InferOptions& options) {
   grpc::ClientContext context;
   impl_->Prepare(context, options.timeout);
+  if (options.protocol == Protocol::kV2) {
+    inference::ModelInferResponse response;
+    grpc::Status status =
+        impl_->v2->ModelInfer(&context, BuildModelInferRequest(model, inputs, options), &response);
+    if (!status.ok()) return impl_->CallStatus(status);
+    return DecodeModelInferResponse(std::move(response));
+  }
   v1::InferResponse response;
   grpc::Status status =
       impl_->serving->Infer(&context, BuildInferRequest(model, inputs, options), &response);
@@ -179,7 +189,8 @@ absl::StatusOr<InferResult> Client::Infer(const std::string& model,
   return DecodeInferResponse(response);
 }
 
-absl::StatusOr<std::unique_ptr<InferSession>> Client::OpenStream(absl::Duration timeout) {
+absl::StatusOr<std::unique_ptr<InferSession>> Client::OpenStream(absl::Duration timeout,
+                                                                 Protocol protocol) {
   auto context = std::make_unique<grpc::ClientContext>();
   impl_->Prepare(*context, timeout);
   // Starting the stream does not wait for the server; a server that cannot be reached shows as
@@ -187,9 +198,14 @@ absl::StatusOr<std::unique_ptr<InferSession>> Client::OpenStream(absl::Duration 
   // The session holds the channel and a copy of the target, not the Client, so it may outlive
   // the Client that opened it.
   return std::unique_ptr<InferSession>(new InferSession(std::make_unique<InferSession::Impl>(
-      *impl_->serving, std::move(context),
+      protocol, std::move(context),
       [channel = impl_->channel, target = impl_->target](const grpc::Status& status) {
         return FromCallStatus(status, *channel, target);
+      },
+      [this, protocol](grpc::ClientContext& stream_context) {
+        return protocol == Protocol::kV2
+                   ? StartV2SessionStream(*impl_->v2, stream_context)
+                   : StartNativeSessionStream(*impl_->serving, stream_context);
       })));
 }
 

@@ -1,5 +1,6 @@
 // neuronserve::client::Client: the C++ API of a neuron-serve daemon (neuronserve.v1 and
-// grpc.health.v1) over one gRPC channel.
+// grpc.health.v1, and inference through the Open Inference Protocol's
+// inference.GRPCInferenceService with InferOptions::protocol) over one gRPC channel.
 //
 // Every method returns absl::Status / absl::StatusOr. A server's error comes back with its gRPC
 // code and message unchanged; a server that cannot be reached is UNAVAILABLE naming the target.
@@ -78,15 +79,17 @@ class Client {
   absl::StatusOr<std::vector<v1::ModelStatus>> ListModels();
   absl::StatusOr<v1::ModelStatus> GetModel(const std::string& name);
 
+  // Infer, or ModelInfer with options.protocol == Protocol::kV2: the same tensors and result.
   absl::StatusOr<InferResult> Infer(const std::string& model,
                                     const std::vector<NamedTensor>& inputs,
                                     const InferOptions& options = {});
 
   // A bidirectional InferStream. `timeout` is the deadline of the whole stream: zero means the
   // client's default, absl::InfiniteDuration() none (for a long-lived session). The session
-  // keeps the channel alive, so it may outlive this Client.
+  // keeps the channel alive, so it may outlive this Client. With Protocol::kV2 the stream is
+  // ModelStreamInfer (Triton's extension), and every Send must say the same protocol.
   absl::StatusOr<std::unique_ptr<InferSession>> OpenStream(
-      absl::Duration timeout = absl::ZeroDuration());
+      absl::Duration timeout = absl::ZeroDuration(), Protocol protocol = Protocol::kNative);
 
   // grpc.health.v1 Check. "" is the daemon as a whole; a model's name is that model. A service
   // the server does not know is its NOT_FOUND, returned as the error.

@@ -8,9 +8,11 @@
 #include <optional>
 #include <type_traits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
 #include "base/float_formats.h"
+#include "base/v2_datatype_name.h"
 
 namespace neuronserve::client {
 namespace {
@@ -73,43 +75,54 @@ void AppendFloatsRaw(absl::Span<const float> values, std::optional<DataType> typ
   }
 }
 
+// The typed fields of one tensor of a message, so that the native (float_data, int32_data, ...)
+// and the v2 (fp32_contents, int_contents, ...) encodings share one conversion.
+struct TypedFields {
+  google::protobuf::RepeatedField<float>* floats;
+  google::protobuf::RepeatedField<int32_t>* int32s;
+  google::protobuf::RepeatedField<uint32_t>* uint32s;
+  google::protobuf::RepeatedField<int64_t>* int64s;
+  google::protobuf::RepeatedField<uint64_t>* uint64s;
+};
+
+// True when `type` has a typed field: float32 and every integer type.
+bool HasTypedField(DataType type) {
+  return type == DataType::kFloat32 || IsSignedInt(type) || IsUnsignedInt(type) ||
+         type == DataType::kInt64 || type == DataType::kUInt64;
+}
+
 // Element bytes of `type` in the typed field that carries it; false when no field fits (then the
-// caller sends raw_data), including bytes that are not whole elements, which the server refuses
+// caller sends raw bytes), including bytes that are not whole elements, which the server refuses
 // with its own message.
-bool EncodeTyped(absl::Span<const uint8_t> bytes, DataType type, v1::InputTensor& input) {
+bool EncodeTyped(absl::Span<const uint8_t> bytes, DataType type, const TypedFields& fields) {
   const size_t size = DataTypeSize(type);
-  if (size == 0 || bytes.size() % size != 0) return false;
+  if (!HasTypedField(type) || size == 0 || bytes.size() % size != 0) return false;
   const size_t count = bytes.size() / size;
   if (type == DataType::kFloat32) {
-    auto* field = input.mutable_float_data();
-    field->Reserve(static_cast<int>(count));
+    fields.floats->Reserve(static_cast<int>(count));
     for (size_t i = 0; i < count; ++i) {
-      field->Add(std::bit_cast<float>(static_cast<uint32_t>(LoadLittleEndian(&bytes[4 * i], 4))));
+      fields.floats->Add(
+          std::bit_cast<float>(static_cast<uint32_t>(LoadLittleEndian(&bytes[4 * i], 4))));
     }
   } else if (IsSignedInt(type)) {
-    auto* field = input.mutable_int32_data();
-    field->Reserve(static_cast<int>(count));
+    fields.int32s->Reserve(static_cast<int>(count));
     for (size_t i = 0; i < count; ++i) {
-      field->Add(static_cast<int32_t>(SignExtend(LoadLittleEndian(&bytes[size * i], size), size)));
+      fields.int32s->Add(
+          static_cast<int32_t>(SignExtend(LoadLittleEndian(&bytes[size * i], size), size)));
     }
   } else if (IsUnsignedInt(type)) {
-    auto* field = input.mutable_uint32_data();
-    field->Reserve(static_cast<int>(count));
+    fields.uint32s->Reserve(static_cast<int>(count));
     for (size_t i = 0; i < count; ++i) {
-      field->Add(static_cast<uint32_t>(LoadLittleEndian(&bytes[size * i], size)));
+      fields.uint32s->Add(static_cast<uint32_t>(LoadLittleEndian(&bytes[size * i], size)));
     }
   } else if (type == DataType::kInt64) {
-    auto* field = input.mutable_int64_data();
-    field->Reserve(static_cast<int>(count));
+    fields.int64s->Reserve(static_cast<int>(count));
     for (size_t i = 0; i < count; ++i) {
-      field->Add(static_cast<int64_t>(LoadLittleEndian(&bytes[8 * i], 8)));
+      fields.int64s->Add(static_cast<int64_t>(LoadLittleEndian(&bytes[8 * i], 8)));
     }
-  } else if (type == DataType::kUInt64) {
-    auto* field = input.mutable_uint64_data();
-    field->Reserve(static_cast<int>(count));
-    for (size_t i = 0; i < count; ++i) field->Add(LoadLittleEndian(&bytes[8 * i], 8));
   } else {
-    return false;  // float16, bfloat16, fp32r, fp8: raw_data
+    fields.uint64s->Reserve(static_cast<int>(count));
+    for (size_t i = 0; i < count; ++i) fields.uint64s->Add(LoadLittleEndian(&bytes[8 * i], 8));
   }
   return true;
 }
@@ -253,6 +266,95 @@ absl::StatusOr<OutputTensor> DecodeOutput(const v1::OutputTensor& output) {
   return decoded;
 }
 
+// The dtype a NamedTensor says it has: float32 when it names none; nullopt for a name this
+// client does not know (its bytes go raw, and the server judges it).
+std::optional<DataType> TensorType(const NamedTensor& tensor) {
+  return tensor.dtype.empty() ? std::optional<DataType>(DataType::kFloat32)
+                              : DataTypeFromName(tensor.dtype);
+}
+
+// True when the tensor's values go in `values` (float32 numbers) rather than `bytes`.
+bool UsesValues(const NamedTensor& tensor) {
+  return !tensor.values.empty() || tensor.bytes.empty();
+}
+
+// Whether a v2 request may carry the tensor in `contents`: the protocol has no typed field for
+// FP16 and BF16 (nor for fp8 and unknown dtypes), and bytes must be whole elements.
+bool FitsV2Contents(const NamedTensor& tensor, std::optional<DataType> type) {
+  if (!type) return false;
+  if (UsesValues(tensor)) return *type == DataType::kFloat32;
+  return HasTypedField(*type) && tensor.bytes.size() % DataTypeSize(*type) == 0;
+}
+
+absl::Status MalformedV2(const inference::ModelInferResponse::InferOutputTensor& output,
+                         absl::string_view why) {
+  return absl::InternalError(absl::StrCat("output ", output.name(), ": ", why));
+}
+
+// A response parameter in microseconds, 0 when the server sent none.
+absl::Duration MicrosecondsParameter(const inference::ModelInferResponse& response,
+                                     const std::string& name) {
+  const auto found = response.parameters().find(name);
+  if (found == response.parameters().end()) return absl::ZeroDuration();
+  const inference::InferParameter& parameter = found->second;
+  if (parameter.has_int64_param()) return absl::Microseconds(parameter.int64_param());
+  if (parameter.has_uint64_param()) {
+    return absl::Microseconds(static_cast<int64_t>(parameter.uint64_param()));
+  }
+  return absl::ZeroDuration();
+}
+
+// Moves one v2 output (and its raw bytes, when the response is raw) into the native output
+// message, so that one decoder checks and decodes both protocols' outputs.
+absl::StatusOr<v1::OutputTensor> ToNativeOutput(
+    inference::ModelInferResponse::InferOutputTensor& output, std::string* raw) {
+  v1::OutputTensor native;
+  native.set_name(output.name());
+  const std::optional<DataType> type = DataTypeFromV2Name(output.datatype());
+  // A name this client does not know (a newer server's) stays lower-cased, as the native
+  // protocol would name it; its bytes are decoded as raw.
+  native.set_dtype(type ? std::string(DataTypeName(*type))
+                        : absl::AsciiStrToLower(output.datatype()));
+  for (int64_t dim : output.shape()) {
+    if (dim < 0 || dim > std::numeric_limits<uint32_t>::max()) {
+      return MalformedV2(output, absl::StrCat("dimension ", dim, " of its shape is out of range"));
+    }
+    native.add_shape(static_cast<uint32_t>(dim));
+  }
+  inference::InferTensorContents& contents = *output.mutable_contents();
+  if (contents.fp64_contents_size() > 0 || contents.bytes_contents_size() > 0) {
+    return MalformedV2(
+        output, absl::StrCat("fp64_contents or bytes_contents cannot carry ", output.datatype()));
+  }
+  if (contents.bool_contents_size() > 0) {
+    // BOOL values answer a 1-byte integer tensor: 0 or 1 each.
+    if (type == DataType::kUInt8) {
+      for (bool value : contents.bool_contents()) native.add_uint32_data(value ? 1 : 0);
+    } else if (type == DataType::kInt8) {
+      for (bool value : contents.bool_contents()) native.add_int32_data(value ? 1 : 0);
+    } else {
+      return MalformedV2(output, absl::StrCat("bool_contents cannot carry ", output.datatype()));
+    }
+  }
+  native.mutable_float_data()->Swap(contents.mutable_fp32_contents());
+  if (native.int32_data_size() > 0 && contents.int_contents_size() > 0) {
+    return MalformedV2(output, "its values are in more than one field");
+  }
+  if (native.int32_data_size() == 0) {
+    native.mutable_int32_data()->Swap(contents.mutable_int_contents());
+  }
+  if (native.uint32_data_size() > 0 && contents.uint_contents_size() > 0) {
+    return MalformedV2(output, "its values are in more than one field");
+  }
+  if (native.uint32_data_size() == 0) {
+    native.mutable_uint32_data()->Swap(contents.mutable_uint_contents());
+  }
+  native.mutable_int64_data()->Swap(contents.mutable_int64_contents());
+  native.mutable_uint64_data()->Swap(contents.mutable_uint64_contents());
+  if (raw != nullptr) native.mutable_raw_data()->swap(*raw);
+  return native;
+}
+
 }  // namespace
 
 v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<NamedTensor>& inputs,
@@ -276,7 +378,11 @@ v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<N
       } else {
         input->mutable_float_data()->Add(tensor.values.begin(), tensor.values.end());
       }
-    } else if (options.raw || !type || !EncodeTyped(tensor.bytes, *type, *input)) {
+    } else if (options.raw || !type ||
+               !EncodeTyped(tensor.bytes, *type,
+                            {input->mutable_float_data(), input->mutable_int32_data(),
+                             input->mutable_uint32_data(), input->mutable_int64_data(),
+                             input->mutable_uint64_data()})) {
       input->set_raw_data(tensor.bytes.data(), tensor.bytes.size());
     }
   }
@@ -295,6 +401,70 @@ absl::StatusOr<InferResult> DecodeInferResponse(const v1::InferResponse& respons
   result.device_time = absl::Microseconds(static_cast<int64_t>(response.device_us()));
   for (const v1::OutputTensor& output : response.outputs()) {
     absl::StatusOr<OutputTensor> decoded = DecodeOutput(output);
+    if (!decoded.ok()) return decoded.status();
+    result.outputs[output.name()] = *std::move(decoded);
+  }
+  return result;
+}
+
+inference::ModelInferRequest BuildModelInferRequest(const std::string& model,
+                                                    const std::vector<NamedTensor>& inputs,
+                                                    const InferOptions& options) {
+  inference::ModelInferRequest request;
+  request.set_model_name(model);
+  request.set_model_version(options.version);
+  request.set_id(options.id);
+  // One form for the whole request: the protocol forbids contents beside raw_input_contents.
+  bool typed = !options.raw;
+  for (const NamedTensor& tensor : inputs) {
+    if (!FitsV2Contents(tensor, TensorType(tensor))) typed = false;
+  }
+  for (const NamedTensor& tensor : inputs) {
+    const std::optional<DataType> type = TensorType(tensor);
+    inference::ModelInferRequest::InferInputTensor* input = request.add_inputs();
+    input->set_name(tensor.name);
+    input->set_datatype(type ? V2DatatypeName(*type) : absl::AsciiStrToUpper(tensor.dtype));
+    input->mutable_shape()->Add(tensor.shape.begin(), tensor.shape.end());
+    inference::InferTensorContents* contents = input->mutable_contents();
+    if (UsesValues(tensor)) {
+      if (typed) {
+        contents->mutable_fp32_contents()->Add(tensor.values.begin(), tensor.values.end());
+      } else {
+        AppendFloatsRaw(tensor.values, type, *request.add_raw_input_contents());
+      }
+    } else if (typed) {
+      EncodeTyped(tensor.bytes, *type,
+                  {contents->mutable_fp32_contents(), contents->mutable_int_contents(),
+                   contents->mutable_uint_contents(), contents->mutable_int64_contents(),
+                   contents->mutable_uint64_contents()});
+    } else {
+      request.add_raw_input_contents()->assign(tensor.bytes.begin(), tensor.bytes.end());
+    }
+    // An empty contents message is still a field on the wire; leave it out of raw requests.
+    if (!typed) input->clear_contents();
+  }
+  for (const std::string& output : options.outputs) request.add_outputs()->set_name(output);
+  return request;
+}
+
+absl::StatusOr<InferResult> DecodeModelInferResponse(inference::ModelInferResponse response) {
+  InferResult result;
+  result.id = response.id();
+  result.version = response.model_version();
+  result.queue_time = MicrosecondsParameter(response, "queue_us");
+  result.device_time = MicrosecondsParameter(response, "device_us");
+  const int raw_count = response.raw_output_contents_size();
+  if (raw_count != 0 && raw_count != response.outputs_size()) {
+    return absl::InternalError(absl::StrCat("the response has ", raw_count,
+                                            " raw_output_contents for ", response.outputs_size(),
+                                            " outputs"));
+  }
+  for (int i = 0; i < response.outputs_size(); ++i) {
+    inference::ModelInferResponse::InferOutputTensor& output = *response.mutable_outputs(i);
+    absl::StatusOr<v1::OutputTensor> native =
+        ToNativeOutput(output, raw_count > 0 ? response.mutable_raw_output_contents(i) : nullptr);
+    if (!native.ok()) return native.status();
+    absl::StatusOr<OutputTensor> decoded = DecodeOutput(*native);
     if (!decoded.ok()) return decoded.status();
     result.outputs[output.name()] = *std::move(decoded);
   }

@@ -1,6 +1,9 @@
-// Between the plain inference types (infer_types.h) and the v1 messages: one place that knows
-// the tensor forms (raw_data, and the typed fields of each dtype), so unary Infer and
-// InferSession encode and decode alike.
+// Between the plain inference types (infer_types.h) and the messages of both protocols (the
+// native neuronserve.v1 and the Open Inference Protocol's inference.ModelInfer*): one place that
+// knows the tensor forms (raw bytes, and the typed fields of each dtype), so unary calls and
+// sessions of either protocol encode and decode alike.
+//
+// Thread safety: pure functions.
 #ifndef NEURON_SERVE_CLIENT_LIB_INFER_CODEC_H_
 #define NEURON_SERVE_CLIENT_LIB_INFER_CODEC_H_
 
@@ -9,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/lib/infer_types.h"
+#include "inference/grpc_service.pb.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve::client {
@@ -26,6 +30,23 @@ v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<N
 // out of its dtype's range: the response is malformed, and guessing would hand the caller wrong
 // numbers.
 absl::StatusOr<InferResult> DecodeInferResponse(const v1::InferResponse& response);
+
+// The v2 request: datatypes by their v2 names ("FP32" for float32 values), int64 shapes, values
+// in raw_input_contents (options.raw) or in each input's contents (fp32_contents, int_contents
+// for int8..int32, uint_contents for uint8..uint32, int64_contents, uint64_contents), requested
+// outputs, version and id. The protocol lets a request use only one form, so a typed request
+// with an input that has no typed field (float16, bfloat16, fp8, unknown) goes all raw. As for
+// v1, nothing is checked here.
+inference::ModelInferRequest BuildModelInferRequest(const std::string& model,
+                                                    const std::vector<NamedTensor>& inputs,
+                                                    const InferOptions& options);
+
+// The same InferResult as DecodeInferResponse, from raw_output_contents or each output's
+// contents, with the dtypes named as the native API names them ("float32", "int64", ...). The
+// response is taken by value so that its bytes move rather than copy. INTERNAL for a malformed
+// response: what DecodeInferResponse refuses, plus raw_output_contents that do not pair with the
+// outputs, a negative dimension, or values in fp64_contents or bytes_contents.
+absl::StatusOr<InferResult> DecodeModelInferResponse(inference::ModelInferResponse response);
 
 }  // namespace neuronserve::client
 

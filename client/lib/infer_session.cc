@@ -9,11 +9,98 @@
 
 namespace neuronserve::client {
 
-InferSession::Impl::Impl(v1::NeuronServing::StubInterface& stub,
-                         std::unique_ptr<grpc::ClientContext> context, CallStatusConverter convert)
-    : context(std::move(context)),
-      convert(std::move(convert)),
-      stream(stub.InferStream(this->context.get())) {}
+namespace {
+
+class NativeSessionStream : public SessionStream {
+ public:
+  NativeSessionStream(v1::NeuronServing::StubInterface& stub, grpc::ClientContext& context)
+      : stream_(stub.InferStream(&context)) {}
+
+  bool Write(const std::string& model, const std::vector<NamedTensor>& inputs,
+             const InferOptions& options, const std::string& id) override {
+    v1::InferRequest request = BuildInferRequest(model, inputs, options);
+    request.set_id(id);
+    return stream_->Write(request);
+  }
+
+  std::optional<InferStreamResult> Read() override {
+    v1::InferResponse response;
+    if (!stream_->Read(&response)) return std::nullopt;
+    InferStreamResult result;
+    result.id = response.id();
+    result.status = FromCodeAndMessage(response.error().code(), response.error().message());
+    if (result.status.ok()) {
+      absl::StatusOr<InferResult> decoded = DecodeInferResponse(response);
+      if (decoded.ok()) {
+        result.result = *std::move(decoded);
+      } else {
+        result.status = decoded.status();
+      }
+    }
+    return result;
+  }
+
+  void WritesDone() override { stream_->WritesDone(); }
+  grpc::Status Finish() override { return stream_->Finish(); }
+
+ private:
+  const std::unique_ptr<grpc::ClientReaderWriterInterface<v1::InferRequest, v1::InferResponse>>
+      stream_;
+};
+
+class V2SessionStream : public SessionStream {
+ public:
+  V2SessionStream(inference::GRPCInferenceService::StubInterface& stub,
+                  grpc::ClientContext& context)
+      : stream_(stub.ModelStreamInfer(&context)) {}
+
+  bool Write(const std::string& model, const std::vector<NamedTensor>& inputs,
+             const InferOptions& options, const std::string& id) override {
+    inference::ModelInferRequest request = BuildModelInferRequest(model, inputs, options);
+    request.set_id(id);
+    return stream_->Write(request);
+  }
+
+  std::optional<InferStreamResult> Read() override {
+    inference::ModelStreamInferResponse response;
+    if (!stream_->Read(&response)) return std::nullopt;
+    InferStreamResult result;
+    result.id = response.infer_response().id();
+    if (!response.error_message().empty()) {
+      // The protocol carries a message and no code.
+      result.status = absl::UnknownError(response.error_message());
+      return result;
+    }
+    absl::StatusOr<InferResult> decoded =
+        DecodeModelInferResponse(std::move(*response.mutable_infer_response()));
+    if (decoded.ok()) {
+      result.result = *std::move(decoded);
+    } else {
+      result.status = decoded.status();
+    }
+    return result;
+  }
+
+  void WritesDone() override { stream_->WritesDone(); }
+  grpc::Status Finish() override { return stream_->Finish(); }
+
+ private:
+  const std::unique_ptr<grpc::ClientReaderWriterInterface<inference::ModelInferRequest,
+                                                          inference::ModelStreamInferResponse>>
+      stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<SessionStream> StartNativeSessionStream(v1::NeuronServing::StubInterface& stub,
+                                                        grpc::ClientContext& context) {
+  return std::make_unique<NativeSessionStream>(stub, context);
+}
+
+std::unique_ptr<SessionStream> StartV2SessionStream(
+    inference::GRPCInferenceService::StubInterface& stub, grpc::ClientContext& context) {
+  return std::make_unique<V2SessionStream>(stub, context);
+}
 
 InferSession::InferSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -36,6 +123,10 @@ absl::StatusOr<std::string> InferSession::Send(const std::string& model,
     return absl::InvalidArgumentError(
         "a request on a stream cannot have its own timeout; give Client::OpenStream one");
   }
+  if (options.protocol != impl_->protocol) {
+    return absl::InvalidArgumentError(
+        "a request on a stream goes by the stream's protocol; give Client::OpenStream another");
+  }
   absl::MutexLock lock(&impl_->send_mutex);
   if (impl_->send_closed) return absl::FailedPreconditionError("Send after CloseSend");
   if (impl_->write_failed) {
@@ -43,9 +134,7 @@ absl::StatusOr<std::string> InferSession::Send(const std::string& model,
   }
   // Numbered under the lock so that ids follow the order requests go out.
   const std::string id = options.id.empty() ? absl::StrCat(++impl_->next_id) : options.id;
-  v1::InferRequest request = BuildInferRequest(model, inputs, options);
-  request.set_id(id);
-  if (!impl_->stream->Write(request)) {
+  if (!impl_->stream->Write(model, inputs, options, id)) {
     impl_->write_failed = true;
     return absl::UnavailableError("the InferStream has ended; Finish() returns why");
   }
@@ -55,22 +144,8 @@ absl::StatusOr<std::string> InferSession::Send(const std::string& model,
 absl::StatusOr<std::optional<InferStreamResult>> InferSession::Receive() {
   absl::MutexLock lock(&impl_->receive_mutex);
   if (impl_->read_ended) return std::nullopt;
-  v1::InferResponse response;
-  if (!impl_->stream->Read(&response)) {
-    impl_->read_ended = true;
-    return std::nullopt;
-  }
-  InferStreamResult result;
-  result.id = response.id();
-  result.status = FromCodeAndMessage(response.error().code(), response.error().message());
-  if (result.status.ok()) {
-    absl::StatusOr<InferResult> decoded = DecodeInferResponse(response);
-    if (decoded.ok()) {
-      result.result = *std::move(decoded);
-    } else {
-      result.status = decoded.status();
-    }
-  }
+  std::optional<InferStreamResult> result = impl_->stream->Read();
+  if (!result.has_value()) impl_->read_ended = true;
   return result;
 }
 
@@ -88,8 +163,7 @@ absl::Status InferSession::Finish() {
   absl::MutexLock lock(&impl_->receive_mutex);
   if (impl_->final_status.has_value()) return *impl_->final_status;
   // gRPC's Finish is only valid once every message has been read.
-  v1::InferResponse discarded;
-  while (!impl_->read_ended) impl_->read_ended = !impl_->stream->Read(&discarded);
+  while (!impl_->read_ended) impl_->read_ended = !impl_->stream->Read().has_value();
   impl_->final_status = impl_->convert(impl_->stream->Finish());
   return *impl_->final_status;
 }

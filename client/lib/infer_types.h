@@ -34,6 +34,17 @@ struct NamedTensor {
   absl::Span<const uint8_t> bytes;
 };
 
+// The service a request goes to. Both carry the same tensors and decode to the same InferResult.
+enum class Protocol {
+  // neuronserve.v1.NeuronServing/Infer and InferStream.
+  kNative,
+  // The Open Inference Protocol (KServe v2): inference.GRPCInferenceService/ModelInfer and
+  // Triton's ModelStreamInfer. Its responses carry no queue or device time (InferResult's are
+  // zero unless the server adds "queue_us" / "device_us" response parameters), and a request
+  // that fails on a stream comes back with code UNKNOWN (the protocol sends only a message).
+  kV2,
+};
+
 struct InferOptions {
   // When given, the version that must be serving (else FAILED_PRECONDITION from the server).
   std::string version;
@@ -43,8 +54,12 @@ struct InferOptions {
   // a per-element copy) rather than typed fields (float_data for float32, int32_data for int8 to
   // int32, ...; float16, bfloat16, fp8 and unknown dtypes go as raw_data either way); responses
   // come back in the same form (TENSOR_FORM_RAW or TENSOR_FORM_TYPED). The decoded result is the
-  // same in both forms.
+  // same in both forms. With Protocol::kV2, raw is raw_input_contents and typed is each input's
+  // `contents` (fp32_contents, int_contents, ...); the protocol lets a request use only one of
+  // the two, so a typed request with a float16, bfloat16, fp8 or unknown input goes all raw.
   bool raw = true;
+  // On an InferSession: the session's own (Client::OpenStream's), else Send refuses it.
+  Protocol protocol = Protocol::kNative;
   // Echoed in the response. On an InferSession an empty id is assigned ("1", "2", ...).
   std::string id;
   // Deadline of this call; zero means the client's default. Unary Infer only.

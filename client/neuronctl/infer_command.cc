@@ -15,15 +15,16 @@
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
 #include "base/float_formats.h"
+#include "base/shape.h"
 #include "client/neuronctl/connection_flags.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/npy_file.h"
 #include "client/neuronctl/positional_args.h"
+#include "client/neuronctl/protocol_flag.h"
 #include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 #include "nlohmann/json.hpp"
-#include "base/shape.h"
 
 namespace neuronserve::neuronctl {
 namespace {
@@ -46,10 +47,13 @@ constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     {"outputs", FlagType::kValue, "LIST", "", "only these outputs, e.g. logits,probs"},
     {"version", FlagType::kValue, "LABEL", "", "fail unless this version of the model serves"},
     kTensorFormFlag,
+    kProtocolFlag,
 }));
 
 constexpr absl::string_view kDescription =
-    "Sends one Infer request. Each input comes from a .npy file (numpy.save of an array in C\n"
+    "Sends one Infer request (--protocol=v2: one ModelInfer of the Open Inference Protocol,\n"
+    "with the same tensors and the same output). Each input comes from a .npy file (numpy.save of "
+    "an array in C\n"
     "order; its shape is sent and checked by the daemon) whose dtype is the input's, as\n"
     "'neuronctl model NAME' shows it:\n"
     "  int8 '|i1'   int16 '<i2'   int32 '<i4'   int64 '<i8'   float16 '<f2'\n"
@@ -330,8 +334,11 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
   if (!seed.ok()) return seed.status();
   absl::StatusOr<uint64_t> random_max = GetRandomMax(args);
   if (!random_max.ok()) return random_max.status();
+  absl::StatusOr<client::Protocol> protocol = GetProtocol(args);
+  if (!protocol.ok()) return protocol.status();
   client::InferOptions options;
   options.raw = *raw;
+  options.protocol = *protocol;
   if (args.Has("version")) options.version = *args.Get("version");
   if (args.Has("outputs")) {
     for (absl::string_view output : absl::StrSplit(*args.Get("outputs"), ',')) {

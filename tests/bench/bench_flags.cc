@@ -93,6 +93,9 @@ std::string BenchUsage() {
       "calls in flight against each server and prints requests/s, p50/p99 latency and the\n"
       "ratio Infer/echo. The scaling run then loads an identity model with a fixed device\n"
       "latency and 1, 2, 4, 8 replicas and prints requests/s against replicas/latency.\n"
+      "Last, the protocol run sends the same tensors to the daemon's ModelInfer (the Open\n"
+      "Inference Protocol, raw_input_contents) and to its native Infer, alternating, and\n"
+      "prints the ratio v2/native.\n"
       "Targets are reported, never asserted. Exit code 1 if any call or model load failed.\n"
       "\n"
       "Flags (--name=value; booleans also as --name):\n"
@@ -109,6 +112,9 @@ std::string BenchUsage() {
       "  --scaling-latency-us=N   device time of the scaling model (default 2000)\n"
       "  --scaling-concurrency-per-replica=N  (default 2)\n"
       "  --scaling-size=BYTES     tensor of the scaling model (default 4096)\n"
+      "  --skip-v2                no protocol run (ModelInfer vs Infer)\n"
+      "  --v2-sizes=LIST          tensor bytes of the protocol run (default 4096,1MiB)\n"
+      "  --v2-concurrency=LIST    requests in flight of the protocol run (default 1,64)\n"
       "  --daemon=PATH            neuron-serve binary (default: the build tree's)\n"
       "  --nrt-library=PATH       libnrtsim.so (default: the build tree's)\n"
       "  --sim-cores=N            NRTSIM_CORES of the daemon (default 8, or more if needed)\n"
@@ -237,6 +243,9 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"scaling-latency-us", MicrosecondsFlag(&flags.scaling_latency_us)},
       {"scaling-concurrency-per-replica", IntFlag(&flags.scaling_concurrency_per_replica, 1024)},
       {"scaling-size", SizeFlag(&flags.scaling_size)},
+      {"skip-v2", BoolFlag(&flags.skip_v2)},
+      {"v2-sizes", SizeListFlag(&flags.v2_sizes)},
+      {"v2-concurrency", IntListFlag(&flags.v2_concurrency, 4096)},
       {"daemon", StringFlag(&flags.daemon)},
       {"nrt-library", StringFlag(&flags.nrt_library)},
       {"sim-cores", IntFlag(&flags.sim_cores, 4096)},

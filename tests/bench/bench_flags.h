@@ -37,6 +37,12 @@ struct BenchFlags {
   int scaling_concurrency_per_replica = 2;
   uint64_t scaling_size = 4096;
 
+  // The protocol comparison: ModelInfer (the Open Inference Protocol) against native Infer on
+  // the same daemon and model, raw form, these tensor bytes x requests in flight.
+  bool skip_v2 = false;
+  std::vector<uint64_t> v2_sizes = {4096, uint64_t{1} << 20};
+  std::vector<int> v2_concurrency = {1, 64};
+
   std::string daemon;                    // neuron-serve binary
   std::string nrt_library;               // libnrtsim.so
   int sim_cores = 8;                     // NRTSIM_CORES of the daemon; raised to what the run needs

@@ -23,6 +23,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "inference/grpc_service.grpc.pb.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "tests/bench/bench_flags.h"
 #include "tests/bench/daemon_models.h"
@@ -72,6 +73,15 @@ std::string Probe(const StartCall& start, const v1::InferRequest& request) {
   return CompareOutput(request, response);
 }
 
+std::string Probe(const V2StartCall& start, const inference::ModelInferRequest& request) {
+  inference::ModelInferResponse response;
+  grpc::Status status = CallOnce(start, request, &response, kProbeTimeout);
+  if (!status.ok()) {
+    return absl::StrCat("code ", status.error_code(), ": ", status.error_message());
+  }
+  return V2CompareOutput(request, response);
+}
+
 // Round `round` of `rounds`: the first warms up for --warmup-seconds; later ones only until
 // every slot has completed its calls (the connection is warm by then).
 LoadOptions OptionsFor(const BenchFlags& flags, int concurrency, int round, int rounds) {
@@ -83,10 +93,12 @@ LoadOptions OptionsFor(const BenchFlags& flags, int concurrency, int round, int 
 }
 
 // Adds one round of load to `measurement`, unless the target already failed its probe.
-void MeasureRound(const StartCall& start, const v1::InferRequest& request,
-                  const LoadOptions& options, Measurement& measurement) {
+template <typename Request, typename Response>
+void MeasureRound(const StartCallOf<Request, Response>& start, const Request& request,
+                  const CheckResponseOf<Response>& check, const LoadOptions& options,
+                  Measurement& measurement) {
   if (!measurement.error.empty()) return;
-  LoadResult round = RunLoad(start, request, ExpectSameSize(request), options);
+  LoadResult round = RunLoad(start, request, check, options);
   if (measurement.result.has_value()) {
     measurement.result->Add(round);
   } else {
@@ -120,7 +132,9 @@ class Bench {
     std::vector<ComparisonRow> comparison = RunComparison();
     std::vector<ScalingRow> scaling;
     if (!flags_.skip_scaling) scaling = RunScaling();
-    PrintTargets(comparison, scaling);
+    std::vector<ProtocolRow> protocol;
+    if (!flags_.skip_v2) protocol = RunProtocols();
+    PrintTargets(comparison, scaling, protocol);
 
     if (const int code = echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
       std::printf("bench: the echo server exited with %d\n", code);
@@ -181,7 +195,11 @@ class Bench {
     if (echo_address.empty() || daemon_address.empty()) return false;
 
     echo_stub_ = BenchEcho::NewStub(Connect(echo_address));
-    daemon_stub_ = v1::NeuronServing::NewStub(Connect(daemon_address));
+    // One channel for both protocols of the daemon: they share its connection, as a client of
+    // both would, and neither gets a fresher connection than the other.
+    const std::shared_ptr<grpc::Channel> daemon_channel = Connect(daemon_address);
+    daemon_stub_ = v1::NeuronServing::NewStub(daemon_channel);
+    v2_stub_ = inference::GRPCInferenceService::NewStub(daemon_channel);
     echo_call_ = [stub = echo_stub_.get()](
                      grpc::ClientContext* context, const v1::InferRequest* request,
                      v1::InferResponse* response, std::function<void(grpc::Status)> done) {
@@ -191,6 +209,12 @@ class Bench {
                       grpc::ClientContext* context, const v1::InferRequest* request,
                       v1::InferResponse* response, std::function<void(grpc::Status)> done) {
       stub->async()->Infer(context, request, response, std::move(done));
+    };
+    v2_call_ = [stub = v2_stub_.get()](grpc::ClientContext* context,
+                                       const inference::ModelInferRequest* request,
+                                       inference::ModelInferResponse* response,
+                                       std::function<void(grpc::Status)> done) {
+      stub->async()->ModelInfer(context, request, response, std::move(done));
     };
 
     std::printf(
@@ -236,8 +260,8 @@ class Bench {
                                                loaded.error_message());
           for (int round = 0; round < flags_.rounds; ++round) {
             const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
-            MeasureRound(echo_call_, request, options, row.echo);
-            MeasureRound(infer_call_, request, options, row.infer);
+            MeasureRound(echo_call_, request, ExpectSameSize(request), options, row.echo);
+            MeasureRound(infer_call_, request, ExpectSameSize(request), options, row.infer);
           }
           failed_ |= !row.echo.ok() || !row.infer.ok();
           PrintComparisonRow(row);
@@ -267,7 +291,8 @@ class Bench {
             MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
         // No baseline to alternate with (the ideal is computed): one round.
         row.infer.error = Probe(infer_call_, request);
-        MeasureRound(infer_call_, request, OptionsFor(flags_, row.concurrency, 0, 1), row.infer);
+        MeasureRound(infer_call_, request, ExpectSameSize(request),
+                     OptionsFor(flags_, row.concurrency, 0, 1), row.infer);
         Unload(model.name);
       } else {
         row.infer.error = absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
@@ -276,6 +301,39 @@ class Bench {
       failed_ |= !row.infer.ok();
       PrintScalingRow(row);
       rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  // ModelInfer against native Infer: per size one identity model, the same tensor through both
+  // protocols, rounds alternating so background load hits both alike.
+  std::vector<ProtocolRow> RunProtocols() {
+    std::vector<ProtocolRow> rows;
+    PrintProtocolHeader(flags_.infer_replicas);
+    for (uint64_t size : flags_.v2_sizes) {
+      IdentityModel model{absl::StrCat("bench-v2-", size), size, 0, flags_.infer_replicas};
+      grpc::Status loaded = LoadIdentityModel(*daemon_stub_, model);
+      const v1::InferRequest native = MakeRequest(model.name, size, TensorForm::kRaw);
+      const inference::ModelInferRequest v2 = MakeV2Request(native);
+      for (int concurrency : flags_.v2_concurrency) {
+        ProtocolRow row{size, concurrency, {}, {}};
+        if (loaded.ok()) {
+          row.native.error = Probe(infer_call_, native);
+          row.v2.error = Probe(v2_call_, v2);
+        } else {
+          row.native.error = row.v2.error = absl::StrCat(
+              "LoadModel failed, code ", loaded.error_code(), ": ", loaded.error_message());
+        }
+        for (int round = 0; round < flags_.rounds; ++round) {
+          const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
+          MeasureRound(infer_call_, native, ExpectSameSize(native), options, row.native);
+          MeasureRound(v2_call_, v2, V2ExpectSameSize(v2), options, row.v2);
+        }
+        failed_ |= !row.native.ok() || !row.v2.ok();
+        PrintProtocolRow(row);
+        rows.push_back(std::move(row));
+      }
+      if (loaded.ok()) Unload(model.name);
     }
     return rows;
   }
@@ -294,8 +352,10 @@ class Bench {
   std::unique_ptr<ChildProcess> daemon_;
   std::unique_ptr<BenchEcho::Stub> echo_stub_;
   std::unique_ptr<v1::NeuronServing::Stub> daemon_stub_;
+  std::unique_ptr<inference::GRPCInferenceService::Stub> v2_stub_;
   StartCall echo_call_;
   StartCall infer_call_;
+  V2StartCall v2_call_;
   bool failed_ = false;
 };
 

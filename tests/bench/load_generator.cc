@@ -20,10 +20,11 @@ std::chrono::system_clock::time_point DeadlineAfter(absl::Duration timeout) {
 // One run of RunLoad. Slots are independent chains of calls: a slot's calls never overlap, so
 // its counters need no lock; the main thread reads them only after every chain has ended
 // (the counter orders those reads after the last writes).
+template <typename Request, typename Response>
 class LoadRun {
  public:
-  LoadRun(const StartCall& start, const v1::InferRequest& request, const CheckResponse& check,
-          const LoadOptions& options)
+  LoadRun(const StartCallOf<Request, Response>& start, const Request& request,
+          const CheckResponseOf<Response>& check, const LoadOptions& options)
       : start_(start),
         request_(request),
         check_(check),
@@ -69,7 +70,7 @@ class LoadRun {
   // A ClientContext serves one call only, so every call gets its own, with its response.
   struct Call {
     grpc::ClientContext context;
-    v1::InferResponse response;
+    Response response;
     Clock::time_point started;
   };
 
@@ -122,9 +123,9 @@ class LoadRun {
     Issue(slot);
   }
 
-  const StartCall& start_;
-  const v1::InferRequest& request_;
-  const CheckResponse& check_;
+  const StartCallOf<Request, Response>& start_;
+  const Request& request_;
+  const CheckResponseOf<Response>& check_;
   const LoadOptions options_;
   std::vector<Slot> slots_;
 
@@ -152,14 +153,16 @@ void LoadResult::Add(const LoadResult& other) {
   latencies_ns.insert(latencies_ns.end(), other.latencies_ns.begin(), other.latencies_ns.end());
 }
 
-LoadResult RunLoad(const StartCall& start, const v1::InferRequest& request,
-                   const CheckResponse& check, const LoadOptions& options) {
-  LoadRun run(start, request, check, options);
+template <typename Request, typename Response>
+LoadResult RunLoad(const StartCallOf<Request, Response>& start, const Request& request,
+                   const CheckResponseOf<Response>& check, const LoadOptions& options) {
+  LoadRun<Request, Response> run(start, request, check, options);
   return run.Run();
 }
 
-grpc::Status CallOnce(const StartCall& start, const v1::InferRequest& request,
-                      v1::InferResponse* response, absl::Duration timeout) {
+template <typename Request, typename Response>
+grpc::Status CallOnce(const StartCallOf<Request, Response>& start, const Request& request,
+                      Response* response, absl::Duration timeout) {
   grpc::ClientContext context;
   context.set_deadline(DeadlineAfter(timeout));
   absl::Notification done;
@@ -171,5 +174,15 @@ grpc::Status CallOnce(const StartCall& start, const v1::InferRequest& request,
   done.WaitForNotification();
   return result;
 }
+
+// The two protocols the bench drives (the echo server speaks the native messages).
+template LoadResult RunLoad(const StartCall&, const v1::InferRequest&, const CheckResponse&,
+                            const LoadOptions&);
+template LoadResult RunLoad(const V2StartCall&, const inference::ModelInferRequest&,
+                            const V2CheckResponse&, const LoadOptions&);
+template grpc::Status CallOnce(const StartCall&, const v1::InferRequest&, v1::InferResponse*,
+                               absl::Duration);
+template grpc::Status CallOnce(const V2StartCall&, const inference::ModelInferRequest&,
+                               inference::ModelInferResponse*, absl::Duration);
 
 }  // namespace neuronserve::bench

@@ -14,18 +14,26 @@
 #include "client/neuronctl/bench/latency_stats.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
+#include "inference/grpc_service.pb.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve::bench {
 
 // Starts one unary call to the target; `done` runs exactly once, on a gRPC thread, when the
-// call ends. Echo and Infer both fit this shape, so both are driven by the same client code.
-using StartCall =
-    std::function<void(grpc::ClientContext* context, const v1::InferRequest* request,
-                       v1::InferResponse* response, std::function<void(grpc::Status)> done)>;
+// call ends. Echo, Infer and ModelInfer all fit this shape, so all are driven by the same client
+// code (RunLoad and CallOnce are instantiated for the native and the v2 messages).
+template <typename Request, typename Response>
+using StartCallOf = std::function<void(grpc::ClientContext* context, const Request* request,
+                                       Response* response, std::function<void(grpc::Status)> done)>;
 // Empty when `response` is what the request should get, else what is wrong with it. Called on
 // every response, so it should be cheap (sizes, not contents).
-using CheckResponse = std::function<std::string(const v1::InferResponse& response)>;
+template <typename Response>
+using CheckResponseOf = std::function<std::string(const Response& response)>;
+
+using StartCall = StartCallOf<v1::InferRequest, v1::InferResponse>;
+using CheckResponse = CheckResponseOf<v1::InferResponse>;
+using V2StartCall = StartCallOf<inference::ModelInferRequest, inference::ModelInferResponse>;
+using V2CheckResponse = CheckResponseOf<inference::ModelInferResponse>;
 
 struct LoadOptions {
   int concurrency = 1;
@@ -54,12 +62,14 @@ struct LoadResult {
 // Runs warm-up then measurement with options.concurrency calls of `request` in flight, and
 // waits for every call to end. `request` must stay unchanged until it returns (the calls only
 // read it, concurrently).
-LoadResult RunLoad(const StartCall& start, const v1::InferRequest& request,
-                   const CheckResponse& check, const LoadOptions& options);
+template <typename Request, typename Response>
+LoadResult RunLoad(const StartCallOf<Request, Response>& start, const Request& request,
+                   const CheckResponseOf<Response>& check, const LoadOptions& options);
 
 // One call, waited for: the probe that checks a target answers correctly before it is loaded.
-grpc::Status CallOnce(const StartCall& start, const v1::InferRequest& request,
-                      v1::InferResponse* response, absl::Duration timeout);
+template <typename Request, typename Response>
+grpc::Status CallOnce(const StartCallOf<Request, Response>& start, const Request& request,
+                      Response* response, absl::Duration timeout);
 
 }  // namespace neuronserve::bench
 

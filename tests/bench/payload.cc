@@ -73,4 +73,61 @@ std::string CompareOutput(const v1::InferRequest& request, const v1::InferRespon
   return "";
 }
 
+inference::ModelInferRequest MakeV2Request(const v1::InferRequest& native) {
+  inference::ModelInferRequest request;
+  request.set_id(native.id());
+  request.set_model_name(native.model());
+  const v1::InputTensor& from = native.inputs(0);
+  inference::ModelInferRequest::InferInputTensor* input = request.add_inputs();
+  input->set_name(from.name());
+  input->set_datatype("FP32");
+  for (uint32_t dim : from.shape()) input->add_shape(dim);
+  if (from.float_data_size() > 0) {
+    *input->mutable_contents()->mutable_fp32_contents() = from.float_data();
+  } else {
+    request.add_raw_input_contents(from.raw_data());
+  }
+  return request;
+}
+
+V2CheckResponse V2ExpectSameSize(const inference::ModelInferRequest& request) {
+  const bool floats = request.raw_input_contents_size() == 0;
+  const size_t expected =
+      floats ? static_cast<size_t>(request.inputs(0).contents().fp32_contents_size())
+             : request.raw_input_contents(0).size();
+  return [floats, expected](const inference::ModelInferResponse& response) -> std::string {
+    if (response.outputs_size() != 1) {
+      return absl::StrCat("expected 1 output, got ", response.outputs_size());
+    }
+    if (!floats && response.raw_output_contents_size() != 1) {
+      return absl::StrCat("expected 1 raw_output_contents, got ",
+                          response.raw_output_contents_size());
+    }
+    const size_t got =
+        floats ? static_cast<size_t>(response.outputs(0).contents().fp32_contents_size())
+               : response.raw_output_contents(0).size();
+    if (got != expected) {
+      return absl::StrCat("output has ", got, floats ? " floats" : " bytes", ", expected ",
+                          expected);
+    }
+    return "";
+  };
+}
+
+std::string V2CompareOutput(const inference::ModelInferRequest& request,
+                            const inference::ModelInferResponse& response) {
+  std::string size_error = V2ExpectSameSize(request)(response);
+  if (!size_error.empty()) return size_error;
+  if (request.raw_input_contents_size() == 0) {
+    const auto& in = request.inputs(0).contents().fp32_contents();
+    const auto& out = response.outputs(0).contents().fp32_contents();
+    if (std::memcmp(in.data(), out.data(), static_cast<size_t>(in.size()) * sizeof(float)) != 0) {
+      return "output fp32_contents differs from the input";
+    }
+  } else if (request.raw_input_contents(0) != response.raw_output_contents(0)) {
+    return "output raw_output_contents differs from the input";
+  }
+  return "";
+}
+
 }  // namespace neuronserve::bench

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "inference/grpc_service.pb.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "tests/bench/load_generator.h"
 
@@ -28,6 +29,16 @@ CheckResponse ExpectSameSize(const v1::InferRequest& request);
 
 // Empty when the response's single output equals the request's input exactly, else why not.
 std::string CompareOutput(const v1::InferRequest& request, const v1::InferResponse& response);
+
+// The same request for the Open Inference Protocol's ModelInfer: the same model, id, input
+// name, shape and values, datatype FP32, in raw_input_contents (raw_data) or fp32_contents
+// (float_data), so that the two protocols carry the same bytes.
+inference::ModelInferRequest MakeV2Request(const v1::InferRequest& native);
+
+// ExpectSameSize and CompareOutput for a ModelInfer response: one output, in the request's form.
+V2CheckResponse V2ExpectSameSize(const inference::ModelInferRequest& request);
+std::string V2CompareOutput(const inference::ModelInferRequest& request,
+                            const inference::ModelInferResponse& response);
 
 }  // namespace neuronserve::bench
 

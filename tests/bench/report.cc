@@ -53,6 +53,13 @@ std::optional<double> ComparisonRow::Ratio() const {
   return infer.result->PerSecond() / echo_rate;
 }
 
+std::optional<double> ProtocolRow::Ratio() const {
+  if (!native.result.has_value() || !v2.result.has_value()) return std::nullopt;
+  const double native_rate = native.result->PerSecond();
+  if (native_rate <= 0) return std::nullopt;
+  return v2.result->PerSecond() / native_rate;
+}
+
 std::optional<double> ScalingRow::Ratio() const {
   if (!infer.result.has_value() || ideal_per_second <= 0) return std::nullopt;
   return infer.result->PerSecond() / ideal_per_second;
@@ -91,8 +98,28 @@ void PrintScalingRow(const ScalingRow& row) {
   std::fflush(stdout);
 }
 
+void PrintProtocolHeader(int infer_replicas) {
+  std::printf(
+      "\n== ModelInfer (v2) vs native Infer (identity, latency 0, %d replica%s, raw): unary "
+      "calls ==\n",
+      infer_replicas, infer_replicas == 1 ? "" : "s");
+  std::printf("%-8s %5s | %12s %8s %8s | %12s %8s %8s | %10s\n", "size", "conc", "native req/s",
+              "p50 ms", "p99 ms", "v2 req/s", "p50 ms", "p99 ms", "v2/native");
+  std::fflush(stdout);
+}
+
+void PrintProtocolRow(const ProtocolRow& row) {
+  std::printf("%-8s %5d | %s | %s | %s\n", FormatBytes(row.tensor_bytes).c_str(), row.concurrency,
+              MeasurementColumns(row.native).c_str(), MeasurementColumns(row.v2).c_str(),
+              RatioColumn(row.Ratio()).c_str());
+  PrintProblems("native", row.native);
+  PrintProblems("v2", row.v2);
+  std::fflush(stdout);
+}
+
 void PrintTargets(const std::vector<ComparisonRow>& comparison,
-                  const std::vector<ScalingRow>& scaling) {
+                  const std::vector<ScalingRow>& scaling,
+                  const std::vector<ProtocolRow>& protocol) {
   std::printf("\n== Targets (reported, not asserted) ==\n");
   std::vector<std::string> large;
   std::string small_64 = "not run";
@@ -111,6 +138,23 @@ void PrintTargets(const std::vector<ComparisonRow>& comparison,
               large.empty() ? "not run" : absl::StrJoin(large, "; ").c_str());
   std::printf("4 KiB at conc 64, infer/echo >= 0.70:  %s\n", small_64.c_str());
   std::printf("4 replicas, >= 0.90 of ideal:          %s\n", scaling_4.c_str());
+  std::vector<std::string> v2_cells;
+  for (const ProtocolRow& row : protocol) {
+    const bool target_cell =
+        (row.tensor_bytes == 4096 || row.tensor_bytes == (uint64_t{1} << 20)) &&
+        (row.concurrency == 1 || row.concurrency == 64);
+    if (!target_cell) continue;
+    // "The same throughput within 10 %": either way.
+    const std::optional<double> ratio = row.Ratio();
+    const std::string verdict =
+        ratio.has_value()
+            ? absl::StrFormat("%.3f %s", *ratio, *ratio >= 0.9 && *ratio <= 1.1 ? "met" : "MISSED")
+            : "not measured";
+    v2_cells.push_back(
+        absl::StrCat(FormatBytes(row.tensor_bytes), " conc ", row.concurrency, ": ", verdict));
+  }
+  std::printf("v2/native within 0.90..1.10:          %s\n",
+              v2_cells.empty() ? "not run" : absl::StrJoin(v2_cells, "; ").c_str());
   std::fflush(stdout);
 }
 

@@ -20,6 +20,7 @@
 #include "client/neuronctl/connection_flags.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/output_format.h"
+#include "client/neuronctl/protocol_flag.h"
 #include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
@@ -38,6 +39,7 @@ constexpr auto kOwnFlags = std::to_array<FlagSpec>({
     {"stream", FlagType::kBoolean, "", "",
      "send on InferStream (one stream per request in flight) instead of unary Infer"},
     kTensorFormFlag,
+    kProtocolFlag,
     {"seed", FlagType::kValue, "N", "0", "seed of the random input values"},
     kRandomMaxFlag,
     {"format", FlagType::kValue, "table|csv|json", "",
@@ -75,6 +77,10 @@ constexpr absl::string_view kDescription =
     "\n"
     "On a terminal, stderr shows a live progress line (level, elapsed/total, requests,\n"
     "current req/s), erased before each result; otherwise one line per level is written.\n"
+    "--protocol=v2 sends the same requests to the Open Inference Protocol's ModelInfer (with\n"
+    "--stream, Triton's ModelStreamInfer) instead of Infer, so both front ends are measured\n"
+    "with the same tool; v2 responses carry no queue or device time unless the server adds\n"
+    "them as queue_us / device_us response parameters (else they show as 0).\n"
     "--timeout is the deadline of each unary request; a stream's deadline is the level's\n"
     "warmup + duration + --timeout (no deadline with --requests).\n"
     "\n"
@@ -163,6 +169,8 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
 
   absl::StatusOr<bool> raw = GetRawTensorForm(args);
   if (!raw.ok()) return raw.status();
+  absl::StatusOr<client::Protocol> protocol = GetProtocol(args);
+  if (!protocol.ok()) return protocol.status();
   absl::StatusOr<uint64_t> seed = GetUnsignedFlag(args, "seed");
   if (!seed.ok()) return seed.status();
   absl::StatusOr<uint64_t> random_max = GetRandomMax(args);
@@ -173,6 +181,7 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
 
   plan.setup.stream = args.GetBool("stream");
   plan.setup.raw = *raw;
+  plan.setup.protocol = *protocol;
   plan.setup.seed = *seed;
   plan.setup.random_max = *random_max;
   plan.setup.warmup = plan.level.warmup;
@@ -221,14 +230,16 @@ absl::Status RunBench(const ParsedArgs& args, const CommandIo& io) {
   io.err << "bench: model '" << model_name << "', " << tensors.size() << " input(s), "
          << (*inputs)->bytes() << " bytes per request, "
          << (plan->setup.stream ? "stream" : "unary") << ", " << (plan->setup.raw ? "raw" : "float")
-         << " tensors\n";
+         << " tensors, " << ProtocolName(plan->setup.protocol) << " protocol\n";
 
   const bool stream = plan->setup.stream;
-  const bool raw = plan->setup.raw;
+  client::InferOptions options;
+  options.raw = plan->setup.raw;
+  options.protocol = plan->setup.protocol;
   const absl::Duration stream_timeout = plan->stream_timeout;
   const IssuerFactory make_issuer = [&]() -> std::unique_ptr<RequestIssuer> {
-    if (stream) return MakeStreamIssuer(client, model_name, tensors, raw, stream_timeout);
-    return MakeUnaryIssuer(client, model_name, tensors, raw);
+    if (stream) return MakeStreamIssuer(client, model_name, tensors, options, stream_timeout);
+    return MakeUnaryIssuer(client, model_name, tensors, options);
   };
 
   ReportWriter report(plan->format, plan->setup, io.out);

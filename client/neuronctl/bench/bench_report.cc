@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/neuronctl/protocol_flag.h"
 
 namespace neuronserve::neuronctl {
 namespace {
@@ -93,6 +94,7 @@ nlohmann::json ReportJson(const BenchSetup& setup, const std::vector<LevelResult
       {"model", setup.model},
       {"api", setup.stream ? "stream" : "unary"},
       {"form", setup.raw ? "raw" : "typed"},
+      {"protocol", std::string(ProtocolName(setup.protocol))},
       {"seed", setup.seed},
       {"random_max", setup.random_max},
       {"warmup_s", absl::ToDoubleSeconds(setup.warmup)},

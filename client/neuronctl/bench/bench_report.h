@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "client/lib/infer_types.h"
 #include "client/neuronctl/bench/bench_result.h"
 #include "nlohmann/json.hpp"
 
@@ -22,6 +23,7 @@ struct BenchSetup {
   std::string model;
   bool stream = false;
   bool raw = true;
+  client::Protocol protocol = client::Protocol::kNative;
   uint64_t seed = 0;
   uint64_t random_max = 0;  // integer inputs are uniform in [0, random_max)
   absl::Duration warmup;

@@ -12,10 +12,8 @@ namespace {
 class UnaryIssuer : public RequestIssuer {
  public:
   UnaryIssuer(client::Client& client, const std::string& model,
-              const std::vector<client::NamedTensor>& inputs, bool raw)
-      : client_(client), model_(model), inputs_(inputs) {
-    options_.raw = raw;
-  }
+              const std::vector<client::NamedTensor>& inputs, const client::InferOptions& options)
+      : client_(client), model_(model), inputs_(inputs), options_(options) {}
 
   absl::StatusOr<ServerTimes> Issue() override {
     absl::StatusOr<client::InferResult> result = client_.Infer(model_, inputs_, options_);
@@ -27,17 +25,19 @@ class UnaryIssuer : public RequestIssuer {
   client::Client& client_;
   const std::string& model_;
   const std::vector<client::NamedTensor>& inputs_;
-  client::InferOptions options_;
+  const client::InferOptions options_;
 };
 
 class StreamIssuer : public RequestIssuer {
  public:
   StreamIssuer(client::Client& client, const std::string& model,
-               const std::vector<client::NamedTensor>& inputs, bool raw,
+               const std::vector<client::NamedTensor>& inputs, const client::InferOptions& options,
                absl::Duration stream_timeout)
-      : client_(client), model_(model), inputs_(inputs), stream_timeout_(stream_timeout) {
-    options_.raw = raw;
-  }
+      : client_(client),
+        model_(model),
+        inputs_(inputs),
+        stream_timeout_(stream_timeout),
+        options_(options) {}
 
   // Every answer has been received (one request in flight, and Issue waits for it), so this
   // ends the stream cleanly rather than cancelling it.
@@ -50,7 +50,7 @@ class StreamIssuer : public RequestIssuer {
   absl::StatusOr<ServerTimes> Issue() override {
     if (session_ == nullptr) {
       absl::StatusOr<std::unique_ptr<client::InferSession>> opened =
-          client_.OpenStream(stream_timeout_);
+          client_.OpenStream(stream_timeout_, options_.protocol);
       if (!opened.ok()) return opened.status();
       session_ = *std::move(opened);
     }
@@ -79,7 +79,7 @@ class StreamIssuer : public RequestIssuer {
   const std::string& model_;
   const std::vector<client::NamedTensor>& inputs_;
   const absl::Duration stream_timeout_;
-  client::InferOptions options_;
+  const client::InferOptions options_;
   std::unique_ptr<client::InferSession> session_;
 };
 
@@ -87,14 +87,15 @@ class StreamIssuer : public RequestIssuer {
 
 std::unique_ptr<RequestIssuer> MakeUnaryIssuer(client::Client& client, const std::string& model,
                                                const std::vector<client::NamedTensor>& inputs,
-                                               bool raw) {
-  return std::make_unique<UnaryIssuer>(client, model, inputs, raw);
+                                               const client::InferOptions& options) {
+  return std::make_unique<UnaryIssuer>(client, model, inputs, options);
 }
 
 std::unique_ptr<RequestIssuer> MakeStreamIssuer(client::Client& client, const std::string& model,
                                                 const std::vector<client::NamedTensor>& inputs,
-                                                bool raw, absl::Duration stream_timeout) {
-  return std::make_unique<StreamIssuer>(client, model, inputs, raw, stream_timeout);
+                                                const client::InferOptions& options,
+                                                absl::Duration stream_timeout) {
+  return std::make_unique<StreamIssuer>(client, model, inputs, options, stream_timeout);
 }
 
 }  // namespace neuronserve::neuronctl

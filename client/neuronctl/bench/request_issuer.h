@@ -28,18 +28,20 @@ class RequestIssuer {
   virtual absl::StatusOr<ServerTimes> Issue() = 0;
 };
 
-// Client::Infer per request (deadline: the client's default, i.e. --timeout).
+// Client::Infer per request with `options` (form and protocol; deadline: the client's default,
+// i.e. --timeout).
 std::unique_ptr<RequestIssuer> MakeUnaryIssuer(client::Client& client, const std::string& model,
                                                const std::vector<client::NamedTensor>& inputs,
-                                               bool raw);
+                                               const client::InferOptions& options);
 
-// One InferStream, opened on the first request with `stream_timeout` as its deadline, one
-// request in flight at a time. A request's own error leaves the stream open; when the stream
-// itself fails, its final status is the request's error and the next request opens a new one.
-// The stream is half-closed and finished on destruction.
+// One InferStream (ModelStreamInfer with options.protocol kV2), opened on the first request with
+// `stream_timeout` as its deadline, one request in flight at a time. A request's own error leaves
+// the stream open; when the stream itself fails, its final status is the request's error and the
+// next request opens a new one. The stream is half-closed and finished on destruction.
 std::unique_ptr<RequestIssuer> MakeStreamIssuer(client::Client& client, const std::string& model,
                                                 const std::vector<client::NamedTensor>& inputs,
-                                                bool raw, absl::Duration stream_timeout);
+                                                const client::InferOptions& options,
+                                                absl::Duration stream_timeout);
 
 }  // namespace neuronserve::neuronctl
 
