@@ -254,11 +254,7 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelInfer(
     grpc::CallbackServerContext* context, const inference::ModelInferRequest* request,
     inference::ModelInferResponse* response) {
   CallerCheck check = guard_.Check(context, rpc::kModelInfer, request->model_name());
-  if (!check.status.ok()) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(check.status);
-    return reactor;
-  }
+  if (!check.status.ok()) return FinishNow(context, check.status);
   return InferUnaryReactor<V2InferCall>::Start(infer_, context, request, response,
                                                std::move(check.identity));
 }
