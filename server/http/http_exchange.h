@@ -22,6 +22,9 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  // Sent after `body`, in order, without joining them first: a large binary tensor the device
+  // wrote into its own buffer goes out as it is (Content-Length counts every part).
+  std::vector<std::string> more_body;
   // More headers, e.g. {"Inference-Header-Content-Length", "123"}. The server writes
   // Content-Type, Content-Length and Cache-Control: no-store itself.
   std::vector<std::pair<std::string, std::string>> headers;
