@@ -50,7 +50,7 @@ absl::Status AppendScalar(std::string_view model, size_t index, RestInput& input
   const auto refuse = [&](std::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(Where(model, input, index), " is ",
                                                    input.datatype, ": data[", input.count,
-                                                   "] = ", ScalarText(scalar), " ", why));
+                                                   "] = ", ScalarText(scalar), " ", std::string(why)));
   };
   const auto integer_in = [&](int64_t min, uint64_t max) -> absl::Status {
     switch (scalar.kind) {
@@ -356,7 +356,7 @@ class Handler final : public nlohmann::json_sax<Json> {
         "values and arrays are mixed); give a flat array or one nested as the shape");
   }
 
-  bool Scalar(const RestScalar* scalar, std::string_view what) {
+  bool Scalar(const RestScalar* scalar, const char* what) {
     if (stack_.empty()) return Fail("the request body must be a JSON object ($inference_request)");
     const Frame here = stack_.back().frame;
     switch (here) {
