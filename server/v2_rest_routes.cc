@@ -294,7 +294,7 @@ void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
   add("GET", "/v2/health/live", "ServerLive", &Routes::Live);
   add("GET", "/v2/health/ready", "ServerReady", &Routes::Ready);
   add("GET", "/v2", "ServerMetadata", &Routes::ServerMetadata);
-  for (const std::stringconst std::string model : model :
+  for (const std::string& model :
        {std::string("/v2/models/{name}"), std::string("/v2/models/{name}/versions/{version}")}) {
     add("GET", model, "ModelMetadata", &Routes::ModelMetadata);
     add("GET", model + "/ready", "ModelReady", &Routes::ModelReady);
