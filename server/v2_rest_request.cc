@@ -313,10 +313,11 @@ class Handler final : public nlohmann::json_sax<Json> {
     stack_.pop_back();
     if (closing == Frame::kData) {
       const size_t level = data_depth_ - 1;
-      const uint32_t length = static_cast<uint32_t>(data_lengths_[level]);
+      const int64_t length = static_cast<int64_t>(data_lengths_[level]);
       // Every array at one depth must have the same length: data is a regular array.
-      if (dims_.size() <= level) {
-        dims_.resize(level + 1, length);
+      if (dims_.size() <= level) dims_.resize(level + 1, kUnset);
+      if (dims_[level] == kUnset) {
+        dims_[level] = length;
       } else if (dims_[level] != length) {
         return Ragged();
       }
@@ -324,7 +325,10 @@ class Handler final : public nlohmann::json_sax<Json> {
       if (data_depth_ > 0) {
         ++data_lengths_[data_depth_ - 1];
       } else {
-        if (max_data_depth_ > 1) input().nested_dims = dims_;
+        if (max_data_depth_ > 1) {
+          input().nested_dims.assign(dims_.begin(), dims_.end());
+          for (int64_t& dim : dims_) dim = kUnset;
+        }
       }
     } else if (closing == Frame::kInput) {
       if (!input().pending.empty() && !input().name.empty() &&
@@ -525,7 +529,8 @@ class Handler final : public nlohmann::json_sax<Json> {
   size_t max_data_depth_ = 0;
   size_t leaf_depth_ = 0;
   std::vector<size_t> data_lengths_;
-  std::vector<uint32_t> dims_;
+  static constexpr int64_t kUnset = -1;
+  std::vector<int64_t> dims_;
 };
 
 std::string RestFieldName(ValueField field) {

@@ -63,6 +63,17 @@ TEST(V2RestRequestTest, ReadsEveryFieldIntoTypedBuffers) {
   EXPECT_FALSE(request.outputs[1].binary_data);
 }
 
+TEST(V2RestRequestTest, NestedDataRecordsTheLengthAtEachDepth) {
+  RestInferRequest request;
+  ASSERT_TRUE(Parse(R"({"inputs":[{"name":"a","datatype":"INT32","shape":[2,3,1],
+      "data":[[[1],[2],[3]],[[4],[5],[6]]]},{"name":"b","datatype":"INT32","data":[[1,2,3]]}]})",
+                    request)
+                  .ok());
+  EXPECT_THAT(request.inputs[0].nested_dims, ElementsAre(2, 3, 1));
+  EXPECT_THAT(Values<int32_t>(request.inputs[0]), ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_THAT(request.inputs[1].nested_dims, ElementsAre(1, 3));
+}
+
 TEST(V2RestRequestTest, DataBeforeTheNameAndDatatypeWaitsAndIsConvertedAtTheEnd) {
   RestInferRequest request;
   ASSERT_TRUE(Parse(R"({"inputs":[{"data":[1,-2],"shape":[2],"datatype":"INT16","name":"a"}]})",
