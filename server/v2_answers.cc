@@ -256,8 +256,7 @@ absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_on
 }
 
 void V2RepositoryLoad(
-    const ModelLoadingContext& loading, const std::string& name,
-    const std::string& repository_name,
+    const ModelLoadingContext& loading, const std::string& name, const std::string& repository_name,
     const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters,
     V2Done done) {
   if (loading.repository == nullptr) {
@@ -287,10 +286,9 @@ void V2RepositoryLoad(
   if (absl::Status taken = upload.TakeMessage(header_message); !taken.ok()) return done(taken);
   absl::StatusOr<LoadSpec> spec = upload.Finish();
   if (!spec.ok()) return done(spec.status());
-  loading.registry->Load(*std::move(spec),
-                         [done = std::move(done)](absl::StatusOr<ModelInfo> result) {
-                           done(result.status());
-                         });
+  loading.registry->Load(
+      *std::move(spec),
+      [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
 }
 
 void V2RepositoryUnload(const ModelLoadingContext& loading, const std::string& name,
@@ -304,9 +302,8 @@ void V2RepositoryUnload(const ModelLoadingContext& loading, const std::string& n
   // Triton's parameters here (unload_dependents) mean nothing without model ensembles: ignored.
   // Any model may be unloaded this way, uploads included, as UnloadModel does: the registry
   // holds one set of names.
-  loading.registry->Unload(name, [done = std::move(done)](absl::StatusOr<ModelInfo> result) {
-    done(result.status());
-  });
+  loading.registry->Unload(
+      name, [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
 }
 
 }  // namespace neuronserve

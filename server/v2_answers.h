@@ -55,8 +55,7 @@ absl::Status V2ModelMetadata(const ModelRegistry& registry, const std::string& n
 // ModelStatistics: of `name` (its serving version; `version`, when given, must be it), or of
 // every model with a serving version when `name` is empty (of `version` only, when given).
 absl::Status V2ModelStatistics(const ModelRegistry& registry, const std::string& name,
-                               const std::string& version,
-                               inference::ModelStatisticsResponse& out);
+                               const std::string& version, inference::ModelStatisticsResponse& out);
 
 // OK when `repository_name` is empty or the repository folder's base name; NOT_FOUND naming
 // both otherwise (or saying there is no repository). `call` names the call in the message.
@@ -75,8 +74,7 @@ using V2Done = std::function<void(const absl::Status&)>;
 // config is). `done` gets the load's outcome once the model is READY or failed (on the
 // registry's thread), or the refusal at once.
 void V2RepositoryLoad(
-    const ModelLoadingContext& loading, const std::string& name,
-    const std::string& repository_name,
+    const ModelLoadingContext& loading, const std::string& name, const std::string& repository_name,
     const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters,
     V2Done done);
 

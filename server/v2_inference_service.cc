@@ -50,9 +50,10 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelReady(
   }
   if (request->name().empty()) {
     return FinishUnaryNow(context, absl::InvalidArgumentError(
-                                  "ModelReadyRequest.name is empty: name the model to check"));
+                                       "ModelReadyRequest.name is empty: name the model to check"));
   }
-  response->set_ready(V2ModelReady(health_(), *loading_.registry, request->name(), request->version()));
+  response->set_ready(
+      V2ModelReady(health_(), *loading_.registry, request->name(), request->version()));
   return FinishUnaryNow(context, grpc::Status::OK);
 }
 
@@ -77,8 +78,8 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(
     return FinishUnaryNow(
         context, absl::InvalidArgumentError("ModelMetadataRequest.name is empty: name the model"));
   }
-  return FinishUnaryNow(context, V2ModelMetadata(*loading_.registry, request->name(),
-                                                request->version(), *response));
+  return FinishUnaryNow(
+      context, V2ModelMetadata(*loading_.registry, request->name(), request->version(), *response));
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::ModelInfer(
@@ -94,8 +95,8 @@ grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInfe
 V2InferenceService::ModelStreamInfer(grpc::CallbackServerContext* context) {
   CallerCheck check = guard_.Check(context, rpc::kModelStreamInfer);
   if (!check.status.ok()) {
-    return new RefusedReactor<grpc::ServerBidiReactor<inference::ModelInferRequest,
-                                                      inference::ModelStreamInferResponse>>(
+    return new RefusedReactor<
+        grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>>(
         check.status);
   }
   return new InferStreamReactor<V2InferCall>(infer_, context, std::move(check.identity));
@@ -109,7 +110,7 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(
     return FinishUnaryNow(context, check.status);
   }
   return FinishUnaryNow(context, V2ModelStatistics(*loading_.registry, request->name(),
-                                                  request->version(), *response));
+                                                   request->version(), *response));
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(

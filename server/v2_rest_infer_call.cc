@@ -130,9 +130,9 @@ absl::Status V2RestInferCall::Bind() {
           absl::StrCat("model '", model_, "': header ", std::string(kHeaderLength), " is '",
                        std::string(header), "', not a number of bytes"));
     } else if (length > body.size()) {
-      framing = absl::InvalidArgumentError(absl::StrCat(
-          "model '", model_, "': header ", std::string(kHeaderLength), " says the JSON is ",
-          length, " bytes, but the body has ", body.size()));
+      framing = absl::InvalidArgumentError(
+          absl::StrCat("model '", model_, "': header ", std::string(kHeaderLength),
+                       " says the JSON is ", length, " bytes, but the body has ", body.size()));
     } else {
       json = body.substr(0, length);
       binary = body.substr(length);
@@ -148,19 +148,19 @@ absl::Status V2RestInferCall::Bind() {
   const std::string& name = model().identity().name;
   if (request_.timeout_us.has_value()) {
     if (*request_.timeout_us < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("model '", name,
-                                                     "': request parameter 'timeout' is ",
-                                                     *request_.timeout_us,
-                                                     " microseconds; give 0 (none) or more"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", name, "': request parameter 'timeout' is ", *request_.timeout_us,
+                       " microseconds; give 0 (none) or more"));
     }
     if (*request_.timeout_us > 0) LimitQueueTime(absl::Microseconds(*request_.timeout_us));
   }
   if (header.empty()) {
     for (const RestInput& input : request_.inputs) {
       if (input.binary_data_size.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "model '", name, "' input '", input.name, "' has binary_data_size but the request has no ",
-            std::string(kHeaderLength), " header saying where the JSON ends"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("model '", name, "' input '", input.name,
+                         "' has binary_data_size but the request has no ",
+                         std::string(kHeaderLength), " header saying where the JSON ends"));
       }
     }
   }
@@ -195,21 +195,21 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
         return checked;
       }
       if (!tensor.has_shape) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": 'shape' is missing; expected ",
-                                                       ShapeToString(spec->shape)));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": 'shape' is missing; expected ", ShapeToString(spec->shape)));
       }
     }
     if (!tensor.nested_dims.empty() && tensor.nested_dims != tensor.shape) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": 'data' is nested as ", ShapeToString(tensor.nested_dims),
-          " but 'shape' is ", ShapeToString(tensor.shape), "; nest it as the shape or send it flat"));
+          where, ": 'data' is nested as ", ShapeToString(tensor.nested_dims), " but 'shape' is ",
+          ShapeToString(tensor.shape), "; nest it as the shape or send it flat"));
     }
     shapes_[i].assign(tensor.shape.begin(), tensor.shape.end());
     input.shape = absl::MakeConstSpan(shapes_[i]);
     if (tensor.binary_data_size.has_value()) {
       if (tensor.has_data) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, " has both 'data' and binary_data_size; send its values one way"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " has both 'data' and binary_data_size; send its values one way"));
       }
       const uint64_t size = *tensor.binary_data_size;
       if (size > binary.size() - offset) {
@@ -226,10 +226,10 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
     input.NoteField(tensor.field, tensor.values.data(), tensor.count);
   }
   if (offset != binary.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model '", name, "': the inputs' binary_data_size add up to ", offset,
-        " bytes, but the body has ", binary.size(), " bytes after the JSON (",
-        std::string(kHeaderLength), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", name, "': the inputs' binary_data_size add up to ", offset,
+                     " bytes, but the body has ", binary.size(), " bytes after the JSON (",
+                     std::string(kHeaderLength), ")"));
   }
   return absl::OkStatus();
 }
@@ -239,8 +239,8 @@ void V2RestInferCall::AddOutput(const TensorSpec& spec, ValueField /*field*/) {
   output.name = spec.name;
   output.dtype = spec.dtype;
   output.shape = spec.shape;
-  output.binary = request_.binary_data_output ||
-                  RestDataField(V2DatatypeName(spec.dtype)) == ValueField::kNone;
+  output.binary =
+      request_.binary_data_output || RestDataField(V2DatatypeName(spec.dtype)) == ValueField::kNone;
   for (const RestOutput& wanted : request_.outputs) {
     if (wanted.name == spec.name && wanted.binary_data) output.binary = true;
   }

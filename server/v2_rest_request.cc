@@ -48,9 +48,9 @@ void Append(RestInput& input, T value) {
 absl::Status AppendScalar(std::string_view model, size_t index, RestInput& input,
                           const RestScalar& scalar) {
   const auto refuse = [&](std::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(Where(model, input, index), " is ",
-                                                   input.datatype, ": data[", input.count,
-                                                   "] = ", ScalarText(scalar), " ", std::string(why)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(Where(model, input, index), " is ", input.datatype, ": data[", input.count,
+                     "] = ", ScalarText(scalar), " ", std::string(why)));
   };
   const auto integer_in = [&](int64_t min, uint64_t max) -> absl::Status {
     switch (scalar.kind) {
@@ -84,8 +84,8 @@ absl::Status AppendScalar(std::string_view model, size_t index, RestInput& input
       }
       break;
     case ValueField::kInt32:
-      if (absl::Status ok = integer_in(std::numeric_limits<int32_t>::min(),
-                                       std::numeric_limits<int32_t>::max());
+      if (absl::Status ok =
+              integer_in(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
           !ok.ok()) {
         return ok;
       }
@@ -102,14 +102,13 @@ absl::Status AppendScalar(std::string_view model, size_t index, RestInput& input
                                                         : scalar.u));
       return absl::OkStatus();
     case ValueField::kInt64:
-      if (absl::Status ok = integer_in(std::numeric_limits<int64_t>::min(),
-                                       std::numeric_limits<int64_t>::max());
+      if (absl::Status ok =
+              integer_in(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
           !ok.ok()) {
         return ok;
       }
-      Append<int64_t>(input, scalar.kind == RestScalar::Kind::kInt
-                                 ? scalar.i
-                                 : static_cast<int64_t>(scalar.u));
+      Append<int64_t>(
+          input, scalar.kind == RestScalar::Kind::kInt ? scalar.i : static_cast<int64_t>(scalar.u));
       return absl::OkStatus();
     case ValueField::kUInt64:
       if (absl::Status ok = integer_in(0, std::numeric_limits<uint64_t>::max()); !ok.ok()) {
@@ -223,8 +222,8 @@ class Handler final : public nlohmann::json_sax<Json> {
   // the status set for a value of the wrong kind.
   bool Open(bool object) {
     if (stack_.size() >= kRestMaxDepth) {
-      return Fail(absl::StrCat("the request nests arrays and objects deeper than ",
-                               kRestMaxDepth, " levels"));
+      return Fail(absl::StrCat("the request nests arrays and objects deeper than ", kRestMaxDepth,
+                               " levels"));
     }
     Frame next = Frame::kSkip;
     if (stack_.empty()) {
@@ -372,8 +371,8 @@ class Handler final : public nlohmann::json_sax<Json> {
         return true;
       case Frame::kParameters:
         if (key_ == "timeout") {
-          if (scalar == nullptr || (scalar->kind != RestScalar::Kind::kInt &&
-                                    scalar->kind != RestScalar::Kind::kUInt)) {
+          if (scalar == nullptr ||
+              (scalar->kind != RestScalar::Kind::kInt && scalar->kind != RestScalar::Kind::kUInt)) {
             return Fail("request parameter 'timeout' must be an int64 number of microseconds");
           }
           out_.timeout_us = scalar->kind == RestScalar::Kind::kInt
@@ -396,11 +395,10 @@ class Handler final : public nlohmann::json_sax<Json> {
         }
         return true;
       case Frame::kShape:
-        if (scalar == nullptr ||
-            !((scalar->kind == RestScalar::Kind::kInt && scalar->i >= 0 &&
-               scalar->i <= std::numeric_limits<uint32_t>::max()) ||
-              (scalar->kind == RestScalar::Kind::kUInt &&
-               scalar->u <= std::numeric_limits<uint32_t>::max()))) {
+        if (scalar == nullptr || !((scalar->kind == RestScalar::Kind::kInt && scalar->i >= 0 &&
+                                    scalar->i <= std::numeric_limits<uint32_t>::max()) ||
+                                   (scalar->kind == RestScalar::Kind::kUInt &&
+                                    scalar->u <= std::numeric_limits<uint32_t>::max()))) {
           return FailInput(absl::StrCat("'shape' holds ",
                                         scalar == nullptr ? "null" : ScalarText(*scalar),
                                         ", which is not a size"));
@@ -434,12 +432,14 @@ class Handler final : public nlohmann::json_sax<Json> {
                                      (scalar->kind == RestScalar::Kind::kInt && scalar->i >= 0))) {
             return FailInput("parameter 'binary_data_size' must be a number of bytes");
           }
-          input().binary_data_size =
-              scalar->kind == RestScalar::Kind::kUInt ? scalar->u : static_cast<uint64_t>(scalar->i);
+          input().binary_data_size = scalar->kind == RestScalar::Kind::kUInt
+                                         ? scalar->u
+                                         : static_cast<uint64_t>(scalar->i);
         }
         return true;
       case Frame::kOutput:
-        if (key_ == "name") return Fail(absl::StrCat("an output's 'name' must be a string, not ", what));
+        if (key_ == "name")
+          return Fail(absl::StrCat("an output's 'name' must be a string, not ", what));
         return true;
       case Frame::kOutputParams:
         if (key_ == "binary_data") {

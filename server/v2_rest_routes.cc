@@ -33,8 +33,7 @@ HttpResponse JsonResponse(int status, const Json& json) {
 }
 
 HttpResponse ErrorResponse(const absl::Status& status) {
-  return JsonResponse(HttpStatusOf(status.code()),
-                      Json{{"error", std::string(status.message())}});
+  return JsonResponse(HttpStatusOf(status.code()), Json{{"error", std::string(status.message())}});
 }
 
 // A probe's answer: 200 with no body, or 400 saying why not (as KServe's v2 REST and Triton).
@@ -52,9 +51,10 @@ Json TensorsJson(
         tensors) {
   Json out = Json::array();
   for (const auto& tensor : tensors) {
-    out.push_back(Json{{"name", tensor.name()},
-                       {"datatype", tensor.datatype()},
-                       {"shape", std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end())}});
+    out.push_back(
+        Json{{"name", tensor.name()},
+             {"datatype", tensor.datatype()},
+             {"shape", std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end())}});
   }
   return out;
 }
@@ -68,21 +68,21 @@ Json StatisticsJson(const inference::ModelStatisticsResponse& response) {
   Json models = Json::array();
   for (const inference::ModelStatistics& stats : response.model_stats()) {
     const inference::InferStatistics& infer = stats.inference_stats();
-    models.push_back(Json{{"name", stats.name()},
-                          {"version", stats.version()},
-                          {"last_inference", stats.last_inference()},
-                          {"inference_count", stats.inference_count()},
-                          {"execution_count", stats.execution_count()},
-                          {"inference_stats",
-                           Json{{"success", DurationJson(infer.success())},
-                                {"fail", DurationJson(infer.fail())},
-                                {"queue", DurationJson(infer.queue())},
-                                {"compute_input", DurationJson(infer.compute_input())},
-                                {"compute_infer", DurationJson(infer.compute_infer())},
-                                {"compute_output", DurationJson(infer.compute_output())},
-                                {"cache_hit", DurationJson(infer.cache_hit())},
-                                {"cache_miss", DurationJson(infer.cache_miss())}}},
-                          {"batch_stats", Json::array()}});
+    models.push_back(
+        Json{{"name", stats.name()},
+             {"version", stats.version()},
+             {"last_inference", stats.last_inference()},
+             {"inference_count", stats.inference_count()},
+             {"execution_count", stats.execution_count()},
+             {"inference_stats", Json{{"success", DurationJson(infer.success())},
+                                      {"fail", DurationJson(infer.fail())},
+                                      {"queue", DurationJson(infer.queue())},
+                                      {"compute_input", DurationJson(infer.compute_input())},
+                                      {"compute_infer", DurationJson(infer.compute_infer())},
+                                      {"compute_output", DurationJson(infer.compute_output())},
+                                      {"cache_hit", DurationJson(infer.cache_hit())},
+                                      {"cache_miss", DurationJson(infer.cache_miss())}}},
+             {"batch_stats", Json::array()}});
   }
   return Json{{"model_stats", std::move(models)}};
 }
@@ -94,8 +94,8 @@ class Routes {
   void Live(HttpExchange& exchange) const {
     const std::optional<HealthReport> report = s_.health();
     exchange.Respond(ProbeResponse(
-        V2ServerLive(report),
-        report.has_value() ? absl::StrCat("not live: ", report->live_reason) : "not live: starting or stopping"));
+        V2ServerLive(report), report.has_value() ? absl::StrCat("not live: ", report->live_reason)
+                                                 : "not live: starting or stopping"));
   }
 
   void Ready(HttpExchange& exchange) const {
@@ -132,13 +132,13 @@ class Routes {
         V2ModelMetadata(*s_.loading.registry, std::string(exchange.param("name")),
                         std::string(exchange.param("version")), metadata);
     if (!status.ok()) return exchange.Respond(ErrorResponse(status));
-    exchange.Respond(JsonResponse(
-        200, Json{{"name", metadata.name()},
-                  {"versions", std::vector<std::string>(metadata.versions().begin(),
-                                                        metadata.versions().end())},
-                  {"platform", metadata.platform()},
-                  {"inputs", TensorsJson(metadata.inputs())},
-                  {"outputs", TensorsJson(metadata.outputs())}}));
+    exchange.Respond(
+        JsonResponse(200, Json{{"name", metadata.name()},
+                               {"versions", std::vector<std::string>(metadata.versions().begin(),
+                                                                     metadata.versions().end())},
+                               {"platform", metadata.platform()},
+                               {"inputs", TensorsJson(metadata.inputs())},
+                               {"outputs", TensorsJson(metadata.outputs())}}));
   }
 
   void Statistics(HttpExchange& exchange) const {
@@ -288,7 +288,8 @@ void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
   auto shared = std::make_shared<const Routes>(std::move(sources));
   const auto add = [&](std::string method, std::string pattern, std::string_view rpc,
                        void (Routes::*handler)(HttpExchange&) const) {
-    routes.Add({std::move(method), std::move(pattern), ScopeOf(rpc), absl::StrCat("Rest", std::string(rpc)),
+    routes.Add({std::move(method), std::move(pattern), ScopeOf(rpc),
+                absl::StrCat("Rest", std::string(rpc)),
                 [shared, handler](HttpExchange& exchange) { ((*shared).*handler)(exchange); }});
   };
   add("GET", "/v2/health/live", "ServerLive", &Routes::Live);

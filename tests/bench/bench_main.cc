@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
 #include "absl/time/time.h"
 #include "bench_echo.grpc.pb.h"
 #include "grpcpp/create_channel.h"
@@ -27,6 +26,7 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "inference/grpc_service.grpc.pb.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "nlohmann/json.hpp"
 #include "tests/bench/bench_flags.h"
 #include "tests/bench/daemon_models.h"
 #include "tests/bench/echo_server.h"
@@ -364,8 +364,11 @@ class Bench {
     const std::string path = "/v2/models/" + model.name + "/infer";
     const nlohmann::json shape = {1, kSize / 4};
     const std::string binary_json =
-        nlohmann::json{{"inputs", {{{"name", kInputName}, {"shape", shape}, {"datatype", "FP32"},
-                                    {"parameters", {{"binary_data_size", kSize}}}}}},
+        nlohmann::json{{"inputs",
+                        {{{"name", kInputName},
+                          {"shape", shape},
+                          {"datatype", "FP32"},
+                          {"parameters", {{"binary_data_size", kSize}}}}}},
                        {"parameters", {{"binary_data_output", true}}}}
             .dump();
     const HttpPost binary{path,
@@ -373,10 +376,13 @@ class Bench {
                           binary_json + bytes};
     std::vector<float> values(kSize / 4);
     std::memcpy(values.data(), bytes.data(), kSize);
-    const HttpPost json{path, {"Content-Type: application/json"},
-                        nlohmann::json{{"inputs", {{{"name", kInputName}, {"shape", shape},
-                                                    {"datatype", "FP32"}, {"data", values}}}}}
-                            .dump()};
+    const HttpPost json{
+        path,
+        {"Content-Type: application/json"},
+        nlohmann::json{
+            {"inputs",
+             {{{"name", kInputName}, {"shape", shape}, {"datatype", "FP32"}, {"data", values}}}}}
+            .dump()};
     // The identity's bytes must come back: after the JSON part, or as many JSON numbers.
     const HttpCheck binary_check = [&bytes](const HttpAnswer& answer) -> std::string {
       if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);

@@ -63,8 +63,8 @@ HttpAnswer HttpConnection::Send(const HttpPost& post) {
     head += "\r\n";
     // Head and body in one write when small, so the server reads them together.
     const std::string whole = post.body.size() < 65536 ? head + post.body : head;
-    bool sent = ::send(fd_, whole.data(), whole.size(), MSG_NOSIGNAL) ==
-                static_cast<ssize_t>(whole.size());
+    bool sent =
+        ::send(fd_, whole.data(), whole.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(whole.size());
     if (sent && whole.size() == head.size() && !post.body.empty()) {
       sent = ::send(fd_, post.body.data(), post.body.size(), MSG_NOSIGNAL) ==
              static_cast<ssize_t>(post.body.size());
@@ -127,9 +127,8 @@ LoadResult RunHttpLoad(const std::string& address, const HttpPost& post, const H
       HttpConnection connection(address);
       int measured = 0;
       // Until the window ends and this slot completed its share inside it (bounded).
-      while (absl::Now() < measure_until ||
-             (measured < options.min_calls_per_slot &&
-              absl::Now() < measure_until + options.max_extra)) {
+      while (absl::Now() < measure_until || (measured < options.min_calls_per_slot &&
+                                             absl::Now() < measure_until + options.max_extra)) {
         const absl::Time sent = absl::Now();
         const HttpAnswer answer = connection.Send(post);
         const absl::Time done = absl::Now();

@@ -4,6 +4,7 @@
 // that the REST and gRPC columns are measured and reported alike.
 //
 // Thread safety: an HttpConnection is used by one thread; RunHttpLoad runs one thread per slot.
+// Ownership: a connection owns its socket and closes it when destroyed.
 #ifndef NEURON_SERVE_TESTS_BENCH_HTTP_LOAD_H_
 #define NEURON_SERVE_TESTS_BENCH_HTTP_LOAD_H_
 

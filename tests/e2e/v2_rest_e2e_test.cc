@@ -70,8 +70,8 @@ class Rest {
     return HttpFetch(request);
   }
   // A binary-extension request: the JSON, then `binary` after it.
-  HttpResult PostBinary(const std::string& path, const std::string& json,
-                        const std::string& binary, std::vector<std::string> headers = {}) {
+  HttpResult PostBinary(const std::string& path, const std::string& json, const std::string& binary,
+                        std::vector<std::string> headers = {}) {
     headers.push_back(absl::StrCat(kHeaderLength, ": ", json.size()));
     return Post(path, json + binary, std::move(headers));
   }
@@ -111,8 +111,8 @@ std::string MlpJson(const std::vector<float>& x, bool nested, const std::string&
   for (float v : x) data.push_back(v);
   if (nested) data = Json::array({data});
   return Json{{"id", id},
-              {"inputs", {{{"name", "input"}, {"shape", {1, kMlpIn}}, {"datatype", "FP32"},
-                           {"data", data}}}}}
+              {"inputs",
+               {{{"name", "input"}, {"shape", {1, kMlpIn}}, {"datatype", "FP32"}, {"data", data}}}}}
       .dump();
 }
 
@@ -136,10 +136,10 @@ std::unique_ptr<RunningDaemon> StartWithHttp(std::vector<std::string> flags, std
   return daemon;
 }
 
-#define START_HTTP_DAEMON(var, rest, flags)                                      \
-  std::string var##_log, var##_http;                                             \
+#define START_HTTP_DAEMON(var, rest, flags)                                             \
+  std::string var##_log, var##_http;                                                    \
   std::unique_ptr<RunningDaemon> var = StartWithHttp((flags), &var##_http, &var##_log); \
-  ASSERT_NE(var, nullptr) << var##_log;                                          \
+  ASSERT_NE(var, nullptr) << var##_log;                                                 \
   Rest rest(var##_http)
 
 TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
@@ -181,7 +181,8 @@ TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   EXPECT_THAT(ErrorOf(unknown), HasSubstr("'nope'"));
   const HttpResult mismatch = rest.Get("/v2/models/mlp/versions/9");
   EXPECT_EQ(mismatch.status, 400);
-  EXPECT_EQ(ErrorOf(mismatch), "model 'mlp': version '9' was asked for, but version '1' is serving");
+  EXPECT_EQ(ErrorOf(mismatch),
+            "model 'mlp': version '9' was asked for, but version '1' is serving");
   const HttpResult stats_unknown = rest.Get("/v2/models/nope/stats");
   EXPECT_EQ(stats_unknown.status, 404);
   EXPECT_THAT(ErrorOf(stats_unknown), HasSubstr("'nope'"));
@@ -202,7 +203,8 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
     std::vector<float> x(kMlpIn);
     for (float& v : x) v = value(random);
     const std::string id = absl::StrCat("r", i);
-    const std::string path = i % 3 == 0 ? "/v2/models/mlp/versions/1/infer" : "/v2/models/mlp/infer";
+    const std::string path =
+        i % 3 == 0 ? "/v2/models/mlp/versions/1/infer" : "/v2/models/mlp/infer";
     const HttpResult result = rest.Post(path, MlpJson(x, /*nested=*/i % 2 == 1, id));
     ASSERT_EQ(result.status, 200) << result.body;
     EXPECT_EQ(result.Header("Content-Type"), "application/json");
@@ -227,12 +229,16 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
     // The names and datatypes after the data: the parser keeps the values until it knows them.
     const Json request = {
         {"inputs",
-         {{{"data", ids}, {"shape", {1, kClassifierSequence}}, {"datatype", "INT64"},
+         {{{"data", ids},
+           {"shape", {1, kClassifierSequence}},
+           {"datatype", "INT64"},
            {"name", simmodel::kClassifierIds}},
-          {{"data", mask}, {"shape", {1, kClassifierSequence}}, {"datatype", "INT64"},
+          {{"data", mask},
+           {"shape", {1, kClassifierSequence}},
+           {"datatype", "INT64"},
            {"name", simmodel::kClassifierMask}}}},
-        {"outputs", {{{"name", simmodel::kClassifierLogits}},
-                     {{"name", simmodel::kClassifierLogitsFp16}}}}};
+        {"outputs",
+         {{{"name", simmodel::kClassifierLogits}}, {{"name", simmodel::kClassifierLogitsFp16}}}}};
     const HttpResult result = rest.Post("/v2/models/classifier/infer", request.dump());
     ASSERT_EQ(result.status, 200) << result.body;
     const Json json = Json::parse(result.body);
@@ -251,7 +257,8 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
   // The access log names the REST front end, and the protocol counter counts it.
   EXPECT_TRUE(WaitUntil([&] { return absl::StrContains(ReadText(access_log), "RestModelInfer"); }));
   const HttpResult metrics = rest.Get("/metrics");
-  EXPECT_THAT(metrics.body, HasSubstr("neuronserve_requests_by_protocol_total{protocol=\"v2_http\"} 16"));
+  EXPECT_THAT(metrics.body,
+              HasSubstr("neuronserve_requests_by_protocol_total{protocol=\"v2_http\"} 16"));
 }
 
 TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
@@ -263,10 +270,12 @@ TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
     const std::vector<double> values = SampleValues(dtype);
     const std::string bytes = ElementBytes(dtype, values);
     // Binary in, binary out: the bytes unchanged.
-    const Json binary_request = {
-        {"inputs", {{{"name", "input"}, {"shape", {2, 3}}, {"datatype", datatype},
-                     {"parameters", {{"binary_data_size", bytes.size()}}}}}},
-        {"parameters", {{"binary_data_output", true}}}};
+    const Json binary_request = {{"inputs",
+                                  {{{"name", "input"},
+                                    {"shape", {2, 3}},
+                                    {"datatype", datatype},
+                                    {"parameters", {{"binary_data_size", bytes.size()}}}}}},
+                                 {"parameters", {{"binary_data_output", true}}}};
     const HttpResult binary = rest.PostBinary(path, binary_request.dump(), bytes);
     ASSERT_EQ(binary.status, 200) << datatype << ": " << binary.body;
     EXPECT_EQ(binary.Header("Content-Type"), "application/octet-stream");
@@ -279,20 +288,25 @@ TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
                            dtype != DataType::kFp8E5 && dtype != DataType::kFp32R;
     if (!json_form) {
       // No JSON numbers for these: data is refused, and the output comes binary unasked.
-      const Json request = {{"inputs", {{{"name", "input"}, {"shape", {2, 3}},
-                                         {"datatype", datatype}, {"data", {1, 2, 3, 4, 5, 6}}}}}};
+      const Json request = {{"inputs",
+                             {{{"name", "input"},
+                               {"shape", {2, 3}},
+                               {"datatype", datatype},
+                               {"data", {1, 2, 3, 4, 5, 6}}}}}};
       const HttpResult refused = rest.Post(path, request.dump());
       EXPECT_EQ(refused.status, 400) << datatype;
       EXPECT_THAT(ErrorOf(refused), HasSubstr("cannot be sent as JSON data")) << datatype;
-      const Json plain_binary = {
-          {"inputs", {{{"name", "input"}, {"shape", {2, 3}}, {"datatype", datatype},
-                       {"parameters", {{"binary_data_size", bytes.size()}}}}}}};
+      const Json plain_binary = {{"inputs",
+                                  {{{"name", "input"},
+                                    {"shape", {2, 3}},
+                                    {"datatype", datatype},
+                                    {"parameters", {{"binary_data_size", bytes.size()}}}}}}};
       const Answer forced = Split(rest.PostBinary(path, plain_binary.dump(), bytes));
       EXPECT_EQ(forced.binary, bytes) << datatype;
       continue;
     }
-    const bool floating = dtype == DataType::kFloat32 || dtype == DataType::kFloat16 ||
-                          dtype == DataType::kBFloat16;
+    const bool floating =
+        dtype == DataType::kFloat32 || dtype == DataType::kFloat16 || dtype == DataType::kBFloat16;
     Json data = Json::array();
     for (double v : values) {
       if (floating) {
@@ -304,7 +318,8 @@ TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
       }
     }
     const Json request = {
-        {"inputs", {{{"name", "input"}, {"shape", {2, 3}}, {"datatype", datatype}, {"data", data}}}}};
+        {"inputs",
+         {{{"name", "input"}, {"shape", {2, 3}}, {"datatype", datatype}, {"data", data}}}}};
     const HttpResult typed = rest.Post(path, request.dump());
     ASSERT_EQ(typed.status, 200) << datatype << ": " << typed.body;
     const Json json = Json::parse(typed.body);
@@ -326,7 +341,8 @@ TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
   LoadIdentity(*daemon->stub, DataType::kInt64, {1, 2});
   const std::string extremes =
       R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT64","data":[-9223372036854775808,9223372036854775807]}]})";
-  const HttpResult exact = rest.Post("/v2/models/" + ModelNameFor(DataType::kInt64) + "/infer", extremes);
+  const HttpResult exact =
+      rest.Post("/v2/models/" + ModelNameFor(DataType::kInt64) + "/infer", extremes);
   ASSERT_EQ(exact.status, 200) << exact.body;
   EXPECT_THAT(exact.body, HasSubstr("[-9223372036854775808,9223372036854775807]"));
   // BOOL into a 1-byte integer tensor.
@@ -340,7 +356,8 @@ TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
 TEST(V2RestE2ETest, ASixteenMiBTensorGoesThroughTheBinaryExtensionIntactBothWays) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{"--max-message-bytes=33554432"});
   constexpr int64_t kElements = 4 << 20;  // 16 MiB of float32
-  ASSERT_TRUE(Upload(*daemon->stub, Config("big"), EncodeNeff(IdentityModel({1, kElements}))).status.ok());
+  ASSERT_TRUE(
+      Upload(*daemon->stub, Config("big"), EncodeNeff(IdentityModel({1, kElements}))).status.ok());
   std::string bytes(kElements * 4, '\0');
   std::mt19937 random(9);
   for (int64_t i = 0; i < kElements; ++i) {
@@ -348,8 +365,11 @@ TEST(V2RestE2ETest, ASixteenMiBTensorGoesThroughTheBinaryExtensionIntactBothWays
     std::memcpy(bytes.data() + i * 4, &v, 4);
   }
   const Json request = {
-      {"inputs", {{{"name", "input"}, {"shape", {1, kElements}}, {"datatype", "FP32"},
-                   {"parameters", {{"binary_data_size", bytes.size()}}}}}},
+      {"inputs",
+       {{{"name", "input"},
+         {"shape", {1, kElements}},
+         {"datatype", "FP32"},
+         {"parameters", {{"binary_data_size", bytes.size()}}}}}},
       {"outputs", {{{"name", "output"}, {"parameters", {{"binary_data", true}}}}}}};
   const HttpResult result = rest.PostBinary("/v2/models/big/infer", request.dump(), bytes);
   ASSERT_EQ(result.status, 200) << result.body.substr(0, 500);
@@ -376,77 +396,148 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
   };
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
   const std::vector<Case> cases = {
-      {"bad JSON", "/v2/models/mlp/infer", "{\"inputs\": [", {}, 400,
+      {"bad JSON",
+       "/v2/models/mlp/infer",
+       "{\"inputs\": [",
+       {},
+       400,
        "model 'mlp': the request body is not JSON: "},
-      {"not an object", "/v2/models/mlp/infer", "[1,2]", {}, 400,
+      {"not an object",
+       "/v2/models/mlp/infer",
+       "[1,2]",
+       {},
+       400,
        "model 'mlp': the request body must be a JSON object ($inference_request)"},
-      {"200,000-deep nesting", "/v2/models/mlp/infer",
-       absl::StrCat(R"({"inputs":[{"name":"input","data":)", deep, "}]}"), {}, 400,
+      {"200,000-deep nesting",
+       "/v2/models/mlp/infer",
+       absl::StrCat(R"({"inputs":[{"name":"input","data":)", deep, "}]}"),
+       {},
+       400,
        "model 'mlp': the request nests arrays and objects deeper than 64 levels"},
-      {"a string in data", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FP32","data":[0,1,"2",3,4,5,6,7])"), {}, 400,
+      {"a string in data",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FP32","data":[0,1,"2",3,4,5,6,7])"),
+       {},
+       400,
        "model 'mlp' input 'input': data[2] is a string; give numbers (or true/false for BOOL); "
        "BYTES tensors are not served"},
-      {"a boolean in FP32 data", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FP32","data":[0,1,true,3,4,5,6,7])"), {}, 400,
+      {"a boolean in FP32 data",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FP32","data":[0,1,true,3,4,5,6,7])"),
+       {},
+       400,
        "model 'mlp' input 'input' is FP32: data[2] = true is a boolean; only BOOL inputs take "
        "true/false"},
-      {"wrong datatype", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"INT32","data":)" + floats8), {}, 400,
+      {"wrong datatype",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"INT32","data":)" + floats8),
+       {},
+       400,
        "model 'mlp' input 'input'"},
-      {"unknown datatype", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FLOAT","data":)" + floats8), {}, 400,
+      {"unknown datatype",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FLOAT","data":)" + floats8),
+       {},
+       400,
        "FLOAT"},
-      {"BYTES", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"BYTES","data":)" + floats8), {}, 400, "BYTES"},
-      {"missing shape", "/v2/models/mlp/infer", input(R"("datatype":"FP32","data":)" + floats8),
-       {}, 400, "model 'mlp' input 'input': 'shape' is missing; expected [1,8]"},
-      {"too few values", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FP32","data":[1,2,3])"), {}, 400,
+      {"BYTES",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"BYTES","data":)" + floats8),
+       {},
+       400,
+       "BYTES"},
+      {"missing shape",
+       "/v2/models/mlp/infer",
+       input(R"("datatype":"FP32","data":)" + floats8),
+       {},
+       400,
+       "model 'mlp' input 'input': 'shape' is missing; expected [1,8]"},
+      {"too few values",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FP32","data":[1,2,3])"),
+       {},
+       400,
        "model 'mlp' input 'input': expected 8 FP32 values in data (shape [1,8]), got 3"},
-      {"nesting that disagrees with the shape", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FP32","data":[[0,1,2,3],[4,5,6,7]])"), {}, 400,
+      {"nesting that disagrees with the shape",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FP32","data":[[0,1,2,3],[4,5,6,7]])"),
+       {},
+       400,
        "model 'mlp' input 'input': 'data' is nested as [2,4] but 'shape' is [1,8]; nest it as "
        "the shape or send it flat"},
-      {"ragged nesting", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FP32","data":[[0,1,2,3,4],[5,6,7]])"), {}, 400,
+      {"ragged nesting",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FP32","data":[[0,1,2,3,4],[5,6,7]])"),
+       {},
+       400,
        "model 'mlp' input 'input': nested 'data' is not a regular array"},
-      {"missing input", "/v2/models/mlp/infer", R"({"inputs":[]})", {}, 400,
+      {"missing input",
+       "/v2/models/mlp/infer",
+       R"({"inputs":[]})",
+       {},
+       400,
        "model 'mlp': missing input 'input'"},
       {"unknown model", "/v2/models/nope/infer", good, {}, 404, "'nope'"},
-      {"unknown version", "/v2/models/mlp/versions/9/infer", good, {}, 400,
+      {"unknown version",
+       "/v2/models/mlp/versions/9/infer",
+       good,
+       {},
+       400,
        "model 'mlp': version '9' was asked for, but version '1' is serving"},
-      {"header not a number", "/v2/models/mlp/infer", good, {absl::StrCat(kHeaderLength, ": ten")},
-       400, "model 'mlp': header Inference-Header-Content-Length is 'ten', not a number of bytes"},
-      {"header longer than the body", "/v2/models/mlp/infer", good,
-       {absl::StrCat(kHeaderLength, ": 999999")}, 400,
+      {"header not a number",
+       "/v2/models/mlp/infer",
+       good,
+       {absl::StrCat(kHeaderLength, ": ten")},
+       400,
+       "model 'mlp': header Inference-Header-Content-Length is 'ten', not a number of bytes"},
+      {"header longer than the body",
+       "/v2/models/mlp/infer",
+       good,
+       {absl::StrCat(kHeaderLength, ": 999999")},
+       400,
        absl::StrCat("model 'mlp': header Inference-Header-Content-Length says the JSON is 999999 "
-                    "bytes, but the body has ", good.size())},
-      {"binary sizes that do not fill the body", "/v2/models/mlp/infer",
+                    "bytes, but the body has ",
+                    good.size())},
+      {"binary sizes that do not fill the body",
+       "/v2/models/mlp/infer",
        input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":32})") +
            std::string(40, 'x'),
-       {absl::StrCat(kHeaderLength, ": ",
-                     input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":32})")
-                         .size())},
+       {absl::StrCat(
+           kHeaderLength, ": ",
+           input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":32})")
+               .size())},
        400,
        "model 'mlp': the inputs' binary_data_size add up to 32 bytes, but the body has 40 bytes "
        "after the JSON (Inference-Header-Content-Length)"},
-      {"binary size past the end", "/v2/models/mlp/infer",
+      {"binary size past the end",
+       "/v2/models/mlp/infer",
        input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":64})") +
            std::string(32, 'x'),
-       {absl::StrCat(kHeaderLength, ": ",
-                     input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":64})")
-                         .size())},
-       400, "model 'mlp' input 'input': binary_data_size 64 runs past the end of the body"},
-      {"binary_data_size without the header", "/v2/models/mlp/infer",
-       input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":32})"), {}, 400,
+       {absl::StrCat(
+           kHeaderLength, ": ",
+           input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":64})")
+               .size())},
+       400,
+       "model 'mlp' input 'input': binary_data_size 64 runs past the end of the body"},
+      {"binary_data_size without the header",
+       "/v2/models/mlp/infer",
+       input(R"("shape":[1,8],"datatype":"FP32","parameters":{"binary_data_size":32})"),
+       {},
+       400,
        "model 'mlp' input 'input' has binary_data_size but the request has no "
        "Inference-Header-Content-Length header"},
-      {"negative timeout", "/v2/models/mlp/infer",
+      {"negative timeout",
+       "/v2/models/mlp/infer",
        R"({"parameters":{"timeout":-5},"inputs":[{"name":"input","shape":[1,8],"datatype":"FP32","data":)" +
            floats8 + "}]}",
-       {}, 400, "model 'mlp': request parameter 'timeout' is -5 microseconds; give 0 (none) or more"},
-      {"repository load without a repository", "/v2/repository/models/mlp/load", "", {}, 400,
+       {},
+       400,
+       "model 'mlp': request parameter 'timeout' is -5 microseconds; give 0 (none) or more"},
+      {"repository load without a repository",
+       "/v2/repository/models/mlp/load",
+       "",
+       {},
+       400,
        "RepositoryModelLoad 'mlp': the daemon has no --model-repository"},
       {"unload of an unknown model", "/v2/repository/models/nope/unload", "", {}, 404, "'nope'"},
   };
@@ -458,14 +549,14 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
   }
   // An integer out of its datatype's range (an INT8 identity model).
   LoadIdentity(*daemon->stub, DataType::kInt8, {1, 2});
-  const HttpResult range = rest.Post(
-      "/v2/models/" + ModelNameFor(DataType::kInt8) + "/infer",
-      R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT8","data":[1,300]}]})");
+  const HttpResult range =
+      rest.Post("/v2/models/" + ModelNameFor(DataType::kInt8) + "/infer",
+                R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT8","data":[1,300]}]})");
   EXPECT_EQ(range.status, 400);
   EXPECT_THAT(ErrorOf(range), HasSubstr("data[1] = 300 is outside its range [-128, 127]"));
-  const HttpResult fraction = rest.Post(
-      "/v2/models/" + ModelNameFor(DataType::kInt8) + "/infer",
-      R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT8","data":[1,2.5]}]})");
+  const HttpResult fraction =
+      rest.Post("/v2/models/" + ModelNameFor(DataType::kInt8) + "/infer",
+                R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT8","data":[1,2.5]}]})");
   EXPECT_EQ(fraction.status, 400);
   EXPECT_THAT(ErrorOf(fraction), HasSubstr("data[1] = 2.5 is not an integer"));
 
@@ -481,9 +572,15 @@ TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{});
   ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(TestMlp())).status.ok());
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(rest.Post("/v2/models/mlp/infer", MlpJson(std::vector<float>(kMlpIn, i), false, "")).status, 200);
+    ASSERT_EQ(
+        rest.Post("/v2/models/mlp/infer", MlpJson(std::vector<float>(kMlpIn, i), false, "")).status,
+        200);
   }
   EXPECT_EQ(rest.Post("/v2/models/mlp/infer", R"({"inputs":[]})").status, 400);
+  const HttpResult other_version = rest.Get("/v2/models/mlp/versions/2/stats");
+  EXPECT_EQ(other_version.status, 400);
+  EXPECT_EQ(ErrorOf(other_version),
+            "model 'mlp': version '2' was asked for, but version '1' is serving");
   auto v2 = inference::GRPCInferenceService::NewStub(daemon->channel);
   grpc::ClientContext context;
   inference::ModelStatisticsRequest request;
@@ -492,8 +589,8 @@ TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
   ASSERT_TRUE(v2->ModelStatistics(&context, request, &grpc_stats).ok());
   ASSERT_EQ(grpc_stats.model_stats_size(), 1);
   const inference::ModelStatistics& want = grpc_stats.model_stats(0);
-  for (const std::string path : {"/v2/models/mlp/stats", "/v2/models/mlp/versions/1/stats",
-                                 "/v2/models/stats"}) {
+  for (const std::string path :
+       {"/v2/models/mlp/stats", "/v2/models/mlp/versions/1/stats", "/v2/models/stats"}) {
     const HttpResult result = rest.Get(path);
     ASSERT_EQ(result.status, 200) << result.body;
     const Json json = Json::parse(result.body);
@@ -528,10 +625,9 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
   WriteFile(dir.Join("repo/id/config.pbtxt"), "name: \"id\"\nversion: \"3\"\n");
   const std::string audit_log = dir.Join("audit.log");
   START_HTTP_DAEMON(daemon, rest,
-                    (std::vector<std::string>{"--infer-token-file=" + infer_file,
-                                              "--admin-token-file=" + admin_file,
-                                              "--audit-log=" + audit_log,
-                                              "--model-repository=" + dir.Join("repo")}));
+                    (std::vector<std::string>{
+                        "--infer-token-file=" + infer_file, "--admin-token-file=" + admin_file,
+                        "--audit-log=" + audit_log, "--model-repository=" + dir.Join("repo")}));
   const std::string infer = absl::StrCat("Authorization: Bearer ", kInferToken);
   const std::string admin = absl::StrCat("Authorization: Bearer ", kAdminToken);
   // Probes need no token.
@@ -546,14 +642,43 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
   EXPECT_EQ(index_as_app.status, 403);
   const HttpResult index = rest.Post("/v2/repository/index", "", {admin});
   ASSERT_EQ(index.status, 200) << index.body;
-  EXPECT_EQ(Json::parse(index.body),
-            Json::parse(R"([{"name":"id","version":"3","state":"UNAVAILABLE","reason":"not loaded"}])"));
+  EXPECT_EQ(
+      Json::parse(index.body),
+      Json::parse(R"([{"name":"id","version":"3","state":"UNAVAILABLE","reason":"not loaded"}])"));
   EXPECT_EQ(rest.Post("/v2/repository/models/id/load", "", {infer}).status, 403);
-  const HttpResult bad_config = rest.Post("/v2/repository/models/id/load",
-                                          R"({"parameters":{"config":"{\"replicas\": \"x\"}"}})",
-                                          {admin});
+  // Bodies the repository calls cannot take: 400 naming what is wrong, audited.
+  const struct {
+    std::string path;
+    std::string body;
+    int status;
+    std::string message;
+  } refused[] = {
+      {"/v2/repository/index", R"({"ready": "yes"})", 400,
+       "RepositoryIndex: 'ready' must be true or false"},
+      {"/v2/repository/index", "nope", 400, "RepositoryIndex: the body must be a JSON object"},
+      {"/v2/repository/models/id/load", "nope", 400,
+       "RepositoryModelLoad 'id': the body must be a JSON object"},
+      {"/v2/repository/models/id/load", R"({"parameters": [1]})", 400,
+       "RepositoryModelLoad 'id': 'parameters' must be an object"},
+      {"/v2/repository/models/id/load", R"({"parameters": {"config": 5}})", 400,
+       "RepositoryModelLoad 'id': parameter 'config' must be a string_param"},
+      {"/v2/repository/models/id/load", R"({"parameters": {"config": {"version": "2"}}})", 400,
+       "RepositoryModelLoad 'id': parameter 'config' must be a string, a boolean or an integer"},
+      {"/v2/repository/models/id/load", R"({"parameters": {"file:1/model.neff": "AAAA"}})", 400,
+       "RepositoryModelLoad 'id': parameter 'file:1/model.neff' carries model bytes"},
+      {"/v2/repository/models/nope/load", "", 404, "nope"},
+  };
+  for (const auto& c : refused) {
+    const HttpResult result = rest.Post(c.path, c.body, {admin});
+    EXPECT_EQ(result.status, c.status) << c.path << " " << c.body << ": " << result.body;
+    EXPECT_THAT(ErrorOf(result), HasSubstr(c.message)) << c.body;
+  }
+  const HttpResult bad_config =
+      rest.Post("/v2/repository/models/id/load",
+                R"({"parameters":{"config":"{\"replicas\": \"x\"}"}})", {admin});
   EXPECT_EQ(bad_config.status, 400);
-  EXPECT_THAT(ErrorOf(bad_config), HasSubstr("parameter 'config' is not a neuronserve.v1.ModelConfig"));
+  EXPECT_THAT(ErrorOf(bad_config),
+              HasSubstr("parameter 'config' is not a neuronserve.v1.ModelConfig"));
   const HttpResult load = rest.Post("/v2/repository/models/id/load",
                                     R"({"parameters":{"config":"{\"version\": \"7\"}"}})", {admin});
   ASSERT_EQ(load.status, 200) << load.body;
@@ -587,8 +712,8 @@ TEST(V2RestE2ETest, WithAnAdminListenerTheRepositoryRoutesAreRefusedNamingIt) {
   TempDir dir;
   const std::string socket = "unix:" + dir.Join("admin.sock");
   START_HTTP_DAEMON(daemon, rest, (std::vector<std::string>{"--admin-listen=" + socket}));
-  for (const std::string path : {"/v2/repository/index", "/v2/repository/models/x/load",
-                                 "/v2/repository/models/x/unload"}) {
+  for (const std::string path :
+       {"/v2/repository/index", "/v2/repository/models/x/load", "/v2/repository/models/x/unload"}) {
     const HttpResult result = rest.Post(path, "");
     EXPECT_EQ(result.status, 403) << path;
     EXPECT_THAT(ErrorOf(result), HasSubstr("is served on the admin listener " + socket)) << path;

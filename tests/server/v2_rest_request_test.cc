@@ -29,7 +29,8 @@ absl::Status Parse(const std::string& json, RestInferRequest& out) {
 
 TEST(V2RestRequestTest, ReadsEveryFieldIntoTypedBuffers) {
   RestInferRequest request;
-  ASSERT_TRUE(Parse(R"({"id":"x1","parameters":{"timeout":250,"binary_data_output":true,"priority":3},
+  ASSERT_TRUE(
+      Parse(R"({"id":"x1","parameters":{"timeout":250,"binary_data_output":true,"priority":3},
       "inputs":[{"name":"a","shape":[2,2],"datatype":"FP32","data":[[1,2.5],[-3,4]]},
                 {"name":"b","shape":[3],"datatype":"INT64","data":[-9223372036854775808,0,9223372036854775807]},
                 {"name":"c","shape":[2],"datatype":"UINT64","data":[0,18446744073709551615]},
@@ -37,8 +38,8 @@ TEST(V2RestRequestTest, ReadsEveryFieldIntoTypedBuffers) {
                 {"name":"e","shape":[4],"datatype":"FP32","parameters":{"binary_data_size":16}}],
       "outputs":[{"name":"y","parameters":{"binary_data":true,"classification":0}},{"name":"z"}],
       "unknown":{"deep":[1,[2]]}})",
-                    request)
-                  .ok());
+            request)
+          .ok());
   EXPECT_EQ(request.id, "x1");
   EXPECT_EQ(request.timeout_us, 250);
   EXPECT_TRUE(request.binary_data_output);
@@ -47,9 +48,9 @@ TEST(V2RestRequestTest, ReadsEveryFieldIntoTypedBuffers) {
   EXPECT_THAT(Values<float>(request.inputs[0]), ElementsAre(1, 2.5, -3, 4));
   EXPECT_THAT(request.inputs[0].nested_dims, ElementsAre(2, 2));
   EXPECT_THAT(request.inputs[0].shape, ElementsAre(2, 2));
-  EXPECT_THAT(Values<int64_t>(request.inputs[1]),
-              ElementsAre(std::numeric_limits<int64_t>::min(), 0,
-                          std::numeric_limits<int64_t>::max()));
+  EXPECT_THAT(
+      Values<int64_t>(request.inputs[1]),
+      ElementsAre(std::numeric_limits<int64_t>::min(), 0, std::numeric_limits<int64_t>::max()));
   EXPECT_TRUE(request.inputs[1].nested_dims.empty());
   EXPECT_THAT(Values<uint64_t>(request.inputs[2]),
               ElementsAre(0, std::numeric_limits<uint64_t>::max()));
@@ -76,9 +77,9 @@ TEST(V2RestRequestTest, NestedDataRecordsTheLengthAtEachDepth) {
 
 TEST(V2RestRequestTest, DataBeforeTheNameAndDatatypeWaitsAndIsConvertedAtTheEnd) {
   RestInferRequest request;
-  ASSERT_TRUE(Parse(R"({"inputs":[{"data":[1,-2],"shape":[2],"datatype":"INT16","name":"a"}]})",
-                    request)
-                  .ok());
+  ASSERT_TRUE(
+      Parse(R"({"inputs":[{"data":[1,-2],"shape":[2],"datatype":"INT16","name":"a"}]})", request)
+          .ok());
   EXPECT_TRUE(request.inputs[0].pending.empty());
   EXPECT_EQ(request.inputs[0].field, ValueField::kInt32);
   EXPECT_THAT(Values<int32_t>(request.inputs[0]), ElementsAre(1, -2));
@@ -142,7 +143,8 @@ TEST(V2RestRequestTest, DeepNestingIsRefusedWithoutRecursion) {
                            std::string(200000, ']') + "}]}";
   RestInferRequest request;
   const absl::Status status = Parse(deep, request);
-  EXPECT_EQ(status.message(), "model 'm': the request nests arrays and objects deeper than 64 levels");
+  EXPECT_EQ(status.message(),
+            "model 'm': the request nests arrays and objects deeper than 64 levels");
   request = {};
   const std::string unknown = "{\"x\":" + std::string(100, '[') + std::string(100, ']') + "}";
   EXPECT_EQ(Parse(unknown, request).code(), absl::StatusCode::kInvalidArgument);
