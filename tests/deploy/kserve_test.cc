@@ -361,5 +361,31 @@ TEST_F(KServeBadModelDirTest, TheDaemonExitsNamingTheFolderAndWhatItExpected) {
   }
 }
 
+// Flags that contradict --model-dir are refused before anything starts (exit 2, bad flags).
+TEST(KServeFlagsTest, ContradictingFlagsAreUsageErrors) {
+  TempDir dir;
+  dir.Write("models/model.neff", IdentityNeff());
+  const std::string folder = dir.Join("models");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model-dir=" + folder, "--model-repository=" + folder},
+       "--model-dir and --model-repository exclude each other"},
+      {{"--model-dir=" + folder, "--load-models=all"},
+       "--model-dir and --load-models exclude each other"},
+      {{"--model-name=mlp"}, "--model-name names the model of --model-dir, which is not set"},
+      {{"--model-dir=" + folder, "--model-name=-bad"}, "--model-name: "},
+  };
+  for (const auto& [flags, says] : cases) {
+    SCOPED_TRACE(absl::StrJoin(flags, " "));
+    ChildSpec spec;
+    spec.argv = {NEURON_SERVE_PATH, absl::StrCat("--nrt-library=", NRTSIM_LIBRARY_PATH),
+                 "--listen=127.0.0.1:0"};
+    spec.argv.insert(spec.argv.end(), flags.begin(), flags.end());
+    spec.env = ImageEnvironment();
+    ChildProcess daemon(spec);
+    EXPECT_EQ(daemon.WaitForExit(absl::Seconds(20)), 2);
+    EXPECT_TRUE(absl::StrContains(daemon.Stderr(), says)) << daemon.Stderr();
+  }
+}
+
 }  // namespace
 }  // namespace neuronserve::testing
