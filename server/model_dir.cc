@@ -59,7 +59,8 @@ absl::StatusOr<Listing> List(const fs::path& dir) {
     }
   }
   if (error) {
-    return absl::UnavailableError(absl::StrCat("cannot list '", dir.string(), "': ", error.message()));
+    return absl::UnavailableError(
+        absl::StrCat("cannot list '", dir.string(), "': ", error.message()));
   }
   std::sort(listing.neffs.begin(), listing.neffs.end());
   std::sort(listing.versions.begin(), listing.versions.end());
@@ -107,7 +108,8 @@ absl::StatusOr<ModelDirContents> InspectModelDir(const std::string& dir,
                                                  const std::string& model_name) {
   std::error_code error;
   if (!fs::exists(dir, error)) {
-    return absl::NotFoundError(absl::StrCat("--model-dir '", dir, "' does not exist; ", Expected()));
+    return absl::NotFoundError(
+        absl::StrCat("--model-dir '", dir, "' does not exist; ", Expected()));
   }
   if (!fs::is_directory(dir, error)) {
     return absl::FailedPreconditionError(
@@ -138,14 +140,16 @@ absl::StatusOr<ModelDirContents> InspectModelDir(const std::string& dir,
     // Several NEFFs are one model only when a config.pbtxt says which: guessing by name would
     // serve a file nobody chose.
     if (ambiguous && (!listing->config || !model.ok())) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "--model-dir '", dir, "' holds ", listing->neffs.size(), " .neff files (",
-          absl::StrJoin(listing->neffs, ", "), ") and no config.pbtxt whose `file` names one of "
-          "them; ", Expected()));
+      return absl::FailedPreconditionError(
+          absl::StrCat("--model-dir '", dir, "' holds ", listing->neffs.size(), " .neff files (",
+                       absl::StrJoin(listing->neffs, ", "),
+                       ") and no config.pbtxt whose `file` names one of "
+                       "them; ",
+                       Expected()));
     }
     if (!model.ok()) {
-      return absl::Status(model.status().code(), absl::StrCat("--model-dir '", dir, "': ",
-                                                              model.status().message()));
+      return absl::Status(model.status().code(),
+                          absl::StrCat("--model-dir '", dir, "': ", model.status().message()));
     }
     if (!model_name.empty()) model->config.set_name(model_name);
     if (model->config.version().empty() && !version.empty()) model->config.set_version(version);
@@ -162,14 +166,15 @@ absl::StatusOr<ModelDirContents> InspectModelDir(const std::string& dir,
     }
   }
   if (contents.model_folders.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("--model-dir '", dir, "' holds no model (", Holds(*listing), "); ", Expected()));
+    return absl::FailedPreconditionError(absl::StrCat("--model-dir '", dir, "' holds no model (",
+                                                      Holds(*listing), "); ", Expected()));
   }
   if (!model_name.empty()) {
     spdlog::info(
         "--model-dir '{}' is a model repository of {} model(s) ({}), each served under its "
         "folder's name; --model-name '{}' is not used",
-        dir, contents.model_folders.size(), absl::StrJoin(contents.model_folders, ", "), model_name);
+        dir, contents.model_folders.size(), absl::StrJoin(contents.model_folders, ", "),
+        model_name);
   }
   return contents;
 }

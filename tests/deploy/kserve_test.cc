@@ -311,14 +311,12 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
   EXPECT_EQ(pod->daemon->StopWith(SIGTERM, absl::Seconds(30)), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, KServeRunTest,
-                         ::testing::Values(LayoutCase{"OneNeff", Layout::kNeff},
-                                           LayoutCase{"VersionFolderWithConfig",
-                                                      Layout::kVersionFolderWithConfig},
-                                           LayoutCase{"Repository", Layout::kRepository}),
-                         [](const ::testing::TestParamInfo<LayoutCase>& info) {
-                           return std::string(info.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, KServeRunTest,
+    ::testing::Values(LayoutCase{"OneNeff", Layout::kNeff},
+                      LayoutCase{"VersionFolderWithConfig", Layout::kVersionFolderWithConfig},
+                      LayoutCase{"Repository", Layout::kRepository}),
+    [](const ::testing::TestParamInfo<LayoutCase>& info) { return std::string(info.param.name); });
 
 // What /mnt/models may wrongly hold: the daemon exits 1, and its last words name the folder
 // and what it expected, which is what `kubectl logs` shows of a crash-looping predictor.
@@ -355,8 +353,8 @@ TEST_F(KServeBadModelDirTest, TheDaemonExitsNamingTheFolderAndWhatItExpected) {
     ASSERT_TRUE(pod.ok()) << pod.status();
     EXPECT_EQ(pod->daemon->WaitForExit(absl::Seconds(30)), 1);
     const std::string log = pod->daemon->Stderr();
-    EXPECT_TRUE(absl::StrContains(log, absl::StrCat("--model-dir '", root.path(), kModelMount,
-                                                    "' ", bad.says)))
+    EXPECT_TRUE(absl::StrContains(
+        log, absl::StrCat("--model-dir '", root.path(), kModelMount, "' ", bad.says)))
         << log;
   }
 }
