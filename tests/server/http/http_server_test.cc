@@ -250,7 +250,8 @@ TEST_F(HttpServerTest, HandlersAnswerLaterFromAnotherThreadInAnyOrder) {
 TEST_F(HttpServerTest, TheDestructorWaitsForAnOwedExchange) {
   StartServer();
   HttpResult result;
-  std::thread client([&] { result = HttpGet(Url("/later/7")); });
+  const std::string url = Url("/later/7");  // before the server goes away under the client
+  std::thread client([&] { result = HttpGet(url); });
   std::vector<HttpExchange*> exchanges = parked_.Take(1);
   ASSERT_EQ(exchanges.size(), 1u);
   std::atomic<bool> destroyed{false};
@@ -369,6 +370,7 @@ TEST_F(HttpServerTest, HttpsServesTheCertificateAndARotationServesNewConnections
       HttpFetch({.url = Url("/hello/x"), .cacert = certs.ca.cert, .verbose = true});
   EXPECT_EQ(second.status, 200) << second.error;
   EXPECT_THAT(second.error, HasSubstr("CN=server-2"));
+  server_.reset();  // the server borrows the HttpTls, so it goes first
 }
 
 TEST_F(HttpServerTest, AnAddressInUseIsUnavailableNamingIt) {
