@@ -21,7 +21,8 @@
 #include "server/health_publisher.h"
 #include "server/host_port.h"
 #include "server/http_routes.h"
-#include "server/http_server.h"
+#include "server/http/http_server.h"
+#include "server/http/http_tls.h"
 #include "server/listeners.h"
 #include "server/model_dir.h"
 #include "server/neuron_serving_service.h"
@@ -98,6 +99,21 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
       {options.tls_cert, options.tls_key, options.tls_client_ca}, *daemon->credential_files_);
   if (!listener_tls.ok()) return listener_tls.status();
   daemon->listener_tls_ = *std::move(listener_tls);
+  // HTTPS of the HTTP endpoint: both files or neither, and only with an endpoint to serve.
+  if (options.http_tls_cert.empty() != options.http_tls_key.empty()) {
+    return absl::InvalidArgumentError(options.http_tls_cert.empty()
+                                          ? "--http-tls-key needs --http-tls-cert"
+                                          : "--http-tls-cert needs --http-tls-key");
+  }
+  if (!options.http_tls_cert.empty()) {
+    if (options.http_listen.empty()) {
+      return absl::InvalidArgumentError("--http-tls-cert needs --http-listen");
+    }
+    absl::StatusOr<std::unique_ptr<HttpTls>> http_tls = HttpTls::Create(
+        options.http_tls_cert, options.http_tls_key, daemon->credential_files_.get());
+    if (!http_tls.ok()) return http_tls.status();
+    daemon->http_tls_ = *std::move(http_tls);
+  }
   daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_);
   daemon->gauges_ = std::make_unique<GaugeRefresher>(*daemon->metrics_, daemon->runtime_started_);
   if (!options.access_log.empty()) {
@@ -228,12 +244,17 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     sources.metrics = &daemon->metrics_registry_;
     sources.health = [self] { return self->health_->Latest(); };
     sources.models = [self] { return self->registry_->List(); };
+    HttpServerOptions http_options;
+    http_options.address = options.http_listen;
+    http_options.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
+    http_options.tokens = daemon->tokens_.get();
+    http_options.tls = daemon->http_tls_.get();
     absl::StatusOr<std::unique_ptr<HttpServer>> http =
-        HttpServer::Start(options.http_listen, HttpRoutes(std::move(sources)));
+        HttpServer::Start(std::move(http_options), HttpRoutes(std::move(sources)));
     if (!http.ok()) return http.status();
     daemon->http_ = *std::move(http);
-    spdlog::info("HTTP endpoint on {} (/metrics /livez /readyz /v1/models)",
-                 daemon->http_->address());
+    spdlog::info("HTTP endpoint on {} ({}; /metrics /livez /readyz /v1/models)",
+                 daemon->http_->address(), daemon->http_->tls() ? "HTTPS" : "plain HTTP");
   }
   // Not yet the "listening on" line: that one says the startup models are done.
   spdlog::info("gRPC bound to {}; health NOT_SERVING until the startup models are loaded",
@@ -354,6 +375,7 @@ Daemon::~Daemon() {
   access_log_.reset();
   credential_files_.reset();  // stops its callbacks before what they reload goes
   listener_tls_.reset();  // after the watcher whose callback uses it, and after the server
+  http_tls_.reset();      // likewise, after the watcher and the HTTP server
   audit_log_.reset();
   tokens_.reset();
 }

@@ -52,6 +52,7 @@ class GaugeRefresher;
 class HealthMonitor;
 struct HealthInputs;
 class HttpServer;
+class HttpTls;
 class ListenerTls;
 class ModelRegistry;
 class ModelStore;
@@ -80,6 +81,8 @@ struct DaemonOptions {
   // are not capped: their size is the model's, and the client sets what it accepts.
   int max_message_bytes = 64 << 20;
   std::string http_listen;  // empty: no HTTP endpoint
+  std::string http_tls_cert;  // with http_tls_key: the HTTP endpoint speaks HTTPS
+  std::string http_tls_key;
   std::string access_log;   // empty: none; "-": stdout
   int stdout_fd = 1;        // the real stdout for "-" (OutputCapture::original_stdout())
   LogFormat log_format = LogFormat::kText;
@@ -161,6 +164,9 @@ class Daemon {
   // The main listener's TLS and the certificate copy gRPC reads; credential_files_ calls it, and
   // the destructor stops that watcher before this goes.
   std::unique_ptr<ListenerTls> listener_tls_;
+  // The HTTP endpoint's certificate (--http-tls-cert); null for plain HTTP. Like
+  // listener_tls_, it goes after the watcher and after the HTTP server that borrow it.
+  std::unique_ptr<HttpTls> http_tls_;
   CallbackRelay state_changes_;
   DrainGate gate_;
   std::atomic<bool> startup_done_{false};

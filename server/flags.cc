@@ -24,7 +24,14 @@ ABSL_FLAG(std::string, access_log, "",
           "--log-format. Empty: no access log.");
 ABSL_FLAG(std::string, http_listen, "",
           "Address of the HTTP endpoint, HOST:PORT: /metrics (Prometheus), /livez, /readyz, "
-          "/v1/models. Empty: no HTTP endpoint.");
+          "/v1/models. Empty: no HTTP endpoint. With token files, /metrics and /v1/models need "
+          "an infer (or admin) token in 'Authorization: Bearer'; the probes need none.");
+ABSL_FLAG(std::string, http_tls_cert, "",
+          "PEM certificate chain (leaf first) for the HTTP endpoint: HTTPS instead of HTTP. "
+          "Needs --http-tls-key. Re-read when it changes or on SIGHUP: a good new pair serves "
+          "new connections, a bad one is refused (logged) and the previous one keeps serving. "
+          "May name the same files as --tls-cert.");
+ABSL_FLAG(std::string, http_tls_key, "", "PEM private key of --http-tls-cert.");
 ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(30),
           "On SIGTERM/SIGINT, how long queued and executing requests may take to finish before "
           "the rest are cancelled, e.g. 30s. A second signal ends the wait at once.");

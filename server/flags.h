@@ -19,6 +19,8 @@ ABSL_DECLARE_FLAG(std::string, log_level);
 ABSL_DECLARE_FLAG(std::string, log_format);
 ABSL_DECLARE_FLAG(std::string, access_log);
 ABSL_DECLARE_FLAG(std::string, http_listen);
+ABSL_DECLARE_FLAG(std::string, http_tls_cert);
+ABSL_DECLARE_FLAG(std::string, http_tls_key);
 ABSL_DECLARE_FLAG(absl::Duration, drain_timeout);
 ABSL_DECLARE_FLAG(absl::Duration, execution_timeout);
 ABSL_DECLARE_FLAG(std::string, model_repository);

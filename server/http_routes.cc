@@ -1,30 +1,43 @@
 #include "server/http_routes.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "server/models_json.h"
 
 namespace neuronserve {
+namespace {
 
-std::map<std::string, HttpServer::Handler> HttpRoutes(HttpRouteSources sources) {
-  std::map<std::string, HttpServer::Handler> routes;
-  routes["/metrics"] = [metrics = sources.metrics] {
+// A route answered at once from `answer`, on the HTTP thread.
+HttpRouteTable::Route Immediate(std::string pattern, Scope scope, std::string name,
+                                std::function<HttpResponse()> answer) {
+  return {"GET", std::move(pattern), scope, std::move(name),
+          [answer = std::move(answer)](HttpExchange& exchange) { exchange.Respond(answer()); }};
+}
+
+}  // namespace
+
+HttpRouteTable HttpRoutes(HttpRouteSources sources) {
+  HttpRouteTable routes;
+  routes.Add(Immediate("/metrics", Scope::kInfer, "metrics", [metrics = sources.metrics] {
     return HttpResponse{200, metrics::MetricsRegistry::kContentType, metrics->RenderText()};
-  };
-  routes["/livez"] = [health = sources.health] {
+  }));
+  routes.Add(Immediate("/livez", Scope::kNone, "livez", [health = sources.health] {
     const HealthReport report = health();
     return report.live ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
                        : HttpResponse{503, "text/plain; charset=utf-8",
                                       absl::StrCat("not live: ", report.live_reason, "\n")};
-  };
-  routes["/readyz"] = [health = sources.health] {
+  }));
+  routes.Add(Immediate("/readyz", Scope::kNone, "readyz", [health = sources.health] {
     const HealthReport report = health();
     return report.serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
                           : HttpResponse{503, "text/plain; charset=utf-8",
                                          absl::StrCat("not ready: ", report.serving_reason, "\n")};
-  };
-  routes["/v1/models"] = [health = sources.health, models = sources.models] {
-    return HttpResponse{200, "application/json", ModelsJson(models(), health())};
-  };
+  }));
+  routes.Add(Immediate(
+      "/v1/models", Scope::kInfer, "models", [health = sources.health, models = sources.models] {
+        return HttpResponse{200, "application/json", ModelsJson(models(), health())};
+      }));
   return routes;
 }
 

@@ -1,10 +1,13 @@
-// HttpRoutes: what the daemon's HTTP endpoint answers (the server itself is http_server.h):
+// HttpRoutes: the daemon's own HTTP paths (the server is server/http/http_server.h), each GET
+// (and HEAD), each answered at once on the HTTP thread:
 //   /metrics    the Prometheus text of the metrics registry (its scrape hooks run first)
 //   /livez      200 "ok" while live, else 503 "not live: REASON"
 //   /readyz     200 "ok" while service "" is SERVING, else 503 "not ready: REASON"
 //   /v1/models  the JSON model summary (models_json.h)
 // The probes answer from the health monitor's last published report, so HTTP and gRPC health
-// never disagree.
+// never disagree. Scopes: the probes need no token (Scope::kNone); /metrics and /v1/models
+// name the models, as ListModels does, so with token files they need an infer token
+// (Scope::kInfer); without token files every path is open.
 //
 // Thread safety: the handlers run on the HTTP server's threads, concurrently; the sources must
 // allow that (MetricsRegistry, HealthMonitor::Latest and ModelRegistry::List do). Ownership:
@@ -14,14 +17,13 @@
 #define NEURON_SERVE_SERVER_HTTP_ROUTES_H_
 
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "core/health/health_evaluator.h"
 #include "core/metrics/metrics_registry.h"
 #include "core/serving/model_info.h"
-#include "server/http_server.h"
+#include "server/http/http_route_table.h"
 
 namespace neuronserve {
 
@@ -31,7 +33,8 @@ struct HttpRouteSources {
   std::function<std::vector<ModelInfo>()> models;  // every model, by name
 };
 
-std::map<std::string, HttpServer::Handler> HttpRoutes(HttpRouteSources sources);
+// The four routes, in a table the caller may add more to (the REST front end does).
+HttpRouteTable HttpRoutes(HttpRouteSources sources);
 
 }  // namespace neuronserve
 

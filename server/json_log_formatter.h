@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "spdlog/formatter.h"
+#include "util/json_escape.h"
 
 namespace neuronserve {
 
@@ -21,12 +22,6 @@ class JsonLogFormatter final : public spdlog::formatter {
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override;
   std::unique_ptr<spdlog::formatter> clone() const override;
 };
-
-// Appends `text` to `out` as the inside of a JSON string: quotes, backslashes and control
-// characters escaped; valid UTF-8 passed through; each byte that is not part of a valid UTF-8
-// sequence becomes U+FFFD, so that the line stays valid JSON whatever bytes a message carries
-// (the runtime's captured output is not ours to trust).
-void AppendJsonEscaped(std::string_view text, std::string& out);
 
 struct JsonLogRecord {
   std::chrono::system_clock::time_point time;

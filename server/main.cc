@@ -156,6 +156,8 @@ int main(int argc, char** argv) {
   options.max_queue = absl::GetFlag(FLAGS_max_queue);
   options.max_message_bytes = static_cast<int>(max_message_bytes);
   options.http_listen = absl::GetFlag(FLAGS_http_listen);
+  options.http_tls_cert = absl::GetFlag(FLAGS_http_tls_cert);
+  options.http_tls_key = absl::GetFlag(FLAGS_http_tls_key);
   options.access_log = absl::GetFlag(FLAGS_access_log);
   if (output_capture != nullptr) options.stdout_fd = output_capture->original_stdout();
   options.log_format = log_format;

@@ -1,5 +1,7 @@
 #include "server/http_routes.h"
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,16 +16,48 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Key;
 
+// An exchange for calling a handler directly: a GET of the route's path, answered at once.
+class CapturingExchange : public HttpExchange {
+ public:
+  std::string_view method() const override { return "GET"; }
+  std::string_view path() const override { return ""; }
+  std::string_view param(std::string_view) const override { return {}; }
+  std::string_view header(std::string_view) const override { return {}; }
+  std::string_view body() const override { return {}; }
+  std::string_view peer() const override { return "ipv4:127.0.0.1:1"; }
+  std::string_view identity() const override { return {}; }
+  void Respond(HttpResponse response) override {
+    ++responses;
+    last = std::move(response);
+  }
+  int responses = 0;
+  HttpResponse last;
+};
+
 // The routes over a state the test sets: no daemon, no HTTP server, no gRPC.
 class HttpRoutesTest : public ::testing::Test {
  protected:
-  std::map<std::string, HttpServer::Handler> Routes() {
+  // Pattern -> a call of its GET handler that returns the one answer it gave at once.
+  std::map<std::string, std::function<HttpResponse()>> Routes() {
     HttpRouteSources sources;
     sources.metrics = &metrics_;
     sources.health = [this] { return health_; };
     sources.models = [this] { return models_; };
-    return HttpRoutes(std::move(sources));
+    table_ = HttpRoutes(std::move(sources));
+    std::map<std::string, std::function<HttpResponse()>> calls;
+    for (const HttpRouteTable::Route& route : table_.routes()) {
+      EXPECT_EQ(route.method, "GET") << route.pattern;
+      calls[route.pattern] = [&route] {
+        CapturingExchange exchange;
+        route.handler(exchange);
+        EXPECT_EQ(exchange.responses, 1) << route.pattern;
+        return exchange.last;
+      };
+    }
+    return calls;
   }
+
+  HttpRouteTable table_;
 
   metrics::MetricsRegistry metrics_;
   HealthReport health_;
@@ -33,6 +67,16 @@ class HttpRoutesTest : public ::testing::Test {
 TEST_F(HttpRoutesTest, ExactlyTheFourPaths) {
   EXPECT_THAT(Routes(),
               ElementsAre(Key("/livez"), Key("/metrics"), Key("/readyz"), Key("/v1/models")));
+}
+
+TEST_F(HttpRoutesTest, ProbesNeedNoTokenAndTheModelNamesNeedAnInferToken) {
+  Routes();
+  std::map<std::string, Scope> scopes;
+  for (const HttpRouteTable::Route& route : table_.routes()) scopes[route.pattern] = route.scope;
+  EXPECT_EQ(scopes["/livez"], Scope::kNone);
+  EXPECT_EQ(scopes["/readyz"], Scope::kNone);
+  EXPECT_EQ(scopes["/metrics"], Scope::kInfer);
+  EXPECT_EQ(scopes["/v1/models"], Scope::kInfer);
 }
 
 TEST_F(HttpRoutesTest, ProbesAnswerOkWhileLiveAndServing) {

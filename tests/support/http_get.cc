@@ -1,29 +1,83 @@
 #include "tests/support/http_get.h"
 
-#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
+namespace {
 
-HttpResult HttpGet(const std::string& url) {
-  // The status code goes on a last line of its own, after the body.
-  const std::string command =
-      absl::StrCat("curl -s --max-time 10 -w '\\n%{http_code}' '", url, "' 2>/dev/null");
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+// The last response's headers from curl -D (a 100 Continue comes before the real answer).
+std::vector<std::pair<std::string, std::string>> ParseHeaders(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (absl::StartsWith(line, "HTTP/")) {
+      headers.clear();
+      continue;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    headers.emplace_back(line.substr(0, colon),
+                         std::string(absl::StripAsciiWhitespace(line.substr(colon + 1))));
+  }
+  return headers;
+}
+
+}  // namespace
+
+std::string HttpResult::Header(const std::string& name) const {
+  for (const auto& [key, value] : headers) {
+    if (absl::EqualsIgnoreCase(key, name)) return value;
+  }
+  return "";
+}
+
+HttpResult HttpFetch(const HttpRequest& request) {
+  TempDir scratch;
+  const std::string header_file = scratch.Join("headers");
+  const std::string body_file = scratch.Join("body");
+  std::vector<std::string> argv = {
+      "/usr/bin/curl", "-s", "-S",      "--max-time", "10",          "-D",
+      header_file,     "-o", body_file, "-w",         "%{http_code}"};
+  if (request.verbose) argv.push_back("-v");
+  if (request.method == "HEAD") {
+    argv.push_back("--head");
+  } else if (request.method != "GET" || !request.body_file.empty()) {
+    argv.insert(argv.end(), {"-X", request.method});
+  }
+  for (const std::string& header : request.headers) argv.insert(argv.end(), {"-H", header});
+  if (!request.body_file.empty()) {
+    argv.insert(argv.end(), {"--data-binary", absl::StrCat("@", request.body_file)});
+    argv.insert(argv.end(), {"-H", "Content-Type: application/octet-stream"});
+    if (request.chunked) argv.insert(argv.end(), {"-H", "Transfer-Encoding: chunked"});
+  }
+  if (!request.cacert.empty()) argv.insert(argv.end(), {"--cacert", request.cacert});
+  argv.push_back(request.url);
+  const ProcessResult run = RunProcess(argv);
   HttpResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::string output;
-  char buffer[65536];
-  size_t got;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, got);
-  pclose(pipe);
-  const size_t last_newline = output.rfind('\n');
-  if (last_newline == std::string::npos) return result;
-  result.status = std::atoi(output.c_str() + last_newline + 1);
-  result.body = output.substr(0, last_newline);
+  result.status = std::atoi(run.out.c_str());
+  result.error = run.err;
+  result.headers = ParseHeaders(ReadAll(header_file));
+  if (request.method != "HEAD") result.body = ReadAll(body_file);
   return result;
 }
+
+HttpResult HttpGet(const std::string& url) { return HttpFetch({.url = url}); }
 
 }  // namespace neuronserve::testing
