@@ -1,6 +1,7 @@
 #include "server/daemon.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/health/health_monitor.h"
 #include "core/lifecycle/model_registry.h"
 #include "core/lifecycle/model_store.h"
@@ -23,6 +24,7 @@
 #include "server/http/http_server.h"
 #include "server/http/http_tls.h"
 #include "server/listeners.h"
+#include "server/model_dir.h"
 #include "server/neuron_serving_service.h"
 #include "server/v2_inference_service.h"
 #include "server/v2_rest_routes.h"
@@ -69,7 +71,18 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     if (!store.ok()) return store.status();
     daemon->store_ = *std::move(store);
   }
-  if (!options.model_repository.empty()) {
+  std::string load_models = options.load_models;
+  std::optional<RepositoryModel> model_dir_model;  // --model-dir holding one model
+  if (!options.model_dir.empty()) {
+    absl::StatusOr<ModelDirContents> contents =
+        InspectModelDir(options.model_dir, options.model_name);
+    if (!contents.ok()) return contents.status();
+    model_dir_model = contents->model;
+    if (!model_dir_model.has_value()) {  // a repository: served as --model-repository would be
+      daemon->repository_ = contents->folder;
+      load_models = absl::StrJoin(contents->model_folders, ",");
+    }
+  } else if (!options.model_repository.empty()) {
     absl::StatusOr<ModelRepository> repository = ModelRepository::Open(options.model_repository);
     if (!repository.ok()) return repository.status();
     daemon->repository_ = *std::move(repository);
@@ -257,8 +270,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   spdlog::info("gRPC bound to {}; health NOT_SERVING until the startup models are loaded",
                daemon->listening_address_);
 
-  LoadStartupModels(*daemon->registry_, loading.repository, options.load_models,
-                    daemon->store_.get());
+  LoadStartupModels(*daemon->registry_, loading.repository, load_models, daemon->store_.get(),
+                    model_dir_model.has_value() ? &*model_dir_model : nullptr);
   daemon->startup_done_.store(true);
   daemon->health_->EvaluateNow();
   return daemon;

@@ -69,6 +69,10 @@ struct DaemonOptions {
   std::string nrt_library;       // empty: the runtime's default names
   std::string model_repository;  // empty: none
   std::string load_models;       // "", "all", or "NAME,NAME"
+  // KServe's /mnt/models: one model (served as model_name when set) or a repository
+  // (server/model_dir.h). Not with model_repository or load_models (main.cc refuses that).
+  std::string model_dir;
+  std::string model_name;
   std::string state_dir;         // empty: API loads are not persisted
   uint64_t max_model_bytes = uint64_t{2} << 30;
   absl::Duration unload_timeout = absl::Seconds(30);

@@ -46,6 +46,15 @@ ABSL_FLAG(std::string, model_repository, "",
 ABSL_FLAG(std::string, load_models, "",
           "Repository models to load at startup: 'all', or a comma-separated list of folder "
           "names. A model that fails to load is FAILED; the others still load.");
+ABSL_FLAG(std::string, model_dir, "",
+          "A folder holding one model or a model repository, as KServe's storage initializer "
+          "leaves it in /mnt/models: one model when it holds a config.pbtxt, one .neff file, or "
+          "version folders (1/model.neff); a repository (every model folder loaded) when it "
+          "holds model folders. Not with --model-repository.");
+ABSL_FLAG(std::string, model_name, "",
+          "The name the one model of --model-dir is served under (KServe: the InferenceService's "
+          "name, {{.Name}}). Empty: the config.pbtxt's name, else the folder's. Not used when "
+          "--model-dir holds a repository (each model keeps its folder's name).");
 ABSL_FLAG(std::string, state_dir, "",
           "Directory where models loaded through the API are recorded, so that they load again "
           "after a restart. Empty: not recorded.");

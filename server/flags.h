@@ -25,6 +25,8 @@ ABSL_DECLARE_FLAG(absl::Duration, drain_timeout);
 ABSL_DECLARE_FLAG(absl::Duration, execution_timeout);
 ABSL_DECLARE_FLAG(std::string, model_repository);
 ABSL_DECLARE_FLAG(std::string, load_models);
+ABSL_DECLARE_FLAG(std::string, model_dir);
+ABSL_DECLARE_FLAG(std::string, model_name);
 ABSL_DECLARE_FLAG(std::string, state_dir);
 ABSL_DECLARE_FLAG(uint64_t, max_model_bytes);
 ABSL_DECLARE_FLAG(absl::Duration, unload_timeout);

@@ -34,11 +34,10 @@ HttpRouteTable HttpRoutes(HttpRouteSources sources) {
                           : HttpResponse{503, "text/plain; charset=utf-8",
                                          absl::StrCat("not ready: ", report.serving_reason, "\n")};
   }));
-  routes.Add(Immediate("/v1/models", Scope::kInfer, "models",
-                       [health = sources.health, models = sources.models] {
-                         return HttpResponse{200, "application/json",
-                                             ModelsJson(models(), health())};
-                       }));
+  routes.Add(Immediate(
+      "/v1/models", Scope::kInfer, "models", [health = sources.health, models = sources.models] {
+        return HttpResponse{200, "application/json", ModelsJson(models(), health())};
+      }));
   return routes;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/time/time.h"
+#include "core/lifecycle/model_name.h"
 #include "server/daemon.h"
 #include "server/flags.h"
 #include "server/logging.h"
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 clean shutdown, 1 startup failure, 2 bad flags. SIGTERM/SIGINT drain and "
       "stop; SIGHUP re-reads the TLS certificates and token files.\n"
       "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--model-repository=DIR "
-      "--load-models=all|NAME,...] [--state-dir=DIR] [--http-listen=HOST:PORT] "
+      "--load-models=all|NAME,... | --model-dir=DIR [--model-name=NAME]] [--state-dir=DIR] [--http-listen=HOST:PORT] "
       "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=30s] "
       "[--tls-cert=PEM --tls-key=PEM [--tls-client-ca=PEM]] [--infer-token-file=FILE] "
       "[--admin-token-file=FILE] [--admin-listen=unix:PATH] [--health-listen=HOST:PORT] "
@@ -117,11 +118,38 @@ int main(int argc, char** argv) {
     output_capture = *std::move(started);
   }
 
+  // --model-dir chooses the startup models itself, so it excludes the flags that also do.
+  const std::string model_dir = absl::GetFlag(FLAGS_model_dir);
+  const std::string model_name = absl::GetFlag(FLAGS_model_name);
+  const char* model_dir_conflict =
+      model_dir.empty()                                ? nullptr
+      : !absl::GetFlag(FLAGS_model_repository).empty() ? "--model-repository"
+      : !absl::GetFlag(FLAGS_load_models).empty()      ? "--load-models"
+                                                       : nullptr;
+  if (model_dir_conflict != nullptr) {
+    fprintf(stderr, "neuron-serve: --model-dir and %s exclude each other: --model-dir loads what "
+            "its folder holds\n", model_dir_conflict);
+    return kExitUsage;
+  }
+  if (!model_name.empty()) {
+    if (model_dir.empty()) {
+      fprintf(stderr, "neuron-serve: --model-name names the model of --model-dir, which is not "
+              "set\n");
+      return kExitUsage;
+    }
+    if (absl::Status valid = neuronserve::ValidateModelName(model_name); !valid.ok()) {
+      fprintf(stderr, "neuron-serve: --model-name: %s\n", std::string(valid.message()).c_str());
+      return kExitUsage;
+    }
+  }
+
   neuronserve::DaemonOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.nrt_library = absl::GetFlag(FLAGS_nrt_library);
   options.model_repository = absl::GetFlag(FLAGS_model_repository);
   options.load_models = absl::GetFlag(FLAGS_load_models);
+  options.model_dir = model_dir;
+  options.model_name = model_name;
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);

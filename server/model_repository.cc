@@ -15,7 +15,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kConfigFile[] = "config.pbtxt";
-constexpr char kDefaultNeff[] = "model.neff";
 
 bool IsInside(const fs::path& path, const fs::path& root) {
   auto [root_end, unused] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
@@ -66,7 +65,8 @@ absl::StatusOr<std::string> ModelRepository::Confine(const std::string& relative
   return resolved.string();
 }
 
-absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& relative) const {
+absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& relative,
+                                                         const std::string& default_file) const {
   absl::StatusOr<std::string> path = Confine(relative);
   if (!path.ok()) return path.status();
   RepositoryModel model;
@@ -85,7 +85,7 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
     if (model.config.name().empty()) {
       model.config.set_name(fs::path(*path).filename().string());
     }
-    if (model.config.file().empty()) model.config.set_file(kDefaultNeff);
+    if (model.config.file().empty()) model.config.set_file(default_file);
     absl::StatusOr<std::string> neff = Confine((fs::path(relative) / model.config.file()).string());
     if (!neff.ok()) return neff.status();
     model.neff_path = *neff;

@@ -27,8 +27,11 @@ class ModelRepository {
 
   // `relative` names a model folder (with config.pbtxt, or just a model.neff) or a NEFF file.
   // INVALID_ARGUMENT for absolute paths and "..", PERMISSION_DENIED for a path (or symlink)
-  // that resolves outside the repository, NOT_FOUND when it does not exist.
-  absl::StatusOr<RepositoryModel> Resolve(const std::string& relative) const;
+  // that resolves outside the repository, NOT_FOUND when it does not exist. `default_file` is
+  // the NEFF of a folder whose config names no `file` (relative to the folder); --model-dir
+  // passes the one NEFF it found there, which need not be called model.neff.
+  absl::StatusOr<RepositoryModel> Resolve(const std::string& relative,
+                                          const std::string& default_file = "model.neff") const;
 
   // The model folders directly under the root, by name.
   absl::StatusOr<std::vector<std::string>> ModelFolders() const;

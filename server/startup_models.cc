@@ -52,18 +52,23 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
   std::vector<LoadSpec> specs;
   for (const std::string& name : names) {
     absl::StatusOr<RepositoryModel> model = repository.Resolve(name);
-    absl::StatusOr<std::string> bytes =
-        model.ok() ? ReadFile(model->neff_path) : absl::StatusOr<std::string>(model.status());
-    if (!bytes.ok()) {
+    absl::StatusOr<LoadSpec> spec =
+        model.ok() ? RepositoryModelLoadSpec(*model) : absl::StatusOr<LoadSpec>(model.status());
+    if (!spec.ok()) {
       failures->push_back(
-          StartupFailure{ModelIdentity{name, "", ModelSource::kRepository}, bytes.status()});
+          StartupFailure{ModelIdentity{name, "", ModelSource::kRepository}, spec.status()});
       continue;
     }
-    specs.push_back(LoadSpecFromConfig(model->config,
-                                       std::make_shared<const std::string>(*std::move(bytes)),
-                                       ModelSource::kRepository, /*persist=*/false));
+    specs.push_back(*std::move(spec));
   }
   return specs;
+}
+
+absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model) {
+  absl::StatusOr<std::string> bytes = ReadFile(model.neff_path);
+  if (!bytes.ok()) return bytes.status();
+  return LoadSpecFromConfig(model.config, std::make_shared<const std::string>(*std::move(bytes)),
+                            ModelSource::kRepository, /*persist=*/false);
 }
 
 std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store) {
@@ -94,15 +99,27 @@ std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store) {
 }
 
 void LoadStartupModels(ModelRegistry& registry, const ModelRepository* repository,
-                       const std::string& load_models, const ModelStore* store) {
+                       const std::string& load_models, const ModelStore* store,
+                       const RepositoryModel* model_dir_model) {
   std::vector<LoadSpec> repository_specs;
-  if (repository != nullptr && !load_models.empty()) {
-    std::vector<StartupFailure> failures;
-    repository_specs = RepositoryLoadSpecs(*repository, load_models, &failures);
-    // Visible as FAILED, like a model the runtime refused; the others still load.
-    for (const StartupFailure& failure : failures) {
-      registry.RecordFailure(failure.identity, failure.error);
+  std::vector<StartupFailure> failures;
+  if (model_dir_model != nullptr) {
+    absl::StatusOr<LoadSpec> spec = RepositoryModelLoadSpec(*model_dir_model);
+    if (spec.ok()) {
+      repository_specs.push_back(*std::move(spec));
+    } else {
+      failures.push_back(StartupFailure{
+          ModelIdentity{model_dir_model->config.name(), "", ModelSource::kRepository},
+          spec.status()});
     }
+  }
+  if (repository != nullptr && !load_models.empty()) {
+    std::vector<LoadSpec> specs = RepositoryLoadSpecs(*repository, load_models, &failures);
+    for (LoadSpec& spec : specs) repository_specs.push_back(std::move(spec));
+  }
+  // Visible as FAILED, like a model the runtime refused; the others still load.
+  for (const StartupFailure& failure : failures) {
+    registry.RecordFailure(failure.identity, failure.error);
   }
   LoadAndWait(registry, std::move(repository_specs));
 

@@ -1,5 +1,5 @@
 // Startup model loading: the models the daemon loads before it reports SERVING. First the
-// model repository's (--load-models: "all" or "NAME,NAME"), then the state directory's (what
+// model repository's (--load-models: "all" or "NAME,NAME", or what --model-dir holds), then the state directory's (what
 // was loaded through the API before a restart: the newer intent, so it replaces a repository
 // model of the same name). Each model ends READY or FAILED; a failure never stops the others.
 //
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/lifecycle/model_registry.h"
 #include "core/lifecycle/model_store.h"
 #include "server/model_repository.h"
@@ -35,14 +36,19 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
                                           const std::string& load_models,
                                           std::vector<StartupFailure>* failures);
 
+// The load spec of a resolved repository model, its NEFF read now; the read's error otherwise.
+absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model);
+
 // The load specs of the models the state directory holds; each one whose config or NEFF
 // cannot be read is logged and skipped, and an unreadable directory is logged and yields none.
 std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store);
 
-// Loads the repository's models (none when `repository` is null or `load_models` is empty),
-// waits for them, then the state directory's (none when `store` is null), and waits again.
+// Loads `model_dir_model` (--model-dir holding one model; none when null) and the repository's
+// models (none when `repository` is null or `load_models` is empty), waits for them, then the
+// state directory's (none when `store` is null), and waits again.
 void LoadStartupModels(ModelRegistry& registry, const ModelRepository* repository,
-                       const std::string& load_models, const ModelStore* store);
+                       const std::string& load_models, const ModelStore* store,
+                       const RepositoryModel* model_dir_model = nullptr);
 
 }  // namespace neuronserve
 

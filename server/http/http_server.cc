@@ -251,9 +251,9 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
 namespace {
 
 HttpResponse TooLarge(std::string_view path, size_t limit, std::string_view given) {
-  HttpResponse response = ErrorResponse(
-      413, absl::StrCat("the body of ", std::string(path), " is ", std::string(given),
-                        "; the limit is ", limit, " bytes (--max-message-bytes)"));
+  HttpResponse response =
+      ErrorResponse(413, absl::StrCat("the body of ", std::string(path), " is ", std::string(given),
+                                      "; the limit is ", limit, " bytes (--max-message-bytes)"));
   response.headers.push_back({"Connection", "close"});
   return response;
 }
@@ -269,9 +269,9 @@ std::optional<HttpResponse> HttpServer::Impl::Screen(Exchange& exchange,
     return ErrorResponse(404, absl::StrCat("no such path: ", exchange.raw_path_));
   }
   if (match.route == nullptr) {
-    HttpResponse response = ErrorResponse(
-        405, absl::StrCat(exchange.method_, " is not allowed on ", exchange.raw_path_,
-                          "; allowed: ", match.allowed));
+    HttpResponse response =
+        ErrorResponse(405, absl::StrCat(exchange.method_, " is not allowed on ", exchange.raw_path_,
+                                        "; allowed: ", match.allowed));
     response.headers.push_back({"Allow", match.allowed});
     return response;
   }
@@ -338,9 +338,8 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
   }
   if (exchange->too_large_) {
     exchange->screened_out_ = true;
-    return Queue(connection,
-                 TooLarge(exchange->raw_path_, server->options_.max_body_bytes,
-                          absl::StrCat("more than that (chunked)")));
+    return Queue(connection, TooLarge(exchange->raw_path_, server->options_.max_body_bytes,
+                                      absl::StrCat("more than that (chunked)")));
   }
   if (!exchange->handler_ran_) return exchange->RunHandler();
   if (!exchange->answered_) return exchange->SendOrSuspend();
@@ -401,8 +400,8 @@ absl::Status HttpServer::Impl::Listen() {
   const int resolved =
       getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found);
   if (resolved != 0 || found == nullptr) {
-    return absl::UnavailableError(absl::StrCat("cannot serve HTTP on '", address,
-                                               "': ", gai_strerror(resolved)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve HTTP on '", address, "': ", gai_strerror(resolved)));
   }
   sockaddr_storage bind_address{};
   std::memcpy(&bind_address, found->ai_addr, found->ai_addrlen);
@@ -416,23 +415,23 @@ absl::Status HttpServer::Impl::Listen() {
   const int threads = options_.threads > 0 ? options_.threads : 1;
   // MHD reads a variadic option list; the TLS option is added only with TLS, so the list
   // ends at the first MHD_OPTION_END either way.
-  daemon_ = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, &Impl::Access, this,                          //
-      MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&bind_address),        //
-      MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(threads),             //
-      MHD_OPTION_CONNECTION_LIMIT, kConnectionLimit,                           //
-      MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds,                      //
-      MHD_OPTION_NOTIFY_COMPLETED, &Impl::Completed, this,                     //
-      MHD_OPTION_NOTIFY_CONNECTION, &Impl::ConnectionEvent, this,              //
-      MHD_OPTION_UNESCAPE_CALLBACK, &Impl::KeepEscapes, this,                  //
-      MHD_OPTION_EXTERNAL_LOGGER, &Impl::Log, this,                            //
-      options_.tls != nullptr ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END,
-      &HttpTls::CertificateCallback, MHD_OPTION_END);
+  daemon_ =
+      MHD_start_daemon(flags, 0, nullptr, nullptr, &Impl::Access, this,                   //
+                       MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&bind_address),  //
+                       MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(threads),       //
+                       MHD_OPTION_CONNECTION_LIMIT, kConnectionLimit,                     //
+                       MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds,                //
+                       MHD_OPTION_NOTIFY_COMPLETED, &Impl::Completed, this,               //
+                       MHD_OPTION_NOTIFY_CONNECTION, &Impl::ConnectionEvent, this,        //
+                       MHD_OPTION_UNESCAPE_CALLBACK, &Impl::KeepEscapes, this,            //
+                       MHD_OPTION_EXTERNAL_LOGGER, &Impl::Log, this,                      //
+                       options_.tls != nullptr ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END,
+                       &HttpTls::CertificateCallback, MHD_OPTION_END);
   starting_.store(false);
   if (daemon_ == nullptr) {
     return absl::UnavailableError(absl::StrCat(
-        "cannot serve HTTP on '", address, "': ",
-        start_error_.empty() ? std::string("MHD_start_daemon failed") : start_error_,
+        "cannot serve HTTP on '", address,
+        "': ", start_error_.empty() ? std::string("MHD_start_daemon failed") : start_error_,
         " (address in use, or not a HOST:PORT?)"));
   }
   const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);

@@ -86,8 +86,8 @@ absl::StatusOr<std::shared_ptr<const HttpTls::Pair>> HttpTls::Build() const {
   pair->summary = *std::move(summary);
   unsigned count = kMaxChain;
   const gnutls_datum_t cert_datum = Datum(*cert_pem);
-  int result = gnutls_pcert_list_import_x509_raw(pair->chain, &count, &cert_datum,
-                                                 GNUTLS_X509_FMT_PEM, 0);
+  int result =
+      gnutls_pcert_list_import_x509_raw(pair->chain, &count, &cert_datum, GNUTLS_X509_FMT_PEM, 0);
   if (result < 0) {
     return absl::InvalidArgumentError(absl::StrCat("GnuTLS cannot use the certificate chain of '",
                                                    pair->summary.subject,

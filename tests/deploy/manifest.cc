@@ -11,13 +11,16 @@
 namespace neuronserve::testing {
 
 absl::StatusOr<Manifest> Manifest::Render(const std::string& overlay) {
+  return RenderDir(absl::StrCat(DEPLOY_DIR, "/kubernetes/overlays/", overlay));
+}
+
+absl::StatusOr<Manifest> Manifest::RenderDir(const std::string& dir) {
   const std::string kubectl = FindProgram("kubectl");
   if (kubectl.empty()) {
     return absl::FailedPreconditionError(
         "kubectl is not on PATH: the deploy tests render the manifests with `kubectl kustomize` "
         "(kubectl 1.21 or later; .ci/install-deps says where to get it)");
   }
-  const std::string dir = absl::StrCat(DEPLOY_DIR, "/kubernetes/overlays/", overlay);
   const ProcessResult render = RunProcess({kubectl, "kustomize", dir});
   if (render.exit_code != 0) {
     return absl::InternalError(absl::StrCat("kubectl kustomize ", dir, " exited with ",
@@ -29,7 +32,7 @@ absl::StatusOr<Manifest> Manifest::Render(const std::string& overlay) {
       if (object.IsMap()) manifest.objects_.push_back(object);
     }
   } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("the rendered ", overlay, " is not YAML: ", e.what()));
+    return absl::InternalError(absl::StrCat("the rendered ", dir, " is not YAML: ", e.what()));
   }
   if (manifest.objects_.empty()) {
     return absl::InternalError(absl::StrCat("kubectl kustomize ", dir, " rendered nothing"));

@@ -30,6 +30,8 @@ class Manifest {
   // Runs `kubectl kustomize deploy/kubernetes/overlays/<overlay>`; an error names what failed
   // (kubectl missing, the render failing with its output, YAML that does not parse).
   static absl::StatusOr<Manifest> Render(const std::string& overlay);
+  // Runs `kubectl kustomize DIR` for a kustomization elsewhere than the overlays (deploy/kserve).
+  static absl::StatusOr<Manifest> RenderDir(const std::string& dir);
 
   const std::vector<YAML::Node>& objects() const { return objects_; }
   std::vector<YAML::Node> OfKind(const std::string& kind) const;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/text_format.h"
@@ -141,9 +142,16 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
                                     const SecretData& secrets) {
   absl::StatusOr<YAML::Node> workload = manifest.Workload();
   if (!workload.ok()) return workload.status();
-  const YAML::Node pod_spec = PodSpecOf(*workload);
-  std::optional<ContainerRef> daemon = ContainerNamed(pod_spec, kDaemonContainer);
-  if (!daemon.has_value()) return absl::NotFoundError("no container named neuron-serve");
+  return StartPodSpec(manifest, PodSpecOf(*workload), PodOptions(), root, secrets);
+}
+
+absl::StatusOr<RunningPod> StartPodSpec(const Manifest& manifest, const YAML::Node& pod_spec,
+                                        const PodOptions& options, const std::string& root,
+                                        const SecretData& secrets) {
+  std::optional<ContainerRef> daemon = ContainerNamed(pod_spec, options.container);
+  if (!daemon.has_value()) {
+    return absl::NotFoundError(absl::StrCat("no container named ", options.container));
+  }
   std::vector<ContainerRef> to_run;  // the run-to-completion init containers, then the daemon
   for (const ContainerRef& container : ContainersOf(pod_spec)) {
     if (container.init && !container.sidecar) to_run.push_back(container);
@@ -166,6 +174,11 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
   }
   std::vector<std::string> mount_paths;
   for (const auto& [path, name] : volume_at) mount_paths.push_back(path);
+  for (const std::string& path : options.provided_mounts) {
+    mount_paths.push_back(path);
+    pod.substitutions.push_back(
+        absl::StrCat("mount ", path, " (added by the controller) -> ", root, path));
+  }
   std::sort(mount_paths.begin(), mount_paths.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   const PodFilesystem files(root, mount_paths);
@@ -290,7 +303,13 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
     return "127.0.0.1:0";
   };
   pod.daemon_argv = {NEURON_SERVE_PATH};
-  for (const std::string& arg : StringList(d["args"])) {
+  for (std::string arg : StringList(d["args"])) {
+    for (const auto& [placeholder, value] : options.placeholders) {
+      if (absl::StrContains(arg, placeholder)) {
+        pod.substitutions.push_back(absl::StrCat(placeholder, " in ", arg, " -> ", value));
+        arg = absl::StrReplaceAll(arg, {{placeholder, value}});
+      }
+    }
     std::string mapped = files.MapValue(arg);
     const size_t equals = arg.find('=');
     if (absl::StartsWith(arg, "--") && equals != std::string::npos) {
@@ -316,6 +335,7 @@ absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string&
   spec.unset_prefixes = {""};
   spec.env = pod.daemon_env;
   pod.daemon = std::make_unique<ChildProcess>(spec);
+  if (!options.wait_until_listening) return pod;
   if (!pod.daemon->WaitUntilListening(absl::Seconds(30)).has_value()) {
     return absl::DeadlineExceededError(
         absl::StrCat("the daemon did not start listening:\n", pod.daemon->Stderr()));

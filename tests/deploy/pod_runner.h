@@ -19,6 +19,8 @@
 //   - the addresses of --listen, --http-listen and --health-listen become 127.0.0.1:0 (a free
 //     port, read back from the log) instead of every interface on a fixed port; a unix socket
 //     address under a mount is mapped like a path;
+//   - placeholders a controller fills in (KServe's {{.Name}}) and mounts it adds (/mnt/models),
+//     when StartPodSpec's options name them;
 //   - the environment is the manifest's env plus the image's PATH (Debian's default), and the
 //     sanitizer options of this test run if any; nothing of the test's own environment leaks in.
 #ifndef NEURON_SERVE_TESTS_DEPLOY_POD_RUNNER_H_
@@ -59,6 +61,28 @@ struct RunningPod {
 // waits for its "listening on" line (the startup models are loaded then).
 absl::StatusOr<RunningPod> StartPod(const Manifest& manifest, const std::string& root,
                                     const SecretData& secrets = {});
+
+// What a pod spec that is not a workload's needs besides: a KServe ServingRuntime's spec is a
+// pod template that the KServe controller completes.
+struct PodOptions {
+  // The container that runs the daemon.
+  std::string container = kDaemonContainer;
+  // Replaced in the daemon's args, as the controller that renders the pod does: KServe's
+  // "{{.Name}}" becomes the InferenceService's name.
+  std::map<std::string, std::string> placeholders;
+  // Mounts the controller adds to the daemon container, not in the spec (KServe's storage
+  // initializer's /mnt/models): each path P maps to <root>/P like a volume's, and the test fills
+  // that folder itself, or leaves it missing.
+  std::vector<std::string> provided_mounts;
+  // Wait for "listening on" (false: return once the daemon is started, for a test that expects
+  // it to exit).
+  bool wait_until_listening = true;
+};
+
+// StartPod for `pod_spec` (a pod spec: containers, initContainers, volumes) of `manifest`.
+absl::StatusOr<RunningPod> StartPodSpec(const Manifest& manifest, const YAML::Node& pod_spec,
+                                        const PodOptions& options, const std::string& root,
+                                        const SecretData& secrets = {});
 
 // The environment a container of the image gets besides its manifest env: PATH, this test
 // run's sanitizer options (ASAN_OPTIONS and the like), which only make a sanitizer build of the

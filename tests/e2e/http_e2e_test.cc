@@ -78,9 +78,9 @@ TempDir* HttpE2ETest::certs_dir_ = nullptr;
 TestCertificates* HttpE2ETest::certs_ = nullptr;
 
 TEST_F(HttpE2ETest, HttpsServesTheProbesAndPlainHttpToItFailsCleanly) {
-  START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0",
-                                      "--http-tls-cert=" + certs_->server.cert,
-                                      "--http-tls-key=" + certs_->server.key}));
+  START_DAEMON(daemon,
+               SimDaemonArgs({"--http-listen=127.0.0.1:0", "--http-tls-cert=" + certs_->server.cert,
+                              "--http-tls-key=" + certs_->server.key}));
   const std::optional<std::string> http =
       WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+) \\(HTTPS");
   ASSERT_TRUE(http.has_value()) << daemon->process->Stderr();
@@ -110,8 +110,9 @@ TEST_F(HttpE2ETest, ARewrittenPairIsServedToNewConnectionsAndABadOneIsRefused) {
   WriteFile(key + ".new", certs_->server_rotated.KeyPem());
   fs::rename(key + ".new", key);
   const std::string refused = "refused new HTTP TLS certificate from " + cert + ": ";
-  EXPECT_TRUE(WaitUntil([&] { return daemon->process->Stderr().find(refused) != std::string::npos; },
-                        kRotationDeadline))
+  EXPECT_TRUE(
+      WaitUntil([&] { return daemon->process->Stderr().find(refused) != std::string::npos; },
+                kRotationDeadline))
       << daemon->process->Stderr();
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("the previous one keeps serving"));
   EXPECT_THAT(daemon->process->Stderr(), Not(HasSubstr("PRIVATE KEY")));
@@ -130,9 +131,8 @@ TEST_F(HttpE2ETest, SighupReloadsTheHttpsCertificate) {
   const std::string cert = dir.Join("http.crt");
   const std::string key = dir.Join("http.key");
   InstallPair(certs_->server, cert, key);
-  START_DAEMON(daemon,
-               SimDaemonArgs({"--http-listen=127.0.0.1:0", "--http-tls-cert=" + cert,
-                              "--http-tls-key=" + key, "--credential-poll-interval=1h"}));
+  START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0", "--http-tls-cert=" + cert,
+                                      "--http-tls-key=" + key, "--credential-poll-interval=1h"}));
   const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
   ASSERT_TRUE(http.has_value());
   ASSERT_TRUE(WaitForServed(*http, "server-1"));
@@ -190,8 +190,8 @@ TEST_F(HttpE2ETest, TokensGuardThePathsThatNameModelsAndNotTheProbes) {
         {.url = base + path, .headers = {"Authorization: Bearer e2e-not-a-token-0000000000"}});
     EXPECT_EQ(wrong.status, 401);
     for (const char* token : {kInferToken, kAdminToken}) {
-      const HttpResult ok =
-          HttpFetch({.url = base + path, .headers = {absl::StrCat("Authorization: Bearer ", token)}});
+      const HttpResult ok = HttpFetch(
+          {.url = base + path, .headers = {absl::StrCat("Authorization: Bearer ", token)}});
       EXPECT_EQ(ok.status, 200) << ok.body;
     }
   }

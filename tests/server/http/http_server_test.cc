@@ -55,10 +55,9 @@ class Parked {
   // Waits (up to 10 s) until `count` exchanges are parked, then takes them.
   std::vector<HttpExchange*> Take(size_t count) {
     MutexLock lock(&mutex_);
-    changed_.WaitWithTimeout(&mutex_, absl::Seconds(10),
-                             [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-                               return parked_.size() >= count;
-                             });
+    changed_.WaitWithTimeout(
+        &mutex_, absl::Seconds(10),
+        [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return parked_.size() >= count; });
     std::vector<HttpExchange*> taken;
     taken.swap(parked_);
     return taken;
@@ -76,10 +75,10 @@ class HttpServerTest : public ::testing::Test {
     HttpRouteTable routes;
     routes.Add({"GET", "/hello/{name}", Scope::kNone, "hello", [](HttpExchange& exchange) {
                   HttpResponse response;
-                  response.body = absl::StrCat("hello ", std::string(exchange.param("name")), " from ",
-                                   std::string(exchange.header("x-test")), " at ",
-                                   std::string(exchange.path()), " by ",
-                                   std::string(exchange.peer()));
+                  response.body = absl::StrCat("hello ", std::string(exchange.param("name")),
+                                               " from ", std::string(exchange.header("x-test")),
+                                               " at ", std::string(exchange.path()), " by ",
+                                               std::string(exchange.peer()));
                   response.headers.push_back({"X-Reply", "yes"});
                   exchange.Respond(std::move(response));
                 }});
@@ -88,7 +87,8 @@ class HttpServerTest : public ::testing::Test {
                   response.content_type = "application/octet-stream";
                   response.body = std::string(exchange.body().substr(0, 3));
                   // The rest in parts, as a binary tensor would go.
-                  std::string_view rest = exchange.body().substr(std::min<size_t>(3, exchange.body().size()));
+                  std::string_view rest =
+                      exchange.body().substr(std::min<size_t>(3, exchange.body().size()));
                   while (!rest.empty()) {
                     const size_t take = std::min<size_t>(rest.size(), 1000);
                     response.more_body.emplace_back(rest.substr(0, take));
@@ -97,7 +97,8 @@ class HttpServerTest : public ::testing::Test {
                   exchange.Respond(std::move(response));
                 }});
     routes.Add({"GET", "/secret", Scope::kInfer, "secret", [](HttpExchange& exchange) {
-                  exchange.Respond({200, "text/plain", absl::StrCat("hi ", std::string(exchange.identity()))});
+                  exchange.Respond(
+                      {200, "text/plain", absl::StrCat("hi ", std::string(exchange.identity()))});
                 }});
     routes.Add({"POST", "/admin", Scope::kAdmin, "admin", [](HttpExchange& exchange) {
                   exchange.Respond({200, "text/plain", "done"});
@@ -133,8 +134,7 @@ void ExpectError(const HttpResult& result, int status, const std::string& messag
 
 TEST_F(HttpServerTest, GetAnswersWithParamsHeadersAndPeer) {
   StartServer();
-  const HttpResult result =
-      HttpFetch({.url = Url("/hello/a%2Fb"), .headers = {"X-Test: curl"}});
+  const HttpResult result = HttpFetch({.url = Url("/hello/a%2Fb"), .headers = {"X-Test: curl"}});
   EXPECT_EQ(result.status, 200) << result.error;
   EXPECT_THAT(result.body, ::testing::MatchesRegex(
                                "hello a/b from curl at /hello/a/b by ipv4:127\\.0\\.0\\.1:[0-9]+"));
@@ -187,12 +187,14 @@ TEST_F(HttpServerTest, TokensAreCheckedBeforeTheHandler) {
   const HttpResult none = HttpGet(Url("/secret"));
   ExpectError(none, 401, "secret");
   EXPECT_EQ(none.Header("WWW-Authenticate"), "Bearer");
-  const HttpResult wrong =
-      HttpFetch({.url = Url("/secret"), .headers = {"Authorization: Bearer not-a-known-token-123456"}});
+  const HttpResult wrong = HttpFetch(
+      {.url = Url("/secret"), .headers = {"Authorization: Bearer not-a-known-token-123456"}});
   ExpectError(wrong, 401, "secret");
   EXPECT_THAT(wrong.body, ::testing::Not(HasSubstr("not-a-known-token")));
-  const HttpResult low = HttpFetch({.url = Url("/admin"), .method = "POST",
-                                    .headers = {absl::StrCat("Authorization: Bearer ", kInferToken)}});
+  const HttpResult low =
+      HttpFetch({.url = Url("/admin"),
+                 .method = "POST",
+                 .headers = {absl::StrCat("Authorization: Bearer ", kInferToken)}});
   ExpectError(low, 403, "admin");
   EXPECT_THAT(low.body, HasSubstr("alice"));
   EXPECT_THAT(low.body, ::testing::Not(HasSubstr(kInferToken)));
@@ -214,8 +216,9 @@ TEST_F(HttpServerTest, ABodyPastTheLimitIs413AndTheServerKeepsServing) {
   const std::string file = WriteFile(dir_, "big", std::string(5000, 'x'));
   ExpectError(HttpFetch({.url = Url("/echo"), .method = "POST", .body_file = file}), 413,
               "the body of /echo is 5000 bytes (Content-Length); the limit is 1000 bytes");
-  ExpectError(HttpFetch({.url = Url("/echo"), .method = "POST", .body_file = file, .chunked = true}),
-              413, "the limit is 1000 bytes");
+  ExpectError(
+      HttpFetch({.url = Url("/echo"), .method = "POST", .body_file = file, .chunked = true}), 413,
+      "the limit is 1000 bytes");
   const std::string small = WriteFile(dir_, "small", "abcdef");
   const HttpResult after = HttpFetch({.url = Url("/echo"), .method = "POST", .body_file = small});
   EXPECT_EQ(after.status, 200);
@@ -236,7 +239,8 @@ TEST_F(HttpServerTest, HandlersAnswerLaterFromAnotherThreadInAnyOrder) {
   std::thread worker([&exchanges] {
     for (auto it = exchanges.rbegin(); it != exchanges.rend(); ++it) {
       HttpExchange& exchange = **it;
-      exchange.Respond({200, "text/plain", absl::StrCat("answer ", std::string(exchange.param("n")))});
+      exchange.Respond(
+          {200, "text/plain", absl::StrCat("answer ", std::string(exchange.param("n")))});
     }
   });
   worker.join();
@@ -250,7 +254,8 @@ TEST_F(HttpServerTest, HandlersAnswerLaterFromAnotherThreadInAnyOrder) {
 TEST_F(HttpServerTest, TheDestructorWaitsForAnOwedExchange) {
   StartServer();
   HttpResult result;
-  std::thread client([&] { result = HttpGet(Url("/later/7")); });
+  const std::string url = Url("/later/7");  // before the server goes away under the client
+  std::thread client([&] { result = HttpGet(url); });
   std::vector<HttpExchange*> exchanges = parked_.Take(1);
   ASSERT_EQ(exchanges.size(), 1u);
   std::atomic<bool> destroyed{false};
@@ -288,7 +293,9 @@ class RawConnection {
   }
   ~RawConnection() { close(fd_); }
   bool connected() const { return connected_; }
-  void Send(const std::string& text) { ASSERT_EQ(write(fd_, text.data(), text.size()), static_cast<ssize_t>(text.size())); }
+  void Send(const std::string& text) {
+    ASSERT_EQ(write(fd_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
   // Reads one response (headers, then Content-Length bytes); empty when the server closed.
   std::string ReadResponse() {
     while (true) {
@@ -369,6 +376,7 @@ TEST_F(HttpServerTest, HttpsServesTheCertificateAndARotationServesNewConnections
       HttpFetch({.url = Url("/hello/x"), .cacert = certs.ca.cert, .verbose = true});
   EXPECT_EQ(second.status, 200) << second.error;
   EXPECT_THAT(second.error, HasSubstr("CN=server-2"));
+  server_.reset();  // the server borrows the HttpTls, so it goes first
 }
 
 TEST_F(HttpServerTest, AnAddressInUseIsUnavailableNamingIt) {

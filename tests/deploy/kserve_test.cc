@@ -1,0 +1,389 @@
+// deploy/kserve: renders it with `kubectl kustomize` and checks what KServe needs of the
+// ClusterServingRuntime (model format, protocols, the container KServe completes, its ports,
+// probes and NeuronCores) and of the example InferenceService; then runs the daemon with the
+// runtime's own arguments on the simulator, as KServe would start it (its {{.Name}} replaced by
+// the InferenceService's name, /mnt/models a folder the test fills in each layout the storage
+// initializer can leave), and asks it what KServe's clients and probes ask.
+#include <signal.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/lifecycle/model_name.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "gtest/gtest.h"
+#include "inference/grpc_service.grpc.pb.h"
+#include "tests/deploy/deploy_tools.h"
+#include "tests/deploy/manifest.h"
+#include "tests/deploy/pod_runner.h"
+#include "tests/support/http_get.h"
+#include "tests/support/sim_model_files.h"
+#include "tests/support/temp_dir.h"
+
+namespace neuronserve::testing {
+namespace {
+
+constexpr char kKServeDir[] = DEPLOY_DIR "/kserve";
+// The container KServe completes (adds the model volume to, merges resources into).
+constexpr char kKServeContainer[] = "kserve-container";
+constexpr char kModelMount[] = "/mnt/models";
+constexpr char kNameTemplate[] = "{{.Name}}";
+constexpr char kNeuronCore[] = "aws.amazon.com/neuroncore";
+// KServe's ports: HTTP on 8080, gRPC (h2c) on 8081.
+constexpr int kHttpPort = 8080;
+constexpr int kGrpcPort = 8081;
+constexpr int kServing = 1;  // grpc.health.v1 SERVING
+
+YAML::Node Runtime(const Manifest& manifest) {
+  std::vector<YAML::Node> runtimes = manifest.OfKind("ClusterServingRuntime");
+  EXPECT_EQ(runtimes.size(), 1u);
+  return runtimes.empty() ? YAML::Node(YAML::NodeType::Undefined) : runtimes.front();
+}
+
+YAML::Node Service(const Manifest& manifest) {
+  std::vector<YAML::Node> services = manifest.OfKind("InferenceService");
+  EXPECT_EQ(services.size(), 1u);
+  return services.empty() ? YAML::Node(YAML::NodeType::Undefined) : services.front();
+}
+
+class KServeManifestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<Manifest> manifest = Manifest::RenderDir(kKServeDir);
+    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    manifest_ = *std::move(manifest);
+    runtime_ = Runtime(manifest_);
+    ASSERT_TRUE(runtime_.IsDefined());
+    std::optional<ContainerRef> container = ContainerNamed(runtime_["spec"], kKServeContainer);
+    ASSERT_TRUE(container.has_value()) << "no container named " << kKServeContainer;
+    container_ = container->node;
+  }
+  std::string Flag(const std::string& name) const {
+    std::optional<std::string> value = EffectiveFlag(container_, name);
+    EXPECT_TRUE(value.has_value()) << "the daemon has no flag --" << name;
+    return value.value_or("");
+  }
+  // The containerPort named `name`, or -1.
+  int PortNamed(const std::string& name) const {
+    for (const YAML::Node& port : container_["ports"]) {
+      if (port["name"].as<std::string>("") == name) return port["containerPort"].as<int>(-1);
+    }
+    return -1;
+  }
+
+  Manifest manifest_;
+  YAML::Node runtime_;
+  YAML::Node container_;
+};
+
+TEST_F(KServeManifestTest, TheRuntimeServesTheNeuronFormatOverBothV2Protocols) {
+  EXPECT_EQ(runtime_["apiVersion"].as<std::string>(""), "serving.kserve.io/v1alpha1");
+  const YAML::Node formats = At(runtime_, {"spec", "supportedModelFormats"});
+  ASSERT_TRUE(formats.IsSequence());
+  bool neuron = false;
+  for (const YAML::Node& format : formats) {
+    if (format["name"].as<std::string>("") != "neuron") continue;
+    neuron = true;
+    EXPECT_EQ(format["version"].as<std::string>(""), "1");
+    EXPECT_TRUE(format["autoSelect"].as<bool>(false));
+  }
+  EXPECT_TRUE(neuron) << "no supported model format named neuron";
+  const std::vector<std::string> protocols = StringList(At(runtime_, {"spec", "protocolVersions"}));
+  EXPECT_EQ(protocols, (std::vector<std::string>{"v2", "grpc-v2"}));
+}
+
+TEST_F(KServeManifestTest, TheContainerIsTheImageOfTheOtherManifestsWithTheModelDirFlags) {
+  absl::StatusOr<Manifest> daemonset = Manifest::Render("daemonset");
+  ASSERT_TRUE(daemonset.ok()) << daemonset.status();
+  std::optional<ContainerRef> daemon =
+      ContainerNamed(PodSpecOf(*daemonset->Workload()), kDaemonContainer);
+  ASSERT_TRUE(daemon.has_value());
+  EXPECT_EQ(container_["image"].as<std::string>(""), daemon->node["image"].as<std::string>("-"));
+  EXPECT_FALSE(container_["command"].IsDefined()) << "the image's ENTRYPOINT is the daemon";
+
+  const std::vector<std::string> args = StringList(container_["args"]);
+  for (const std::string& wanted :
+       {absl::StrCat("--model-dir=", kModelMount), absl::StrCat("--model-name=", kNameTemplate)}) {
+    EXPECT_NE(std::find(args.begin(), args.end(), wanted), args.end())
+        << "args lack " << wanted << ": " << absl::StrJoin(args, " ");
+  }
+  // Every argument is a flag the daemon has (EffectiveFlag knows them from --helpfull).
+  for (const std::string& arg : args) {
+    ASSERT_TRUE(absl::StartsWith(arg, "--")) << arg;
+    const std::string name = arg.substr(2, arg.find('=') - 2);
+    EXPECT_TRUE(DaemonFlagDefaults().contains(CanonicalFlagName(name))) << "unknown flag " << arg;
+  }
+  EXPECT_EQ(Flag("model_repository"), "");
+  EXPECT_EQ(Flag("load_models"), "");
+}
+
+TEST_F(KServeManifestTest, PortsAreKServesAndTheDaemonListensOnThem) {
+  EXPECT_EQ(PortNamed("http1"), kHttpPort);
+  EXPECT_EQ(PortNamed("h2c"), kGrpcPort);
+  EXPECT_EQ(PortOf(Flag("http_listen")), kHttpPort);
+  EXPECT_EQ(PortOf(Flag("listen")), kGrpcPort);
+  // Every interface: KServe's Service and the kubelet's probes come from outside the container.
+  EXPECT_EQ(HostOf(Flag("http_listen")), "0.0.0.0");
+  EXPECT_EQ(HostOf(Flag("listen")), "0.0.0.0");
+  // The scrape annotation KServe copies to the pod points at the HTTP port's /metrics.
+  EXPECT_EQ(At(runtime_, {"spec", "annotations", "prometheus.kserve.io/port"}).as<std::string>(""),
+            std::to_string(kHttpPort));
+  EXPECT_EQ(At(runtime_, {"spec", "annotations", "prometheus.kserve.io/path"}).as<std::string>(""),
+            "/metrics");
+}
+
+TEST_F(KServeManifestTest, ProbesAskTheV2HealthPathsOnTheHttpPort) {
+  const std::map<std::string, std::string> expected = {{"startupProbe", "/v2/health/ready"},
+                                                       {"readinessProbe", "/v2/health/ready"},
+                                                       {"livenessProbe", "/v2/health/live"}};
+  for (const auto& [probe, path] : expected) {
+    SCOPED_TRACE(probe);
+    const YAML::Node http = At(container_, {probe, "httpGet"});
+    ASSERT_TRUE(http.IsDefined()) << probe << " is not an httpGet probe";
+    EXPECT_EQ(http["path"].as<std::string>(""), path);
+    EXPECT_EQ(http["port"].as<int>(-1), kHttpPort);
+  }
+  // Loading a big model may take minutes: the startup probe allows them before liveness counts.
+  const YAML::Node startup = container_["startupProbe"];
+  EXPECT_GE(startup["periodSeconds"].as<int>(10) * startup["failureThreshold"].as<int>(3), 300);
+}
+
+TEST_F(KServeManifestTest, NeuronCoresAreRequestedAndTheRuntimeLibraryIsMounted) {
+  for (const char* kind : {"requests", "limits"}) {
+    EXPECT_GE(At(container_, {"resources", kind, kNeuronCore}).as<int>(0), 1) << kind;
+  }
+  // The runtime library the daemon opens lies on a volume of the pod (the host's).
+  const std::string library = Flag("nrt_library");
+  bool mounted = false;
+  for (const YAML::Node& mount : container_["volumeMounts"]) {
+    mounted |= absl::StartsWith(library, mount["mountPath"].as<std::string>("?") + "/");
+  }
+  EXPECT_TRUE(mounted) << library;
+}
+
+TEST_F(KServeManifestTest, TheExampleInferenceServiceSelectsTheRuntime) {
+  const YAML::Node service = Service(manifest_);
+  ASSERT_TRUE(service.IsDefined());
+  EXPECT_EQ(service["apiVersion"].as<std::string>(""), "serving.kserve.io/v1beta1");
+  const YAML::Node model = At(service, {"spec", "predictor", "model"});
+  EXPECT_EQ(At(model, {"modelFormat", "name"}).as<std::string>(""), "neuron");
+  EXPECT_EQ(At(model, {"modelFormat", "version"}).as<std::string>(""), "1");
+  EXPECT_FALSE(model["storageUri"].as<std::string>("").empty());
+  EXPECT_GE(At(model, {"resources", "limits", kNeuronCore}).as<int>(0), 1);
+  // Its name becomes the model's (--model-name): it must be one the daemon accepts.
+  const std::string name = At(service, {"metadata", "name"}).as<std::string>("");
+  EXPECT_TRUE(ValidateModelName(name).ok()) << ValidateModelName(name);
+}
+
+// The layouts KServe's storage initializer can leave in /mnt/models.
+enum class Layout { kNeff, kVersionFolderWithConfig, kRepository };
+
+struct LayoutCase {
+  const char* name;
+  Layout layout;
+};
+
+// The runtime's pod, started under `root` (its /mnt/models is <root>/mnt/models).
+class KServeRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<Manifest> manifest = Manifest::RenderDir(kKServeDir);
+    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    manifest_ = *std::move(manifest);
+    isvc_ = At(Service(manifest_), {"metadata", "name"}).as<std::string>("");
+    ASSERT_FALSE(isvc_.empty());
+    ASSERT_FALSE(root_.path().empty());
+  }
+  absl::StatusOr<RunningPod> Start(bool wait_until_listening) {
+    return StartIn(root_, wait_until_listening);
+  }
+  absl::StatusOr<RunningPod> StartIn(const TempDir& root, bool wait_until_listening) {
+    PodOptions options;
+    options.container = kKServeContainer;
+    options.placeholders = {{kNameTemplate, isvc_}};
+    options.provided_mounts = {kModelMount};
+    options.wait_until_listening = wait_until_listening;
+    return StartPodSpec(manifest_, At(Runtime(manifest_), {"spec"}), options, root.path());
+  }
+
+  Manifest manifest_;
+  std::string isvc_;
+  TempDir root_;
+};
+
+class KServeRunTest : public KServeRun, public ::testing::WithParamInterface<LayoutCase> {};
+
+// An identity model y = x of float32 [1,4]: the answer is the request, computed by no one.
+std::string IdentityNeff() { return EncodeNeff(IdentityModel({1, 4})); }
+
+TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
+  // The models served, by name.
+  std::vector<std::string> models;
+  switch (GetParam().layout) {
+    case Layout::kNeff:  // storageUri naming one file
+      root_.Write("mnt/models/resnet-compiled.neff", IdentityNeff());
+      models = {isvc_};
+      break;
+    case Layout::kVersionFolderWithConfig:  // a repository model's folder, Triton's layout
+      root_.Write("mnt/models/config.pbtxt", "name: \"ignored\"\nreplicas: 2\n");
+      root_.Write("mnt/models/1/model.neff", "an older version that is never read");
+      root_.Write("mnt/models/2/model.neff", IdentityNeff());
+      models = {isvc_};
+      break;
+    case Layout::kRepository:
+      root_.Write("mnt/models/first/model.neff", IdentityNeff());
+      root_.Write("mnt/models/second/config.pbtxt", "file: \"weights.neff\"\n");
+      root_.Write("mnt/models/second/weights.neff", IdentityNeff());
+      models = {"first", "second"};
+      break;
+  }
+  absl::StatusOr<RunningPod> pod = Start(/*wait_until_listening=*/true);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  SCOPED_TRACE(absl::StrCat("substitutions:\n  ", absl::StrJoin(pod->substitutions, "\n  "),
+                            "\nargv: ", absl::StrJoin(pod->daemon_argv, " "), "\ndaemon log:\n",
+                            pod->daemon->Stderr()));
+  ASSERT_TRUE(pod->address_for_port.contains(kGrpcPort));
+  ASSERT_TRUE(pod->address_for_port.contains(kHttpPort));
+  const std::string grpc_address = pod->address_for_port[kGrpcPort];
+  const std::string http_address = pod->address_for_port[kHttpPort];
+
+  EXPECT_EQ(HealthStatus(grpc_address, ""), kServing);
+  const HttpResult ready = HttpGet(absl::StrCat("http://", http_address, "/readyz"));
+  EXPECT_EQ(ready.status, 200) << ready.body;
+
+  auto stub = inference::GRPCInferenceService::NewStub(
+      grpc::CreateChannel(grpc_address, grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    inference::ServerReadyResponse response;
+    ASSERT_TRUE(stub->ServerReady(&context, {}, &response).ok());
+    EXPECT_TRUE(response.ready());
+  }
+  const std::vector<float> input = {1.5f, -2.0f, 0.25f, 8.0f};
+  for (const std::string& model : models) {
+    SCOPED_TRACE(model);
+    EXPECT_EQ(HealthStatus(grpc_address, model), kServing);
+    grpc::ClientContext ready_context;
+    inference::ModelReadyRequest ready_request;
+    ready_request.set_name(model);
+    inference::ModelReadyResponse ready_response;
+    ASSERT_TRUE(stub->ModelReady(&ready_context, ready_request, &ready_response).ok());
+    EXPECT_TRUE(ready_response.ready());
+
+    grpc::ClientContext context;
+    inference::ModelInferRequest request;
+    request.set_model_name(model);
+    inference::ModelInferRequest::InferInputTensor* tensor = request.add_inputs();
+    tensor->set_name("input");
+    tensor->set_datatype("FP32");
+    tensor->add_shape(1);
+    tensor->add_shape(4);
+    request.add_raw_input_contents(
+        std::string(reinterpret_cast<const char*>(input.data()), input.size() * sizeof(float)));
+    inference::ModelInferResponse response;
+    const grpc::Status status = stub->ModelInfer(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(response.raw_output_contents_size(), 1);
+    ASSERT_EQ(response.raw_output_contents(0).size(), input.size() * sizeof(float));
+    std::vector<float> output(input.size());
+    std::memcpy(output.data(), response.raw_output_contents(0).data(),
+                response.raw_output_contents(0).size());
+    EXPECT_EQ(output, input);
+    if (GetParam().layout == Layout::kVersionFolderWithConfig) {
+      EXPECT_EQ(response.model_version(), "2") << "the newest version folder";
+    }
+  }
+  if (GetParam().layout == Layout::kRepository) {
+    // Each model keeps its folder's name: the InferenceService's names none of them.
+    grpc::ClientContext context;
+    inference::ModelReadyRequest request;
+    request.set_name(isvc_);
+    inference::ModelReadyResponse response;
+    ASSERT_TRUE(stub->ModelReady(&context, request, &response).ok());
+    EXPECT_FALSE(response.ready());
+  }
+  EXPECT_EQ(pod->daemon->StopWith(SIGTERM, absl::Seconds(30)), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, KServeRunTest,
+    ::testing::Values(LayoutCase{"OneNeff", Layout::kNeff},
+                      LayoutCase{"VersionFolderWithConfig", Layout::kVersionFolderWithConfig},
+                      LayoutCase{"Repository", Layout::kRepository}),
+    [](const ::testing::TestParamInfo<LayoutCase>& info) { return std::string(info.param.name); });
+
+// What /mnt/models may wrongly hold: the daemon exits 1, and its last words name the folder
+// and what it expected, which is what `kubectl logs` shows of a crash-looping predictor.
+struct BadFolder {
+  const char* name;
+  std::vector<std::pair<std::string, std::string>> files;  // relative path -> contents; none:
+  bool create = true;                                      // an empty folder, unless !create
+  const char* says;
+};
+
+using KServeBadModelDirTest = KServeRun;
+
+TEST_F(KServeBadModelDirTest, TheDaemonExitsNamingTheFolderAndWhatItExpected) {
+  const std::vector<BadFolder> cases = {
+      {"empty", {}, true, "holds no model (it is empty); expected one model"},
+      {"two unrelated NEFFs",
+       {{"a.neff", IdentityNeff()}, {"b.neff", IdentityNeff()}},
+       true,
+       "holds 2 .neff files (a.neff, b.neff) and no config.pbtxt whose `file` names one of them"},
+      {"missing", {}, false, "does not exist; expected one model"},
+      {"only other files",
+       {{"README.md", "x"}, {"notes/todo.txt", "y"}},
+       true,
+       "holds no model (it holds README.md, notes/); expected one model"},
+  };
+  for (const BadFolder& bad : cases) {
+    SCOPED_TRACE(bad.name);
+    TempDir root;  // a pod of its own each
+    if (bad.create) std::filesystem::create_directories(root.Join("mnt/models"));
+    for (const auto& [path, contents] : bad.files) {
+      root.Write(absl::StrCat("mnt/models/", path), contents);
+    }
+    absl::StatusOr<RunningPod> pod = StartIn(root, /*wait_until_listening=*/false);
+    ASSERT_TRUE(pod.ok()) << pod.status();
+    EXPECT_EQ(pod->daemon->WaitForExit(absl::Seconds(30)), 1);
+    const std::string log = pod->daemon->Stderr();
+    EXPECT_TRUE(absl::StrContains(
+        log, absl::StrCat("--model-dir '", root.path(), kModelMount, "' ", bad.says)))
+        << log;
+  }
+}
+
+// Flags that contradict --model-dir are refused before anything starts (exit 2, bad flags).
+TEST(KServeFlagsTest, ContradictingFlagsAreUsageErrors) {
+  TempDir dir;
+  dir.Write("models/model.neff", IdentityNeff());
+  const std::string folder = dir.Join("models");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model-dir=" + folder, "--model-repository=" + folder},
+       "--model-dir and --model-repository exclude each other"},
+      {{"--model-dir=" + folder, "--load-models=all"},
+       "--model-dir and --load-models exclude each other"},
+      {{"--model-name=mlp"}, "--model-name names the model of --model-dir, which is not set"},
+      {{"--model-dir=" + folder, "--model-name=-bad"}, "--model-name: "},
+  };
+  for (const auto& [flags, says] : cases) {
+    SCOPED_TRACE(absl::StrJoin(flags, " "));
+    ChildSpec spec;
+    spec.argv = {NEURON_SERVE_PATH, absl::StrCat("--nrt-library=", NRTSIM_LIBRARY_PATH),
+                 "--listen=127.0.0.1:0"};
+    spec.argv.insert(spec.argv.end(), flags.begin(), flags.end());
+    spec.env = ImageEnvironment();
+    ChildProcess daemon(spec);
+    EXPECT_EQ(daemon.WaitForExit(absl::Seconds(20)), 2);
+    EXPECT_TRUE(absl::StrContains(daemon.Stderr(), says)) << daemon.Stderr();
+  }
+}
+
+}  // namespace
+}  // namespace neuronserve::testing
