@@ -187,7 +187,8 @@ TEST(HealthE2ETest, TheWatchdogMarksTheDaemonNotLiveWhileAnExecutionIsStuck) {
   // The Open Inference Protocol's REST probe says the same, as 400 with the reason.
   const HttpResult v2_live = HttpGet("http://" + *http + "/v2/health/live");
   EXPECT_EQ(v2_live.status, 400);
-  EXPECT_THAT(v2_live.body, HasSubstr("not live: NeuronCore 0 has been in one execution for"));
+  EXPECT_THAT(v2_live.body, HasSubstr("{\"error\":\"not live: "));
+  EXPECT_THAT(v2_live.body, HasSubstr("NeuronCore 0 has been in one execution for"));
   // Logged as the status is published: it reaches the capture some time after the Watch saw it.
   EXPECT_TRUE(WaitForLog(*daemon->process, "watchdog: not live").has_value())
       << daemon->process->Stderr();
