@@ -272,6 +272,23 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
 
   LoadStartupModels(*daemon->registry_, loading.repository, load_models, daemon->store_.get(),
                     model_dir_model.has_value() ? &*model_dir_model : nullptr);
+  if (!options.model_dir.empty()) {
+    // --model-dir is how KServe runs the daemon: a pod whose model cannot serve must not pass
+    // its readiness probe (health counts a FAILED startup model as settled), so it fails to
+    // start instead, with the reason in its log, and Kubernetes shows and retries it.
+    std::vector<std::string> failed;
+    for (const ModelInfo& info : daemon->registry_->List()) {
+      if (info.state == ModelState::kFailed) {
+        failed.push_back(absl::StrCat("'", info.identity.name, "' (", info.error, ")"));
+      }
+    }
+    if (!failed.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("--model-dir '", options.model_dir, "' holds model ",
+                       absl::StrJoin(failed, " and "),
+                       ", which failed to load; every model of --model-dir must load"));
+    }
+  }
   daemon->startup_done_.store(true);
   daemon->health_->EvaluateNow();
   return daemon;

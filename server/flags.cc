@@ -50,7 +50,8 @@ ABSL_FLAG(std::string, model_dir, "",
           "A folder holding one model or a model repository, as KServe's storage initializer "
           "leaves it in /mnt/models: one model when it holds a config.pbtxt, one .neff file, or "
           "version folders (1/model.neff); a repository (every model folder loaded) when it "
-          "holds model folders. Not with --model-repository.");
+          "holds model folders. Every model must load, else the daemon exits 1 (a pod that cannot "
+          "serve must not pass its readiness probe). Not with --model-repository.");
 ABSL_FLAG(std::string, model_name, "",
           "The name the one model of --model-dir is served under (KServe: the InferenceService's "
           "name, {{.Name}}). Empty: the config.pbtxt's name, else the folder's. Not used when "

@@ -330,7 +330,7 @@ struct BadFolder {
 using KServeBadModelDirTest = KServeRun;
 
 TEST_F(KServeBadModelDirTest, TheDaemonExitsNamingTheFolderAndWhatItExpected) {
-  const std::vector<BadFolder> cases = {
+  std::vector<BadFolder> cases = {
       {"empty", {}, true, "holds no model (it is empty); expected one model"},
       {"two unrelated NEFFs",
        {{"a.neff", IdentityNeff()}, {"b.neff", IdentityNeff()}},
@@ -342,6 +342,11 @@ TEST_F(KServeBadModelDirTest, TheDaemonExitsNamingTheFolderAndWhatItExpected) {
        true,
        "holds no model (it holds README.md, notes/); expected one model"},
   };
+  // A model the runtime refuses (bytes that are no NEFF): the pod must not look ready.
+  cases.push_back({"a NEFF the runtime refuses",
+                   {{"model.neff", "these bytes are not a NEFF"}},
+                   true,
+                   "holds model 'mlp' ("});
   for (const BadFolder& bad : cases) {
     SCOPED_TRACE(bad.name);
     TempDir root;  // a pod of its own each
@@ -356,6 +361,10 @@ TEST_F(KServeBadModelDirTest, TheDaemonExitsNamingTheFolderAndWhatItExpected) {
     EXPECT_TRUE(absl::StrContains(
         log, absl::StrCat("--model-dir '", root.path(), kModelMount, "' ", bad.says)))
         << log;
+    if (std::string_view(bad.name) == "a NEFF the runtime refuses") {
+      EXPECT_TRUE(absl::StrContains(log, "which failed to load; every model of --model-dir must load"))
+          << log;
+    }
   }
 }
 

@@ -117,9 +117,21 @@ TEST_P(ManifestRunTest, TheKubeletsProbesFindTheDaemonServing) {
       At(*manifest->Workload(), {"spec", "template", "metadata", "annotations"});
   const int metrics_port = std::stoi(annotations["prometheus.io/port"].as<std::string>("0"));
   ASSERT_TRUE(pod->address_for_port.contains(metrics_port));
-  const HttpResult metrics = HttpGet(absl::StrCat("http://", pod->address_for_port[metrics_port],
-                                                 annotations["prometheus.io/path"].as<std::string>()));
-  ASSERT_NE(metrics.status, 0) << "cannot connect to " << pod->address_for_port[metrics_port];
+  // With token files /metrics needs an infer token, as ListModels does (it names the models):
+  // Prometheus then scrapes with `authorization: credentials_file:` (README "HTTP endpoint").
+  const std::string metrics_url = absl::StrCat("http://", pod->address_for_port[metrics_port],
+                                               annotations["prometheus.io/path"].as<std::string>());
+  const bool tokens = absl::StrContains(absl::StrJoin(pod->daemon_argv, " "), "--infer-token-file=");
+  HttpRequest scrape;
+  scrape.url = metrics_url;
+  if (tokens) {
+    const HttpResult anonymous = HttpFetch(scrape);
+    ASSERT_NE(anonymous.status, 0) << "cannot connect to " << metrics_url;
+    EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+    scrape.headers.push_back(absl::StrCat("Authorization: Bearer ", kInferToken));
+  }
+  const HttpResult metrics = HttpFetch(scrape);
+  ASSERT_NE(metrics.status, 0) << "cannot connect to " << metrics_url;
   EXPECT_EQ(metrics.status, 200);
   EXPECT_TRUE(absl::StrContains(metrics.body, "neuronserve_ready 1")) << metrics.body;
 
