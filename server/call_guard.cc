@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpc/grpc_security_constants.h"
 #include "server/audit_log.h"
+#include "server/grpc_status.h"
 #include "server/listeners.h"
 #include "server/security/rpc_scope.h"
 #include "server/security/token_authority.h"
@@ -74,6 +75,18 @@ CallerCheck CallGuard::Check(grpc::CallbackServerContext* context, std::string_v
                                                                                check.status);
   }
   return check;
+}
+
+grpc::ServerUnaryReactor* FinishUnaryNow(grpc::CallbackServerContext* context,
+                                         const grpc::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* FinishUnaryNow(grpc::CallbackServerContext* context,
+                                         const absl::Status& status) {
+  return FinishUnaryNow(context, ToGrpcStatus(status));
 }
 
 AdminCallAudit CallGuard::AdminAudit(grpc::CallbackServerContext* context,

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "grpcpp/security/auth_context.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
@@ -97,6 +98,13 @@ class CallGuard {
   const InferContext& context_;
   const ListenerPolicy& policy_;
 };
+
+// A unary call finished at once with `status` (a refusal, or an answer read from memory): what
+// a unary handler returns then.
+grpc::ServerUnaryReactor* FinishUnaryNow(grpc::CallbackServerContext* context,
+                                         const grpc::Status& status);
+grpc::ServerUnaryReactor* FinishUnaryNow(grpc::CallbackServerContext* context,
+                                         const absl::Status& status);
 
 // A reactor that finishes with `status` as soon as it exists and deletes itself when gRPC is
 // done with it: what a streaming handler returns for a refused call.

@@ -27,6 +27,7 @@
 #include "server/model_dir.h"
 #include "server/neuron_serving_service.h"
 #include "server/v2_inference_service.h"
+#include "server/v2_rest_routes.h"
 #include "server/security/socket_lock.h"
 #include "server/security/token_authority.h"
 #include "server/startup_models.h"
@@ -249,11 +250,20 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     http_options.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
     http_options.tokens = daemon->tokens_.get();
     http_options.tls = daemon->http_tls_.get();
+    HttpRouteTable routes = HttpRoutes(std::move(sources));
+    // The Open Inference Protocol's REST form, over the same answers, calls and health as the
+    // gRPC one.
+    V2RestSources v2_sources;
+    v2_sources.infer = &daemon->infer_context_;
+    v2_sources.loading = loading;
+    v2_sources.health = latest_health;
+    v2_sources.admin_listener_elsewhere = main_policy.admin_listener_elsewhere;
+    AddV2RestRoutes(routes, std::move(v2_sources));
     absl::StatusOr<std::unique_ptr<HttpServer>> http =
-        HttpServer::Start(std::move(http_options), HttpRoutes(std::move(sources)));
+        HttpServer::Start(std::move(http_options), std::move(routes));
     if (!http.ok()) return http.status();
     daemon->http_ = *std::move(http);
-    spdlog::info("HTTP endpoint on {} ({}; /metrics /livez /readyz /v1/models)",
+    spdlog::info("HTTP endpoint on {} ({}; /metrics /livez /readyz /v1/models /v2)",
                  daemon->http_->address(), daemon->http_->tls() ? "HTTPS" : "plain HTTP");
   }
   // Not yet the "listening on" line: that one says the startup models are done.

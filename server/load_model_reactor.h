@@ -18,19 +18,11 @@
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/admission/upload_slots.h"
 #include "server/call_guard.h"
+#include "server/model_loading_context.h"
 #include "server/model_repository.h"
 #include "server/model_upload.h"
 
 namespace neuronserve {
-
-struct ModelLoadingContext {
-  ModelRegistry* registry = nullptr;
-  const ModelRepository* repository = nullptr;  // null without --model-repository
-  uint64_t max_model_bytes = 0;
-  // --max-concurrent-uploads: each LoadModel call holds a slot until gRPC is done with it
-  // (null: no limit). Must outlive every call.
-  UploadSlots* uploads = nullptr;
-};
 
 class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelRequest> {
  public:

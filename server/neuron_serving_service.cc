@@ -14,17 +14,6 @@
 #include "server/security/rpc_scope.h"
 
 namespace neuronserve {
-namespace {
-
-// A unary call refused by the CallGuard: finished at once.
-grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const grpc::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(status);
-  return reactor;
-}
-
-}  // namespace
-
 NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
                                            const DeviceInventory& inventory,
                                            const ModelLoadingContext& loading,
@@ -39,7 +28,7 @@ grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerCo
                                                           const v1::EnumerateRequest* /*request*/,
                                                           v1::EnumerateResponse* response) {
   if (CallerCheck check = guard_.Check(context, rpc::kEnumerate); !check.status.ok()) {
-    return Refuse(context, check.status);
+    return FinishUnaryNow(context, check.status);
   }
   *response = inventory_response_;
   FillMemoryUse(runtime_, *response);
@@ -81,7 +70,7 @@ grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServer
                                                             const v1::UnloadModelRequest* request,
                                                             v1::UnloadModelResponse* response) {
   CallerCheck check = guard_.Check(context, rpc::kUnloadModel, request->name());
-  if (!check.status.ok()) return Refuse(context, check.status);
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   loading_.registry->Unload(
       request->name(), [reactor, response, name = request->name(),
@@ -100,7 +89,7 @@ grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerCon
                                                          v1::ModelStatus* response) {
   if (CallerCheck check = guard_.Check(context, rpc::kGetModel, request->name());
       !check.status.ok()) {
-    return Refuse(context, check.status);
+    return FinishUnaryNow(context, check.status);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::StatusOr<ModelInfo> info = loading_.registry->Get(request->name());
@@ -113,7 +102,7 @@ grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerC
                                                            const v1::ListModelsRequest* /*request*/,
                                                            v1::ListModelsResponse* response) {
   if (CallerCheck check = guard_.Check(context, rpc::kListModels); !check.status.ok()) {
-    return Refuse(context, check.status);
+    return FinishUnaryNow(context, check.status);
   }
   for (const ModelInfo& info : loading_.registry->List()) {
     *response->add_models() = ToModelStatus(info);
@@ -127,7 +116,7 @@ grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContex
                                                       const v1::InferRequest* request,
                                                       v1::InferResponse* response) {
   CallerCheck check = guard_.Check(context, rpc::kInfer, request->model());
-  if (!check.status.ok()) return Refuse(context, check.status);
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   return InferUnaryReactor<NativeInferCall>::Start(infer_, context, request, response, std::move(check.identity));
 }
 

@@ -10,7 +10,8 @@
 // no token, metadata and statistics the infer scope, the repository calls admin (and are
 // PERMISSION_DENIED on the main port when --admin-listen is set). The probes read the same
 // HealthReport the HealthMonitor publishes to grpc.health.v1 and /readyz, so the three agree at
-// every moment. Handlers never block: reads answer from memory; a repository load or unload
+// every moment. The answers themselves are v2_answers.h's, shared with the REST routes.
+// Handlers never block: reads answer from memory; a repository load or unload
 // hands the work to the model registry's thread and finishes the call from there.
 //
 // Thread safety: handlers run on any gRPC thread; the service is immutable after construction.
@@ -28,19 +29,9 @@
 #include "server/infer_context.h"
 #include "server/listener_policy.h"
 #include "server/load_model_reactor.h"
+#include "server/v2_answers.h"
 
 namespace neuronserve {
-
-// The daemon's latest published health (HealthMonitor::Latest); nullopt while no monitor runs
-// (before its first evaluation and once shutdown has begun), which the probes answer as not
-// live and not ready, as grpc.health.v1 then says NOT_SERVING. Called from any gRPC thread.
-using HealthSource = std::function<std::optional<HealthReport>()>;
-
-// What ServerMetadata reports.
-inline constexpr char kV2ServerName[] = "neuron-serve";
-// The Triton extensions served here (ServerMetadata.extensions).
-inline constexpr const char* kV2Extensions[] = {"model_repository", "schedule_policy",
-                                                "statistics"};
 
 class V2InferenceService final : public inference::GRPCInferenceService::CallbackService {
  public:
@@ -82,10 +73,6 @@ class V2InferenceService final : public inference::GRPCInferenceService::Callbac
       inference::RepositoryModelUnloadResponse* response) override;
 
  private:
-  // OK when `repository_name` is empty or the repository folder's base name; NOT_FOUND naming
-  // both otherwise (or saying there is no repository).
-  absl::Status CheckRepositoryName(absl::string_view rpc, const std::string& repository_name) const;
-
   const NrtRuntime& runtime_;
   const ModelLoadingContext loading_;
   const InferContext infer_;

@@ -74,10 +74,11 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
   metrics::Family<metrics::Counter>& by_protocol = registry.AddCounter(
       "neuronserve_requests_by_protocol_total",
       "Inference requests answered, by the front end that carried them: native "
-      "(neuronserve.v1) or v2 (the Open Inference Protocol).",
+      "(neuronserve.v1), v2 (the Open Inference Protocol over gRPC) or v2_http (its REST form).",
       {"protocol"});
   by_protocol_[static_cast<int>(RequestProtocol::kNative)] = &by_protocol.WithLabels({"native"});
   by_protocol_[static_cast<int>(RequestProtocol::kV2)] = &by_protocol.WithLabels({"v2"});
+  by_protocol_[static_cast<int>(RequestProtocol::kV2Http)] = &by_protocol.WithLabels({"v2_http"});
 }
 
 const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,

@@ -42,7 +42,8 @@ struct CoreExecutionMetrics {
 };
 
 // The front end that carried an inference request (neuronserve_requests_by_protocol_total).
-enum class RequestProtocol { kNative, kV2 };
+// kV2Http: the Open Inference Protocol's REST form (label "v2_http").
+enum class RequestProtocol { kNative, kV2, kV2Http };
 
 class ServingMetrics {
  public:
@@ -59,7 +60,7 @@ class ServingMetrics {
   CoreExecutionMetrics ForCore(uint32_t core);
   // neuronserve_nrt_errors_total{core, status}: an execution that failed with this status.
   void CountNrtError(uint32_t core, const std::string& status_name);
-  // neuronserve_requests_by_protocol_total{protocol="native"|"v2"}: one answered request.
+  // neuronserve_requests_by_protocol_total{protocol="native"|"v2"|"v2_http"}: one answered request.
   // Lock-free.
   void CountProtocol(RequestProtocol protocol) const {
     by_protocol_[static_cast<int>(protocol)]->Increment();
@@ -92,7 +93,7 @@ class ServingMetrics {
   std::map<std::pair<std::string, std::string>, std::unique_ptr<ModelRequestMetrics>> handles_
       ABSL_GUARDED_BY(handles_mutex_);
   const ModelRequestMetrics* unknown_model_;
-  std::array<metrics::Counter*, 2> by_protocol_{};
+  std::array<metrics::Counter*, 3> by_protocol_{};
 };
 
 }  // namespace neuronserve

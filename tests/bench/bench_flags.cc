@@ -112,7 +112,7 @@ std::string BenchUsage() {
       "  --scaling-latency-us=N   device time of the scaling model (default 2000)\n"
       "  --scaling-concurrency-per-replica=N  (default 2)\n"
       "  --scaling-size=BYTES     tensor of the scaling model (default 4096)\n"
-      "  --skip-v2                no protocol run (ModelInfer vs Infer)\n"
+      "  --skip-v2                no protocol run (ModelInfer vs Infer) and no REST run\n"
       "  --v2-sizes=LIST          tensor bytes of the protocol run (default 4096,1MiB)\n"
       "  --v2-concurrency=LIST    requests in flight of the protocol run (default 1,64)\n"
       "  --daemon=PATH            neuron-serve binary (default: the build tree's)\n"

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -25,9 +26,11 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "inference/grpc_service.grpc.pb.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
+#include "nlohmann/json.hpp"
 #include "tests/bench/bench_flags.h"
 #include "tests/bench/daemon_models.h"
 #include "tests/bench/echo_server.h"
+#include "tests/bench/http_load.h"
 #include "tests/bench/load_generator.h"
 #include "tests/bench/malloc_tuning.h"
 #include "tests/bench/payload.h"
@@ -134,6 +137,7 @@ class Bench {
     if (!flags_.skip_scaling) scaling = RunScaling();
     std::vector<ProtocolRow> protocol;
     if (!flags_.skip_v2) protocol = RunProtocols();
+    if (!flags_.skip_v2) RunHttp();
     PrintTargets(comparison, scaling, protocol);
 
     if (const int code = echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
@@ -174,7 +178,9 @@ class Bench {
     // Both start at once (the daemon opens the runtime meanwhile), then both are waited for.
     echo_ = std::make_unique<ChildProcess>(
         ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0"}, env, {}, {}});
+    // The HTTP endpoint too, for the REST table (RunHttp).
     std::vector<std::string> daemon_argv = {flags_.daemon, "--listen=127.0.0.1:0",
+                                            "--http-listen=127.0.0.1:0",
                                             "--nrt-library=" + flags_.nrt_library};
     daemon_argv.insert(daemon_argv.end(), flags_.daemon_args.begin(), flags_.daemon_args.end());
     const std::string cores = std::to_string(CoresNeeded());
@@ -193,6 +199,13 @@ class Bench {
     const std::string echo_address = AddressOf(*echo_, "echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
     if (echo_address.empty() || daemon_address.empty()) return false;
+    // Logged before "listening on": "HTTP endpoint on HOST:PORT (".
+    const std::string log = daemon_->Stderr();
+    constexpr std::string_view kHttpLine = "HTTP endpoint on ";
+    if (const size_t at = log.find(kHttpLine); at != std::string::npos) {
+      const size_t from = at + kHttpLine.size();
+      http_address_ = log.substr(from, log.find(' ', from) - from);
+    }
 
     echo_stub_ = BenchEcho::NewStub(Connect(echo_address));
     // One channel for both protocols of the daemon: they share its connection, as a client of
@@ -338,6 +351,88 @@ class Bench {
     return rows;
   }
 
+  // REST against gRPC ModelInfer at 4 KiB on the same daemon: binary extension in and out, and
+  // JSON in and out, one keep-alive connection per slot; rounds alternate among the three.
+  void RunHttp() {
+    constexpr uint64_t kSize = 4096;
+    PrintHttpHeader(flags_.infer_replicas);
+    IdentityModel model{"bench-http", kSize, 0, flags_.infer_replicas};
+    grpc::Status loaded = LoadIdentityModel(*daemon_stub_, model);
+    const v1::InferRequest native = MakeRequest(model.name, kSize, TensorForm::kRaw);
+    const inference::ModelInferRequest v2 = MakeV2Request(native);
+    const std::string& bytes = v2.raw_input_contents(0);
+    const std::string path = "/v2/models/" + model.name + "/infer";
+    const nlohmann::json shape = {1, kSize / 4};
+    const std::string binary_json =
+        nlohmann::json{{"inputs",
+                        {{{"name", kInputName},
+                          {"shape", shape},
+                          {"datatype", "FP32"},
+                          {"parameters", {{"binary_data_size", kSize}}}}}},
+                       {"parameters", {{"binary_data_output", true}}}}
+            .dump();
+    const HttpPost binary{path,
+                          {absl::StrCat("Inference-Header-Content-Length: ", binary_json.size())},
+                          binary_json + bytes};
+    std::vector<float> values(kSize / 4);
+    std::memcpy(values.data(), bytes.data(), kSize);
+    const HttpPost json{
+        path,
+        {"Content-Type: application/json"},
+        nlohmann::json{
+            {"inputs",
+             {{{"name", kInputName}, {"shape", shape}, {"datatype", "FP32"}, {"data", values}}}}}
+            .dump()};
+    // The identity's bytes must come back: after the JSON part, or as many JSON numbers.
+    const HttpCheck binary_check = [&bytes](const HttpAnswer& answer) -> std::string {
+      if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);
+      if (answer.body.size() < bytes.size() ||
+          answer.body.compare(answer.body.size() - bytes.size(), bytes.size(), bytes) != 0) {
+        return "the binary output is not the input";
+      }
+      return "";
+    };
+    const HttpCheck json_check = [count = values.size()](const HttpAnswer& answer) -> std::string {
+      if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);
+      const size_t commas = std::count(answer.body.begin(), answer.body.end(), ',');
+      return commas >= count ? "" : "the JSON output has too few values";
+    };
+    for (int concurrency : flags_.v2_concurrency) {
+      HttpRow row{kSize, concurrency, {}, {}, {}};
+      if (!loaded.ok()) {
+        row.grpc.error = row.rest_binary.error = row.rest_json.error = absl::StrCat(
+            "LoadModel failed, code ", loaded.error_code(), ": ", loaded.error_message());
+      } else if (http_address_.empty()) {
+        row.rest_binary.error = row.rest_json.error = "the daemon logged no HTTP endpoint";
+      } else {
+        row.grpc.error = Probe(v2_call_, v2);
+        HttpConnection probe(http_address_);
+        row.rest_binary.error = binary_check(probe.Send(binary));
+        row.rest_json.error = json_check(probe.Send(json));
+      }
+      for (int round = 0; round < flags_.rounds; ++round) {
+        const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
+        MeasureRound(v2_call_, v2, V2ExpectSameSize(v2), options, row.grpc);
+        MeasureHttpRound(binary, binary_check, options, row.rest_binary);
+        MeasureHttpRound(json, json_check, options, row.rest_json);
+      }
+      failed_ |= !row.grpc.ok() || !row.rest_binary.ok() || !row.rest_json.ok();
+      PrintHttpRow(row);
+    }
+    if (loaded.ok()) Unload(model.name);
+  }
+
+  void MeasureHttpRound(const HttpPost& post, const HttpCheck& check, const LoadOptions& options,
+                        Measurement& measurement) {
+    if (!measurement.error.empty()) return;
+    LoadResult round = RunHttpLoad(http_address_, post, check, options);
+    if (measurement.result.has_value()) {
+      measurement.result->Add(round);
+    } else {
+      measurement.result = std::move(round);
+    }
+  }
+
   void Unload(const std::string& name) {
     grpc::Status status = UnloadModel(*daemon_stub_, name);
     if (!status.ok()) {
@@ -356,6 +451,7 @@ class Bench {
   StartCall echo_call_;
   StartCall infer_call_;
   V2StartCall v2_call_;
+  std::string http_address_;  // the daemon's HTTP endpoint
   bool failed_ = false;
 };
 

@@ -117,6 +117,38 @@ void PrintProtocolRow(const ProtocolRow& row) {
   std::fflush(stdout);
 }
 
+namespace {
+std::optional<double> RatioOf(const Measurement& over, const Measurement& base) {
+  if (!over.ok() || !base.ok() || base.result->PerSecond() <= 0) return std::nullopt;
+  return over.result->PerSecond() / base.result->PerSecond();
+}
+}  // namespace
+
+std::optional<double> HttpRow::BinaryRatio() const { return RatioOf(rest_binary, grpc); }
+std::optional<double> HttpRow::JsonRatio() const { return RatioOf(rest_json, grpc); }
+
+void PrintHttpHeader(int infer_replicas) {
+  std::printf(
+      "\n== REST (HTTP/1.1 keep-alive) vs gRPC ModelInfer (identity, latency 0, %d replica%s): "
+      "unary calls, same daemon, rounds alternating ==\n",
+      infer_replicas, infer_replicas == 1 ? "" : "s");
+  std::printf("%-8s %5s | %12s %8s %8s | %12s %8s %8s | %12s %8s %8s | %10s %10s\n", "size", "conc",
+              "gRPC req/s", "p50 ms", "p99 ms", "binary req/s", "p50 ms", "p99 ms", "JSON req/s",
+              "p50 ms", "p99 ms", "bin/gRPC", "JSON/gRPC");
+  std::fflush(stdout);
+}
+
+void PrintHttpRow(const HttpRow& row) {
+  std::printf("%-8s %5d | %s | %s | %s | %s %s\n", FormatBytes(row.tensor_bytes).c_str(),
+              row.concurrency, MeasurementColumns(row.grpc).c_str(),
+              MeasurementColumns(row.rest_binary).c_str(), MeasurementColumns(row.rest_json).c_str(),
+              RatioColumn(row.BinaryRatio()).c_str(), RatioColumn(row.JsonRatio()).c_str());
+  PrintProblems("gRPC", row.grpc);
+  PrintProblems("REST binary", row.rest_binary);
+  PrintProblems("REST JSON", row.rest_json);
+  std::fflush(stdout);
+}
+
 void PrintTargets(const std::vector<ComparisonRow>& comparison,
                   const std::vector<ScalingRow>& scaling,
                   const std::vector<ProtocolRow>& protocol) {

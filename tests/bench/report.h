@@ -49,6 +49,21 @@ struct ProtocolRow {
   std::optional<double> Ratio() const;
 };
 
+// REST (the HTTP server's /v2/models/{name}/infer) against gRPC ModelInfer on the same daemon.
+struct HttpRow {
+  uint64_t tensor_bytes = 0;
+  int concurrency = 1;
+  Measurement grpc;
+  Measurement rest_binary;  // Triton's binary extension, in and out
+  Measurement rest_json;    // JSON data in and out
+  // REST req/s over gRPC req/s, when both were measured.
+  std::optional<double> BinaryRatio() const;
+  std::optional<double> JsonRatio() const;
+};
+
+void PrintHttpHeader(int infer_replicas);
+void PrintHttpRow(const HttpRow& row);
+
 void PrintComparisonHeader(int infer_replicas);
 void PrintComparisonRow(const ComparisonRow& row);
 void PrintScalingHeader(uint64_t latency_us, uint64_t tensor_bytes);

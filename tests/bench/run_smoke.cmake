@@ -1,4 +1,4 @@
-# bench.smoke: runs neuron_serve_bench briefly and fails unless it exits 0 and printed its three
+# bench.smoke: runs neuron_serve_bench briefly and fails unless it exits 0 and printed its four
 # tables (a header and at least one row each). ctest's PASS_REGULAR_EXPRESSION alone would
 # ignore the exit code, hence this script. Variables: BENCH (the binary), ARGS (its flags).
 execute_process(
@@ -21,4 +21,8 @@ endif()
 # A protocol row: "4 KiB        1 | <native numbers> | <v2 numbers> | <ratio>".
 if(NOT output MATCHES "== ModelInfer \\(v2\\) vs native Infer[^\n]*\n[^\n]*v2/native\n4 KiB +1 \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ ")
   message(FATAL_ERROR "no protocol (v2/native) table in the output")
+endif()
+# An HTTP row: "4 KiB        1 | <gRPC numbers> | <binary numbers> | <JSON numbers> | <ratios>".
+if(NOT output MATCHES "== REST \\(HTTP/1.1 keep-alive\\) vs gRPC ModelInfer[^\n]*\n[^\n]*JSON/gRPC\n4 KiB +1 \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ ")
+  message(FATAL_ERROR "no REST/gRPC table in the output")
 endif()

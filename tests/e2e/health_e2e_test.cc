@@ -174,6 +174,7 @@ TEST(HealthE2ETest, TheWatchdogMarksTheDaemonNotLiveWhileAnExecutionIsStuck) {
   HealthWatch live(daemon->channel, kLiveness);
   ASSERT_TRUE(live.WaitForLatest(HC::SERVING));
   EXPECT_EQ(HttpGet("http://" + *http + "/livez").status, 200);
+  EXPECT_EQ(HttpGet("http://" + *http + "/v2/health/live").status, 200);
 
   std::thread request([&] {
     v1::InferResponse response;
@@ -183,6 +184,11 @@ TEST(HealthE2ETest, TheWatchdogMarksTheDaemonNotLiveWhileAnExecutionIsStuck) {
   const HttpResult livez = HttpGet("http://" + *http + "/livez");
   EXPECT_EQ(livez.status, 503);
   EXPECT_THAT(livez.body, HasSubstr("NeuronCore 0 has been in one execution for"));
+  // The Open Inference Protocol's REST probe says the same, as 400 with the reason.
+  const HttpResult v2_live = HttpGet("http://" + *http + "/v2/health/live");
+  EXPECT_EQ(v2_live.status, 400);
+  EXPECT_THAT(v2_live.body, HasSubstr("{\"error\":\"not live: "));
+  EXPECT_THAT(v2_live.body, HasSubstr("NeuronCore 0 has been in one execution for"));
   // Logged as the status is published: it reaches the capture some time after the Watch saw it.
   EXPECT_TRUE(WaitForLog(*daemon->process, "watchdog: not live").has_value())
       << daemon->process->Stderr();
@@ -190,6 +196,7 @@ TEST(HealthE2ETest, TheWatchdogMarksTheDaemonNotLiveWhileAnExecutionIsStuck) {
   // Once the execution ends the daemon is live again.
   EXPECT_TRUE(live.WaitForLatest(HC::SERVING, absl::Seconds(5))) << Describe(live.Received());
   EXPECT_EQ(HttpGet("http://" + *http + "/livez").status, 200);
+  EXPECT_EQ(HttpGet("http://" + *http + "/v2/health/live").status, 200);
 }
 
 }  // namespace

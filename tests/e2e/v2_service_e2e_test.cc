@@ -26,6 +26,7 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/support/health_check.h"
+#include "tests/support/http_get.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/temp_dir.h"
 
@@ -391,23 +392,28 @@ TEST(V2ServiceE2ETest, RepositoryLoadsNeedARepositoryAndRespectMaxModels) {
   EXPECT_THAT(status.error_message(), HasSubstr("--max-models=1"));
 }
 
-// ServerReady equals grpc.health.v1 "" and ModelReady equals the model's service: polled with
-// a deadline until both say `expected` (each flip is published to both from one report).
-bool BothSay(const V2Client& v2, const std::shared_ptr<grpc::Channel>& channel,
-             const std::string& model, bool expected) {
+// ServerReady equals grpc.health.v1 "" and REST's /v2/health/ready, and ModelReady equals the
+// model's service and /v2/models/{name}/ready (200 ready, 400 not): polled with a deadline
+// until all say `expected` (each flip is published to all from one report).
+bool AllSay(const V2Client& v2, const std::shared_ptr<grpc::Channel>& channel,
+            const std::string& http, const std::string& model, bool expected) {
   const int health_status = expected ? HC::SERVING : HC::NOT_SERVING;
+  const int http_status = expected ? 200 : 400;
   return WaitUntil([&] {
     if (model.empty()) {
-      return v2.ServerReady() == expected && HealthCheck(channel, "") == health_status;
+      return v2.ServerReady() == expected && HealthCheck(channel, "") == health_status &&
+             HttpGet(absl::StrCat("http://", http, "/v2/health/ready")).status == http_status;
     }
     const int model_health = HealthCheck(channel, model);
     // A model health has never heard of is SERVICE_UNKNOWN (the Check fails): not serving.
     const bool health_serving = model_health == HC::SERVING;
-    return v2.ModelReady(model) == expected && health_serving == expected;
+    return v2.ModelReady(model) == expected && health_serving == expected &&
+           HttpGet(absl::StrCat("http://", http, "/v2/models/", model, "/ready")).status ==
+               http_status;
   });
 }
 
-TEST(V2ServiceE2ETest, ReadinessEqualsGrpcHealthThroughStartupLoadUnloadAndDrain) {
+TEST(V2ServiceE2ETest, ReadinessEqualsGrpcHealthAndRestThroughStartupLoadUnloadAndDrain) {
   TempDir repo;
   simmodel::SimModel slow = IdentityModel({1, 4}, /*latency_us=*/3'000'000);
   slow.load_latency_ms = 1500;
@@ -417,33 +423,35 @@ TEST(V2ServiceE2ETest, ReadinessEqualsGrpcHealthThroughStartupLoadUnloadAndDrain
                                        "--drain-timeout=20s", "--http-listen=127.0.0.1:0"}));
   const std::optional<std::string> address = WaitForLog(process, "gRPC bound to ([^;]+);");
   ASSERT_TRUE(address.has_value()) << process.Stderr();
+  const std::optional<std::string> http = WaitForLog(process, "HTTP endpoint on ([^ ]+) \\(");
+  ASSERT_TRUE(http.has_value()) << process.Stderr();
   auto channel = grpc::CreateChannel(*address, grpc::InsecureChannelCredentials());
   const V2Client v2(channel);
 
   // Startup: the slow model still loading; both say not ready, for the server and the model.
-  EXPECT_TRUE(BothSay(v2, channel, "", false));
-  EXPECT_TRUE(BothSay(v2, channel, "slow", false));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "", false));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "slow", false));
   inference::ServerLiveResponse live;
   ASSERT_TRUE(v2.Call(&V2Stub::ServerLive, {}, &live).ok());
   EXPECT_TRUE(live.live());
   ASSERT_TRUE(process.WaitUntilListening(absl::Seconds(30)).has_value()) << process.Stderr();
-  EXPECT_TRUE(BothSay(v2, channel, "", true));
-  EXPECT_TRUE(BothSay(v2, channel, "slow", true));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "", true));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "slow", true));
 
   // A load, then an unload.
-  EXPECT_TRUE(BothSay(v2, channel, "fast", false));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "fast", false));
   ASSERT_TRUE(v2.Load("fast").ok());
-  EXPECT_TRUE(BothSay(v2, channel, "fast", true));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "fast", true));
   ASSERT_TRUE(v2.Unload("fast").ok());
-  EXPECT_TRUE(BothSay(v2, channel, "fast", false));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "fast", false));
 
   // Drain: one request of 3 s keeps the daemon draining while the test looks.
   auto stub = v1::NeuronServing::NewStub(channel);
   std::thread in_flight([&] { (void)Infer(*stub, IdentityRequest("slow"), nullptr); });
   ASSERT_TRUE(WaitUntilInFlight(process, 1));
   ASSERT_EQ(kill(process.pid(), SIGTERM), 0);
-  EXPECT_TRUE(BothSay(v2, channel, "", false));
-  EXPECT_TRUE(BothSay(v2, channel, "slow", false));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "", false));
+  EXPECT_TRUE(AllSay(v2, channel, *http, "slow", false));
   EXPECT_TRUE(WaitForLog(process, "draining: ([0-9]+) infer").has_value()) << process.Stderr();
   in_flight.join();
   EXPECT_EQ(process.WaitForExit(absl::Seconds(20)), 0);
