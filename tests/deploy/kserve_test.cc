@@ -256,6 +256,16 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
   EXPECT_EQ(HealthStatus(grpc_address, ""), kServing);
   const HttpResult ready = HttpGet(absl::StrCat("http://", http_address, "/readyz"));
   EXPECT_EQ(ready.status, 200) << ready.body;
+  // The kubelet's probes as the runtime declares them (the v2 health paths): 200 now.
+  std::optional<ContainerRef> container =
+      ContainerNamed(At(Runtime(manifest_), {"spec"}), kKServeContainer);
+  ASSERT_TRUE(container.has_value());
+  for (const char* probe : {"startupProbe", "readinessProbe", "livenessProbe"}) {
+    const std::string path = At(container->node, {probe, "httpGet", "path"}).as<std::string>("");
+    ASSERT_FALSE(path.empty()) << probe;
+    const HttpResult answer = HttpGet(absl::StrCat("http://", http_address, path));
+    EXPECT_EQ(answer.status, 200) << probe << " " << path << ": " << answer.body;
+  }
 
   auto stub = inference::GRPCInferenceService::NewStub(
       grpc::CreateChannel(grpc_address, grpc::InsecureChannelCredentials()));
@@ -298,6 +308,23 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
     if (GetParam().layout == Layout::kVersionFolderWithConfig) {
       EXPECT_EQ(response.model_version(), "2") << "the newest version folder";
     }
+    // The same request as KServe's REST clients send it.
+    const HttpResult model_ready =
+        HttpGet(absl::StrCat("http://", http_address, "/v2/models/", model, "/ready"));
+    EXPECT_EQ(model_ready.status, 200) << model_ready.body;
+    root_.Write("infer.json",
+                R"({"inputs":[{"name":"input","datatype":"FP32","shape":[1,4],)"
+                R"("data":[1.5,-2.0,0.25,8.0]}]})");
+    HttpRequest rest;
+    rest.method = "POST";
+    rest.url = absl::StrCat("http://", http_address, "/v2/models/", model, "/infer");
+    rest.headers = {"Content-Type: application/json"};
+    rest.body_file = root_.Join("infer.json");
+    const HttpResult answer = HttpFetch(rest);
+    EXPECT_EQ(answer.status, 200) << answer.body;
+    EXPECT_TRUE(absl::StrContains(answer.body, R"("data":[1.5,-2.0,0.25,8.0])") ||
+                absl::StrContains(answer.body, R"("data":[1.5,-2,0.25,8])"))
+        << answer.body;
   }
   if (GetParam().layout == Layout::kRepository) {
     // Each model keeps its folder's name: the InferenceService's names none of them.
