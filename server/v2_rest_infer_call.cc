@@ -9,7 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "server/admission/drain_gate.h"
-#include "server/http_status.h"
+#include "server/http/http_status.h"
+#include "util/json_escape.h"
 #include "server/v2_datatype.h"
 
 namespace neuronserve {
@@ -18,9 +19,12 @@ namespace {
 constexpr std::string_view kHeaderLength = "Inference-Header-Content-Length";
 
 // `text` as a JSON string; bytes that are not UTF-8 become U+FFFD rather than failing.
+// `text` as a JSON string, quotes included.
 std::string JsonString(std::string_view text) {
-  return nlohmann::json(std::string(text))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out = "\"";
+  AppendJsonEscaped(text, out);
+  out += '"';
+  return out;
 }
 
 const TensorSpec* FindTensor(const std::vector<TensorSpec>& tensors, std::string_view name) {
@@ -81,14 +85,6 @@ void AppendData(std::string& out, DataType dtype, const std::string& bytes, size
     default:
       break;
   }
-}
-
-HttpResponse ErrorResponse(const absl::Status& status) {
-  HttpResponse response;
-  response.status = HttpStatusOf(status.code());
-  response.content_type = "application/json";
-  response.body = absl::StrCat("{\"error\":", JsonString(std::string(status.message())), "}");
-  return response;
 }
 
 }  // namespace
@@ -301,7 +297,7 @@ HttpResponse V2RestInferCall::BuildAnswer() {
 }
 
 void V2RestInferCall::Answer(const absl::Status& status) {
-  HttpResponse response = status.ok() ? BuildAnswer() : ErrorResponse(status);
+  HttpResponse response = status.ok() ? BuildAnswer() : HttpErrorResponse(status);
   LogAccess(kMethod, exchange_.peer(), exchange_.identity());
   // Out of the gate before responding: once the exchange is answered the daemon may stop the
   // HTTP server and go on shutting down, and this call must touch nothing of it after that.

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "server/audit_log.h"
-#include "server/http_status.h"
+#include "server/http/http_status.h"
 #include "server/security/rpc_scope.h"
 #include "server/v2_rest_infer_call.h"
 
@@ -32,9 +32,7 @@ HttpResponse JsonResponse(int status, const Json& json) {
   return response;
 }
 
-HttpResponse ErrorResponse(const absl::Status& status) {
-  return JsonResponse(HttpStatusOf(status.code()), Json{{"error", std::string(status.message())}});
-}
+
 
 // A probe's answer: 200 with no body, or 400 saying why not (as KServe's v2 REST and Triton).
 HttpResponse ProbeResponse(bool yes, std::string_view why_not) {
@@ -43,7 +41,7 @@ HttpResponse ProbeResponse(bool yes, std::string_view why_not) {
     response.content_type = "application/json";
     return response;
   }
-  return JsonResponse(400, Json{{"error", std::string(why_not)}});
+  return HttpErrorResponse(400, why_not);
 }
 
 Json TensorsJson(
@@ -131,7 +129,7 @@ class Routes {
     const absl::Status status =
         V2ModelMetadata(*s_.loading.registry, std::string(exchange.param("name")),
                         std::string(exchange.param("version")), metadata);
-    if (!status.ok()) return exchange.Respond(ErrorResponse(status));
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
     exchange.Respond(
         JsonResponse(200, Json{{"name", metadata.name()},
                                {"versions", std::vector<std::string>(metadata.versions().begin(),
@@ -146,7 +144,7 @@ class Routes {
     const absl::Status status =
         V2ModelStatistics(*s_.loading.registry, std::string(exchange.param("name")),
                           std::string(exchange.param("version")), statistics);
-    if (!status.ok()) return exchange.Respond(ErrorResponse(status));
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
     exchange.Respond(JsonResponse(200, StatisticsJson(statistics)));
   }
 
@@ -173,7 +171,7 @@ class Routes {
     inference::RepositoryIndexResponse index;
     if (status.ok()) status = V2RepositoryIndex(s_.loading, ready_only, index);
     Audit(exchange, kRpc, "", status);
-    if (!status.ok()) return exchange.Respond(ErrorResponse(status));
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
     Json models = Json::array();
     for (const auto& entry : index.models()) {
       Json model{{"name", entry.name()}};
@@ -192,7 +190,7 @@ class Routes {
     google::protobuf::Map<std::string, inference::ModelRepositoryParameter> parameters;
     if (absl::Status parsed = LoadParameters(name, exchange.body(), parameters); !parsed.ok()) {
       Audit(exchange, kRpc, name, parsed);
-      return exchange.Respond(ErrorResponse(parsed));
+      return exchange.Respond(HttpErrorResponse(parsed));
     }
     V2RepositoryLoad(s_.loading, name, "", parameters, Finisher(exchange, kRpc, name));
   }
@@ -229,7 +227,7 @@ class Routes {
         absl::StrCat(std::string(rpc), " is served on the admin listener ",
                      s_.admin_listener_elsewhere, ", not on this HTTP endpoint"));
     Audit(exchange, rpc, model, refused);
-    exchange.Respond(ErrorResponse(refused));
+    exchange.Respond(HttpErrorResponse(refused));
     return true;
   }
 
@@ -237,7 +235,7 @@ class Routes {
   V2Done Finisher(HttpExchange& exchange, std::string_view rpc, const std::string& model) const {
     return [this, &exchange, rpc, model](const absl::Status& status) {
       Audit(exchange, rpc, model, status);
-      if (!status.ok()) return exchange.Respond(ErrorResponse(status));
+      if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
       HttpResponse done;
       done.content_type = "application/json";
       exchange.Respond(std::move(done));

@@ -13,10 +13,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/http/http_status.h"
 #include "server/http/http_tls.h"
 #include "server/security/token_authority.h"
 #include "spdlog/spdlog.h"
-#include "util/json_escape.h"
 #include "util/mutex.h"
 
 namespace neuronserve {
@@ -28,15 +28,6 @@ constexpr unsigned kConnectionLimit = 512;
 // Seconds a connection may stay idle (between requests, or mid-request) before it is closed.
 constexpr unsigned kIdleTimeoutSeconds = 10;
 
-HttpResponse ErrorResponse(int status, std::string_view message) {
-  HttpResponse response;
-  response.status = status;
-  response.content_type = "application/json";
-  response.body = "{\"error\":\"";
-  AppendJsonEscaped(message, response.body);
-  response.body += "\"}";
-  return response;
-}
 
 // "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000", as gRPC names peers.
 std::string PeerString(const sockaddr* address) {
@@ -56,7 +47,7 @@ std::string PeerString(const sockaddr* address) {
 }
 
 HttpResponse ShuttingDown() {
-  HttpResponse response = ErrorResponse(503, "the server is shutting down");
+  HttpResponse response = HttpErrorResponse(503, "the server is shutting down");
   response.headers.push_back({"Connection", "close"});
   return response;
 }
@@ -252,7 +243,7 @@ namespace {
 
 HttpResponse TooLarge(std::string_view path, size_t limit, std::string_view given) {
   HttpResponse response =
-      ErrorResponse(413, absl::StrCat("the body of ", std::string(path), " is ", std::string(given),
+      HttpErrorResponse(413, absl::StrCat("the body of ", std::string(path), " is ", std::string(given),
                                       "; the limit is ", limit, " bytes (--max-message-bytes)"));
   response.headers.push_back({"Connection", "close"});
   return response;
@@ -266,11 +257,11 @@ std::optional<HttpResponse> HttpServer::Impl::Screen(Exchange& exchange,
   exchange.match_ = routes_.Find(exchange.method_, exchange.raw_path_, exchange.decoded_);
   const HttpRouteTable::Match& match = exchange.match_;
   if (match.route == nullptr && match.allowed.empty()) {
-    return ErrorResponse(404, absl::StrCat("no such path: ", exchange.raw_path_));
+    return HttpErrorResponse(404, absl::StrCat("no such path: ", exchange.raw_path_));
   }
   if (match.route == nullptr) {
     HttpResponse response =
-        ErrorResponse(405, absl::StrCat(exchange.method_, " is not allowed on ", exchange.raw_path_,
+        HttpErrorResponse(405, absl::StrCat(exchange.method_, " is not allowed on ", exchange.raw_path_,
                                         "; allowed: ", match.allowed));
     response.headers.push_back({"Allow", match.allowed});
     return response;
@@ -280,11 +271,11 @@ std::optional<HttpResponse> HttpServer::Impl::Screen(Exchange& exchange,
     const AuthDecision decision =
         options_.tokens->Authorize(exchange.header("Authorization"), route.scope, route.name);
     if (decision.code == absl::StatusCode::kUnauthenticated) {
-      HttpResponse response = ErrorResponse(401, decision.message);
+      HttpResponse response = HttpErrorResponse(401, decision.message);
       response.headers.push_back({"WWW-Authenticate", "Bearer"});
       return response;
     }
-    if (!decision.ok()) return ErrorResponse(403, decision.message);
+    if (!decision.ok()) return HttpErrorResponse(403, decision.message);
     exchange.identity_ = std::string(decision.label);
   }
   const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");

@@ -1,5 +1,4 @@
-// The REST inference request's streaming parser (server/v2_rest_request.h) and the HTTP status
-// of each code (server/http_status.h), without a daemon.
+// The REST inference request's streaming parser (server/v2_rest_request.h), without a daemon.
 #include "server/v2_rest_request.h"
 
 #include <cstring>
@@ -8,7 +7,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/http_status.h"
 
 namespace neuronserve {
 namespace {
@@ -160,26 +158,6 @@ TEST(V2RestRequestTest, DatatypesWithoutAJsonFormHaveNoField) {
   input.pending.push_back(RestScalar{RestScalar::Kind::kInt, {}});
   EXPECT_THAT(std::string(FinishRestInput("m", input).message()),
               HasSubstr("model 'm' input 'a': datatype 'BYTES' cannot be sent as JSON data"));
-}
-
-TEST(HttpStatusTest, EachCodeHasTheStatusOfTheMapping) {
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kOk), 200);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kInvalidArgument), 400);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kFailedPrecondition), 400);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kOutOfRange), 400);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnauthenticated), 401);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kPermissionDenied), 403);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kNotFound), 404);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kAlreadyExists), 409);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kAborted), 409);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kResourceExhausted), 429);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kCancelled), 499);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnimplemented), 501);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnavailable), 503);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kDeadlineExceeded), 504);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kInternal), 500);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kDataLoss), 500);
-  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnknown), 500);
 }
 
 }  // namespace

@@ -1,4 +1,8 @@
-#include "server/http_status.h"
+#include "server/http/http_status.h"
+
+#include <string>
+
+#include "util/json_escape.h"
 
 namespace neuronserve {
 
@@ -32,6 +36,21 @@ int HttpStatusOf(absl::StatusCode code) {
     default:
       return 500;
   }
+}
+
+HttpResponse HttpErrorResponse(int status, std::string_view message) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = "application/json";
+  response.body = "{\"error\":\"";
+  AppendJsonEscaped(message, response.body);
+  response.body += "\"}";
+  return response;
+}
+
+HttpResponse HttpErrorResponse(const absl::Status& status) {
+  return HttpErrorResponse(HttpStatusOf(status.code()),
+                           std::string_view(status.message().data(), status.message().size()));
 }
 
 }  // namespace neuronserve
