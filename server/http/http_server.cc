@@ -183,9 +183,9 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
     }
     // A suspended connection is not touched by MHD until resumed, so the exchange is still
     // here up to this call; after it, the access handler sends the answer and MHD may free the
-    // exchange at any moment.
+    // exchange at any moment. The debt is settled in Completed, once the answer went out: a
+    // destructor that stopped MHD between the resume and the send would lose it.
     if (resume) MHD_resume_connection(connection);
-    server->Paid();
   }
 
   // Runs the handler; returns what to do on the MHD thread: queue the answer now, or wait.
@@ -195,6 +195,7 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
       answered_ = true;
       return Queue(connection_, ShuttingDown());
     }
+    counted_as_owed_ = true;
     match_.route->handler(*this);
     return SendOrSuspend();
   }
@@ -232,6 +233,8 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
   bool too_large_ = false;
   bool handler_ran_ = false;
   bool answered_ = false;
+  // Counted in the server's owed_ (the handler ran): settled when the request completes.
+  bool counted_as_owed_ = false;
 
  private:
   Mutex mutex_;
@@ -337,12 +340,17 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
   return MHD_YES;
 }
 
-void HttpServer::Impl::Completed(void* /*cls*/, MHD_Connection* /*connection*/, void** con_cls,
+void HttpServer::Impl::Completed(void* cls, MHD_Connection* /*connection*/, void** con_cls,
                                  MHD_RequestTerminationCode /*code*/) {
   // An exchange whose handler ran is freed here only after its answer was queued (a suspended
-  // connection is never completed), so no handler can still hold it.
-  delete static_cast<Exchange*>(*con_cls);
+  // connection is never completed), so no handler can still hold it. Its answer has been sent
+  // (or the client went away): only now may the destructor stop MHD.
+  auto* exchange = static_cast<Exchange*>(*con_cls);
   *con_cls = nullptr;
+  if (exchange == nullptr) return;
+  const bool owed = exchange->counted_as_owed_;
+  delete exchange;
+  if (owed) static_cast<Impl*>(cls)->Paid();
 }
 
 void HttpServer::Impl::ConnectionEvent(void* cls, MHD_Connection* connection,

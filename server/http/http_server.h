@@ -16,8 +16,9 @@
 //
 // Thread safety: Start and the destructor on one thread; handlers run on the server's threads,
 // concurrently. Ownership: the server borrows `tokens` and `tls` (both must outlive it) and
-// owns the route table. The destructor stops accepting, waits for the exchanges still owed an
-// answer (the daemon drains inference first), then stops the threads.
+// owns the route table. The destructor stops accepting, waits until every exchange handed to a
+// handler has been answered and its answer sent (the daemon drains inference first), then
+// stops the threads.
 #ifndef NEURON_SERVE_SERVER_HTTP_HTTP_SERVER_H_
 #define NEURON_SERVE_SERVER_HTTP_HTTP_SERVER_H_
 
