@@ -35,23 +35,7 @@ constexpr absl::Duration kRotationDeadline = absl::Seconds(10);
 
 class HttpE2ETest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    certs_dir_ = new TempDir();
-    certs_ = new TestCertificates(TestCertificates::Make(certs_dir_->path()));
-  }
-  static void TearDownTestSuite() {
-    delete certs_;
-    delete certs_dir_;
-  }
-
-  // Writes `pair` to `cert` and `key`, each by rename, as an operator's tool would.
-  static void InstallPair(const CertificateFiles& pair, const std::string& cert,
-                          const std::string& key) {
-    WriteFile(cert + ".new", pair.CertPem());
-    WriteFile(key + ".new", pair.KeyPem());
-    fs::rename(key + ".new", key);
-    fs::rename(cert + ".new", cert);
-  }
+  static void SetUpTestSuite() { certs_ = &SharedTestCertificates(); }
 
   // GET over HTTPS trusting the test CA, with curl -v so that `error` shows the certificate.
   static HttpResult HttpsGet(const std::string& address, const std::string& path) {
@@ -71,11 +55,9 @@ class HttpE2ETest : public ::testing::Test {
         kRotationDeadline);
   }
 
-  static TempDir* certs_dir_;
-  static TestCertificates* certs_;
+  static const TestCertificates* certs_;
 };
-TempDir* HttpE2ETest::certs_dir_ = nullptr;
-TestCertificates* HttpE2ETest::certs_ = nullptr;
+const TestCertificates* HttpE2ETest::certs_ = nullptr;
 
 TEST_F(HttpE2ETest, HttpsServesTheProbesAndPlainHttpToItFailsCleanly) {
   START_DAEMON(daemon,
@@ -99,7 +81,7 @@ TEST_F(HttpE2ETest, ARewrittenPairIsServedToNewConnectionsAndABadOneIsRefused) {
   TempDir dir;
   const std::string cert = dir.Join("http.crt");
   const std::string key = dir.Join("http.key");
-  InstallPair(certs_->server, cert, key);
+  InstallCertificatePair(certs_->server, cert, key);
   START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0", "--http-tls-cert=" + cert,
                                       "--http-tls-key=" + key}));
   const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
@@ -120,7 +102,7 @@ TEST_F(HttpE2ETest, ARewrittenPairIsServedToNewConnectionsAndABadOneIsRefused) {
   EXPECT_EQ(still.status, 200) << still.error;
   EXPECT_THAT(still.error, HasSubstr("subject: CN=server-1"));
 
-  InstallPair(certs_->server_rotated, cert, key);
+  InstallCertificatePair(certs_->server_rotated, cert, key);
   EXPECT_TRUE(WaitForServed(*http, "server-2"));
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("new HTTP TLS certificate 'CN=server-2'"));
 }
@@ -130,13 +112,13 @@ TEST_F(HttpE2ETest, SighupReloadsTheHttpsCertificate) {
   TempDir dir;
   const std::string cert = dir.Join("http.crt");
   const std::string key = dir.Join("http.key");
-  InstallPair(certs_->server, cert, key);
+  InstallCertificatePair(certs_->server, cert, key);
   START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0", "--http-tls-cert=" + cert,
                                       "--http-tls-key=" + key, "--credential-poll-interval=1h"}));
   const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
   ASSERT_TRUE(http.has_value());
   ASSERT_TRUE(WaitForServed(*http, "server-1"));
-  InstallPair(certs_->server_rotated, cert, key);
+  InstallCertificatePair(certs_->server_rotated, cert, key);
   ASSERT_EQ(::kill(daemon->process->pid(), SIGHUP), 0);
   EXPECT_TRUE(WaitForServed(*http, "server-2"));
 }
@@ -146,7 +128,8 @@ TEST_F(HttpE2ETest, HttpsFlagMistakesStopTheStart) {
     std::vector<std::string> flags;
     std::string message;
   };
-  const std::string missing = certs_dir_->Join("missing.pem");
+  const TempDir empty;
+  const std::string missing = empty.Join("missing.pem");
   for (const Case& bad : {
            Case{{"--http-listen=127.0.0.1:0", "--http-tls-key=" + certs_->server.key},
                 "--http-tls-key needs --http-tls-cert"},

@@ -47,14 +47,7 @@ constexpr absl::Duration kRotationDeadline = absl::Seconds(5);
 
 class TlsE2ETest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    certs_dir_ = new TempDir();
-    certs_ = new TestCertificates(TestCertificates::Make(certs_dir_->path()));
-  }
-  static void TearDownTestSuite() {
-    delete certs_;
-    delete certs_dir_;
-  }
+  static void SetUpTestSuite() { certs_ = &SharedTestCertificates(); }
 
   // Client options for `address` trusting the test CA, with `identity` as client certificate
   // when given.
@@ -125,15 +118,6 @@ class TlsE2ETest : public ::testing::Test {
     return served;
   }
 
-  // Writes `pair` to `cert` and `key` (each by rename, as an operator's tool would).
-  static void InstallPair(const CertificateFiles& pair, const std::string& cert,
-                          const std::string& key) {
-    WriteFile(cert + ".new", pair.CertPem());
-    WriteFile(key + ".new", pair.KeyPem());
-    fs::rename(key + ".new", key);
-    fs::rename(cert + ".new", cert);
-  }
-
   static int Count(const std::string& text, const std::string& needle) {
     int count = 0;
     for (size_t at = text.find(needle); at != std::string::npos;
@@ -155,12 +139,10 @@ class TlsE2ETest : public ::testing::Test {
     return SimDaemonArgs(std::move(flags), {{"TMPDIR", daemon_tmp_.path()}});
   }
 
-  static TempDir* certs_dir_;
-  static TestCertificates* certs_;
+  static const TestCertificates* certs_;
   TempDir daemon_tmp_;
 };
-TempDir* TlsE2ETest::certs_dir_ = nullptr;
-TestCertificates* TlsE2ETest::certs_ = nullptr;
+const TestCertificates* TlsE2ETest::certs_ = nullptr;
 
 absl::Span<const uint8_t> Bytes(const std::string& bytes) {
   return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
@@ -230,7 +212,8 @@ TEST_F(TlsE2ETest, FlagMistakesAndABadFirstCertificateStopTheStart) {
     std::vector<std::string> flags;
     std::string message;
   };
-  const std::string missing = certs_dir_->Join("missing.pem");
+  const TempDir empty;
+  const std::string missing = empty.Join("missing.pem");
   for (const Case& bad : {
            Case{{"--tls-key=" + certs_->server.key}, "--tls-key needs --tls-cert"},
            Case{{"--tls-cert=" + certs_->server.cert}, "--tls-cert needs --tls-key"},
@@ -255,7 +238,7 @@ TEST_F(TlsE2ETest, ARewrittenCertificateIsServedToNewConnectionsWhileAnOpenStrea
   TempDir dir;
   const std::string cert = dir.Join("tls.crt");
   const std::string key = dir.Join("tls.key");
-  InstallPair(certs_->server, cert, key);
+  InstallCertificatePair(certs_->server, cert, key);
   START_DAEMON(daemon, Args({"--tls-cert=" + cert, "--tls-key=" + key,
                              "--tls-client-ca=" + certs_->ca.cert}));
   absl::StatusOr<std::unique_ptr<Client>> client =
@@ -267,7 +250,7 @@ TEST_F(TlsE2ETest, ARewrittenCertificateIsServedToNewConnectionsWhileAnOpenStrea
   ASSERT_TRUE(session.ok()) << session.status();
   ExpectStreamAnswers(**session, 1);
 
-  InstallPair(certs_->server_rotated, cert, key);
+  InstallCertificatePair(certs_->server_rotated, cert, key);
   absl::StatusOr<std::string> served = WaitForServed(daemon->address, "server-2", &certs_->client);
   EXPECT_EQ(served.value_or(served.status().ToString()), "server-2");
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("new TLS certificate 'CN=server-2'"));
@@ -308,10 +291,10 @@ TEST_F(TlsE2ETest, SighupReloadsAtOnce) {
   TempDir dir;
   const std::string cert = dir.Join("tls.crt");
   const std::string key = dir.Join("tls.key");
-  InstallPair(certs_->server, cert, key);
+  InstallCertificatePair(certs_->server, cert, key);
   START_DAEMON(daemon,
                Args({"--tls-cert=" + cert, "--tls-key=" + key, "--credential-poll-interval=1h"}));
-  InstallPair(certs_->server_rotated, cert, key);
+  InstallCertificatePair(certs_->server_rotated, cert, key);
   ASSERT_EQ(::kill(daemon->process->pid(), SIGHUP), 0);
   absl::StatusOr<std::string> served = WaitForServed(daemon->address, "server-2");
   EXPECT_EQ(served.value_or(served.status().ToString()), "server-2");
@@ -322,7 +305,7 @@ TEST_F(TlsE2ETest, ABrokenNewCertificateIsRefusedAndTheOldOneKeepsServing) {
   TempDir dir;
   const std::string cert = dir.Join("tls.crt");
   const std::string key = dir.Join("tls.key");
-  InstallPair(certs_->server, cert, key);
+  InstallCertificatePair(certs_->server, cert, key);
   // SIGHUP makes each attempt's refusal come at a known moment (the watcher would find it too).
   START_DAEMON(daemon,
                Args({"--tls-cert=" + cert, "--tls-key=" + key, "--credential-poll-interval=1h"}));
@@ -361,7 +344,7 @@ TEST_F(TlsE2ETest, ABrokenNewCertificateIsRefusedAndTheOldOneKeepsServing) {
   }
 
   // Good files again: served.
-  InstallPair(certs_->server_rotated, cert, key);
+  InstallCertificatePair(certs_->server_rotated, cert, key);
   ASSERT_EQ(::kill(daemon->process->pid(), SIGHUP), 0);
   absl::StatusOr<std::string> served = WaitForServed(daemon->address, "server-2");
   EXPECT_EQ(served.value_or(served.status().ToString()), "server-2");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -148,6 +149,32 @@ TestCertificates TestCertificates::Make(const std::string& dir) {
                                                       .issuer = &set.intermediate,
                                                       .append_issuer = true});
   return set;
+}
+
+const TestCertificates& SharedTestCertificates() {
+  // Never destroyed: tests may still read the files while other statics are torn down.
+  static const TestCertificates* const shared = [] {
+    static TempDir* const dir = new TempDir();
+    return new TestCertificates(TestCertificates::Make(dir->path()));
+  }();
+  return *shared;
+}
+
+void InstallCertificatePair(const CertificateFiles& pair, const std::string& cert,
+                            const std::string& key) {
+  const auto write = [](const std::string& path, const std::string& contents) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << contents;
+    out.close();
+    if (!out) {
+      std::cerr << "cannot write " << path << "\n";
+      std::abort();
+    }
+  };
+  write(cert + ".new", pair.CertPem());
+  write(key + ".new", pair.KeyPem());
+  std::filesystem::rename(key + ".new", key);
+  std::filesystem::rename(cert + ".new", cert);
 }
 
 }  // namespace neuronserve::testing

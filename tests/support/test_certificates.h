@@ -63,6 +63,15 @@ struct TestCertificates {
   static TestCertificates Make(const std::string& dir);
 };
 
+// One set for the whole test binary, made on first use in a temporary folder that lives until
+// the process exits (making a set runs openssl about twenty times). Thread-safe.
+const TestCertificates& SharedTestCertificates();
+
+// Writes `pair` to `cert` and `key` as an operator's tool would: each file whole, by rename,
+// the key first.
+void InstallCertificatePair(const CertificateFiles& pair, const std::string& cert,
+                            const std::string& key);
+
 }  // namespace neuronserve::testing
 
 #endif  // NEURON_SERVE_TESTS_SUPPORT_TEST_CERTIFICATES_H_

@@ -27,6 +27,7 @@ namespace {
 using testing::CertificateFiles;
 using ::testing::HasSubstr;
 using testing::TempDir;
+using testing::SharedTestCertificates;
 using testing::TestCertificates;
 
 std::string Contents(const std::string& path) {
@@ -43,14 +44,7 @@ std::string LinkTarget(const std::string& path) {
 
 class CertificateMirrorTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    certs_dir_ = new TempDir();
-    certs_ = new TestCertificates(TestCertificates::Make(certs_dir_->path()));
-  }
-  static void TearDownTestSuite() {
-    delete certs_;
-    delete certs_dir_;
-  }
+  static void SetUpTestSuite() { certs_ = &SharedTestCertificates(); }
 
   // Puts `pair` (and the CA) where the mirror's sources are.
   void Install(const CertificateFiles& pair) {
@@ -69,12 +63,10 @@ class CertificateMirrorTest : public ::testing::Test {
 
   void SetUp() override { dir_.Write("ca.pem", certs_->ca.CertPem()); }
 
-  static TempDir* certs_dir_;
-  static TestCertificates* certs_;
+  static const TestCertificates* certs_;
   TempDir dir_;
 };
-TempDir* CertificateMirrorTest::certs_dir_ = nullptr;
-TestCertificates* CertificateMirrorTest::certs_ = nullptr;
+const TestCertificates* CertificateMirrorTest::certs_ = nullptr;
 
 TEST_F(CertificateMirrorTest, PublishesAGoodPairInAPrivateDirectoryRemovedAtTheEnd) {
   Install(certs_->server);
