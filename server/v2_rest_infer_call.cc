@@ -9,8 +9,8 @@
 #include "nlohmann/json.hpp"
 #include "server/admission/drain_gate.h"
 #include "server/http/http_status.h"
-#include "util/json_escape.h"
 #include "server/v2_datatype.h"
+#include "util/json_escape.h"
 
 namespace neuronserve {
 namespace {

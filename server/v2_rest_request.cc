@@ -573,14 +573,14 @@ absl::StatusOr<RestBodyParts> SplitRestBody(std::string_view body, std::string_v
   if (header_length.empty()) return RestBodyParts{body, {}};
   uint64_t length = 0;
   if (!absl::SimpleAtoi(absl::string_view(header_length.data(), header_length.size()), &length)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model '", std::string(model), "': header ", std::string(kRestHeaderLength), " is '",
-        std::string(header_length), "', not a number of bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", std::string(model), "': header ", std::string(kRestHeaderLength),
+                     " is '", std::string(header_length), "', not a number of bytes"));
   }
   if (length > body.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model '", std::string(model), "': header ", std::string(kRestHeaderLength),
-        " says the JSON is ", length, " bytes, but the body has ", body.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", std::string(model), "': header ", std::string(kRestHeaderLength),
+                     " says the JSON is ", length, " bytes, but the body has ", body.size()));
   }
   return RestBodyParts{body.substr(0, length), body.substr(length)};
 }

@@ -36,9 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   overrides.set_version("7");
   overrides.set_replicas(2);
   const neuronserve::v1::ModelConfig merged = neuronserve::MergeConfig(config, overrides);
-  const neuronserve::LoadSpec spec =
-      neuronserve::LoadSpecFromConfig(merged, std::make_shared<const std::string>(),
-                                      neuronserve::ModelSource::kRepository, true);
+  const neuronserve::LoadSpec spec = neuronserve::LoadSpecFromConfig(
+      merged, std::make_shared<const std::string>(), neuronserve::ModelSource::kRepository, true);
   Require(spec.replicas == 2);
   neuronserve::v1::ModelConfig reread;
   Require(google::protobuf::TextFormat::ParseFromString(spec.config_text, &reread));

@@ -29,7 +29,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Require(reread.ok());
   Require(reread->name == record->name && reread->version == record->version &&
           reread->neff_file == record->neff_file && reread->neff_size == record->neff_size &&
-          reread->neff_sha256 == record->neff_sha256 &&
-          reread->config_text == record->config_text);
+          reread->neff_sha256 == record->neff_sha256 && reread->config_text == record->config_text);
   return 0;
 }

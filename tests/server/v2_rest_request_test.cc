@@ -199,7 +199,8 @@ TEST(V2RestRequestTest, RefusesAHeaderLengthThatIsNotABodyPrefix) {
        "bytes, but the body has 12"},
   };
   for (const auto& c : cases) {
-    const absl::StatusOr<RestBodyParts> parts = SplitRestBody("{\"id\":\"x\"}\x01\x02", c.header, "m");
+    const absl::StatusOr<RestBodyParts> parts =
+        SplitRestBody("{\"id\":\"x\"}\x01\x02", c.header, "m");
     EXPECT_EQ(parts.status().code(), absl::StatusCode::kInvalidArgument) << c.header;
     EXPECT_EQ(parts.status().message(), c.message) << c.header;
   }
