@@ -5,18 +5,15 @@
 #include <cstring>
 #include <limits>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "server/admission/drain_gate.h"
 #include "server/http/http_status.h"
-#include "util/json_escape.h"
 #include "server/v2_datatype.h"
+#include "util/json_escape.h"
 
 namespace neuronserve {
 namespace {
-
-constexpr std::string_view kHeaderLength = "Inference-Header-Content-Length";
 
 // `text` as a JSON string; bytes that are not UTF-8 become U+FFFD rather than failing.
 // `text` as a JSON string, quotes included.
@@ -115,26 +112,12 @@ void V2RestInferCall::Start(const InferContext& infer, HttpExchange& exchange) {
 absl::Status V2RestInferCall::Bind() {
   // The JSON part and the binary part after it.
   const std::string_view body = exchange_.body();
-  std::string_view json = body;
+  const std::string_view header = exchange_.header(kRestHeaderLength);
+  const absl::StatusOr<RestBodyParts> parts = SplitRestBody(body, header, model_);
+  absl::Status framing = parts.status();
   std::string_view binary;
-  absl::Status framing;
-  const std::string_view header = exchange_.header(kHeaderLength);
-  if (!header.empty()) {
-    uint64_t length = 0;
-    if (!absl::SimpleAtoi(absl::string_view(header.data(), header.size()), &length)) {
-      framing = absl::InvalidArgumentError(
-          absl::StrCat("model '", model_, "': header ", std::string(kHeaderLength), " is '",
-                       std::string(header), "', not a number of bytes"));
-    } else if (length > body.size()) {
-      framing = absl::InvalidArgumentError(
-          absl::StrCat("model '", model_, "': header ", std::string(kHeaderLength),
-                       " says the JSON is ", length, " bytes, but the body has ", body.size()));
-    } else {
-      json = body.substr(0, length);
-      binary = body.substr(length);
-    }
-  }
-  if (framing.ok()) framing = ParseRestInferRequest(json, model_, request_);
+  if (parts.ok()) binary = parts->binary;
+  if (framing.ok()) framing = ParseRestInferRequest(parts->json, model_, request_);
   // Begin once the id is read (its view must stay put); a refused parse still counts.
   Begin(infer_, model_, request_.id);
   if (!framing.ok()) return framing;
@@ -156,7 +139,7 @@ absl::Status V2RestInferCall::Bind() {
         return absl::InvalidArgumentError(
             absl::StrCat("model '", name, "' input '", input.name,
                          "' has binary_data_size but the request has no ",
-                         std::string(kHeaderLength), " header saying where the JSON ends"));
+                         std::string(kRestHeaderLength), " header saying where the JSON ends"));
       }
     }
   }
@@ -225,7 +208,7 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
     return absl::InvalidArgumentError(
         absl::StrCat("model '", name, "': the inputs' binary_data_size add up to ", offset,
                      " bytes, but the body has ", binary.size(), " bytes after the JSON (",
-                     std::string(kHeaderLength), ")"));
+                     std::string(kRestHeaderLength), ")"));
   }
   return absl::OkStatus();
 }
@@ -289,7 +272,7 @@ HttpResponse V2RestInferCall::BuildAnswer() {
     return response;
   }
   response.content_type = "application/octet-stream";
-  response.headers.emplace_back(std::string(kHeaderLength), absl::StrCat(json.size()));
+  response.headers.emplace_back(std::string(kRestHeaderLength), absl::StrCat(json.size()));
   for (Output& output : outputs_) {
     if (output.binary) response.more_body.push_back(std::move(output.bytes));
   }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
@@ -565,6 +566,23 @@ absl::Status FinishRestInput(std::string_view model, RestInput& input) {
   input.pending.clear();
   input.pending.shrink_to_fit();
   return absl::OkStatus();
+}
+
+absl::StatusOr<RestBodyParts> SplitRestBody(std::string_view body, std::string_view header_length,
+                                            std::string_view model) {
+  if (header_length.empty()) return RestBodyParts{body, {}};
+  uint64_t length = 0;
+  if (!absl::SimpleAtoi(absl::string_view(header_length.data(), header_length.size()), &length)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", std::string(model), "': header ", std::string(kRestHeaderLength),
+                     " is '", std::string(header_length), "', not a number of bytes"));
+  }
+  if (length > body.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", std::string(model), "': header ", std::string(kRestHeaderLength),
+                     " says the JSON is ", length, " bytes, but the body has ", body.size()));
+  }
+  return RestBodyParts{body.substr(0, length), body.substr(length)};
 }
 
 absl::Status ParseRestInferRequest(std::string_view json, std::string_view model,

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/serving/request_validation.h"
 #include "core/serving/tensor_fields.h"
 
@@ -74,6 +75,21 @@ struct RestInferRequest {
   std::vector<RestInput> inputs;
   std::vector<RestOutput> outputs;
 };
+
+// The header of Triton's binary tensor extension that says how many bytes of the body are JSON.
+inline constexpr std::string_view kRestHeaderLength = "Inference-Header-Content-Length";
+
+// A REST inference body split into its JSON part and the binary tensor data after it.
+struct RestBodyParts {
+  std::string_view json;
+  std::string_view binary;
+};
+
+// Splits `body` at `header_length`, the value of kRestHeaderLength as the client sent it (empty
+// when it sent none: the whole body is JSON). INVALID_ARGUMENT naming the model when the value is
+// not a number of bytes or is more than the body has. The parts view `body`.
+absl::StatusOr<RestBodyParts> SplitRestBody(std::string_view body, std::string_view header_length,
+                                            std::string_view model);
 
 // The deepest nesting of arrays and objects a request may have.
 inline constexpr size_t kRestMaxDepth = 64;

@@ -160,5 +160,51 @@ TEST(V2RestRequestTest, DatatypesWithoutAJsonFormHaveNoField) {
               HasSubstr("model 'm' input 'a': datatype 'BYTES' cannot be sent as JSON data"));
 }
 
+TEST(V2RestRequestTest, SplitsTheBodyAtTheHeaderLength) {
+  const std::string body = "{\"id\":\"x\"}\x01\x02";
+  absl::StatusOr<RestBodyParts> parts = SplitRestBody(body, "10", "m");
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_EQ(parts->json, "{\"id\":\"x\"}");
+  EXPECT_EQ(parts->binary, "\x01\x02");
+  // No header: all of it is JSON.
+  parts = SplitRestBody(body, "", "m");
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_EQ(parts->json, body);
+  EXPECT_TRUE(parts->binary.empty());
+  // All of it is JSON, and none of it.
+  parts = SplitRestBody(body, "12", "m");
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_TRUE(parts->binary.empty());
+  parts = SplitRestBody(body, "0", "m");
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_TRUE(parts->json.empty());
+  EXPECT_EQ(parts->binary, body);
+}
+
+TEST(V2RestRequestTest, RefusesAHeaderLengthThatIsNotABodyPrefix) {
+  const struct {
+    std::string header;
+    std::string message;
+  } cases[] = {
+      {"ten", "model 'm': header Inference-Header-Content-Length is 'ten', not a number of bytes"},
+      {"-1", "model 'm': header Inference-Header-Content-Length is '-1', not a number of bytes"},
+      {"18446744073709551616",
+       "model 'm': header Inference-Header-Content-Length is '18446744073709551616', not a number "
+       "of bytes"},
+      {"13",
+       "model 'm': header Inference-Header-Content-Length says the JSON is 13 bytes, but the body "
+       "has 12"},
+      {"18446744073709551615",
+       "model 'm': header Inference-Header-Content-Length says the JSON is 18446744073709551615 "
+       "bytes, but the body has 12"},
+  };
+  for (const auto& c : cases) {
+    const absl::StatusOr<RestBodyParts> parts =
+        SplitRestBody("{\"id\":\"x\"}\x01\x02", c.header, "m");
+    EXPECT_EQ(parts.status().code(), absl::StatusCode::kInvalidArgument) << c.header;
+    EXPECT_EQ(parts.status().message(), c.message) << c.header;
+  }
+}
+
 }  // namespace
 }  // namespace neuronserve
