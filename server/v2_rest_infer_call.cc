@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
 #include "server/admission/drain_gate.h"
 #include "server/http/http_status.h"
 #include "server/v2_datatype.h"
@@ -15,8 +14,7 @@
 namespace neuronserve {
 namespace {
 
-// `text` as a JSON string; bytes that are not UTF-8 become U+FFFD rather than failing.
-// `text` as a JSON string, quotes included.
+// `text` as a JSON string, quotes included; bytes that are not UTF-8 become U+FFFD.
 std::string JsonString(std::string_view text) {
   std::string out = "\"";
   AppendJsonEscaped(text, out);
