@@ -516,11 +516,18 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
   ASSERT_TRUE(admin.Unload("other").ok());
 
   // The audit log: each repository call with its caller and outcome, and the refusals.
+  // Every line awaited (not only the last call's): nothing promises the lines of different
+  // calls reach the file in the order the calls were answered.
   std::string audit;
   EXPECT_TRUE(WaitUntil([&] {
     audit = ReadWhole(dir.Join("audit.log"));
-    return absl::StrContains(audit, "rpc=RepositoryModelUnload") &&
-           absl::StrContains(audit, "identity=ops model=other code=OK");
+    for (const char* line :
+         {"rpc=RepositoryModelUnload", "identity=ops model=other code=OK",
+          "rpc=RepositoryModelLoad", "rpc=RepositoryIndex", "identity=ops model=missing code=NOT_FOUND",
+          "identity=app model=other code=PERMISSION_DENIED", "rpc=ServerMetadata"}) {
+      if (!absl::StrContains(audit, line)) return false;
+    }
+    return true;
   })) << audit;
   EXPECT_THAT(audit, HasSubstr("rpc=RepositoryModelLoad"));
   EXPECT_THAT(audit, HasSubstr("rpc=RepositoryIndex"));
