@@ -44,13 +44,6 @@ simmodel::SimModel TestMlp() {
   return MlpModel(options);
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // curl against the daemon's HTTP endpoint; bodies go through files of its own folder.
 class Rest {
  public:
@@ -255,7 +248,7 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
     }
   }
   // The access log names the REST front end, and the protocol counter counts it.
-  EXPECT_TRUE(WaitUntil([&] { return absl::StrContains(ReadText(access_log), "RestModelInfer"); }));
+  EXPECT_TRUE(WaitUntil([&] { return absl::StrContains(ReadFileContents(access_log), "RestModelInfer"); }));
   const HttpResult metrics = rest.Get("/metrics");
   EXPECT_THAT(metrics.body,
               HasSubstr("neuronserve_requests_by_protocol_total{protocol=\"v2_http\"} 16"));
@@ -698,7 +691,7 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
   EXPECT_TRUE(WaitUntil([&] { return rest.Get("/v2/models/id/ready").status == 400; }));
   std::string audit;
   EXPECT_TRUE(WaitUntil([&] {
-    audit = ReadText(audit_log);
+    audit = ReadFileContents(audit_log);
     return absl::StrContains(audit, "rpc=RestRepositoryModelUnload");
   })) << audit;
   EXPECT_THAT(audit, HasSubstr("rpc=RestRepositoryModelLoad"));

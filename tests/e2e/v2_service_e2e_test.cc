@@ -41,13 +41,6 @@ using V2Stub = inference::GRPCInferenceService::Stub;
 constexpr char kInferToken[] = "v2-e2e-infer-token-7d1c0b2a99e8";
 constexpr char kAdminToken[] = "v2-e2e-admin-token-3e4f5a6b7c8d";
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
 // A v2 client on one channel, sending `token` (if any) as a bearer token on every call.
 class V2Client {
  public:
@@ -520,7 +513,7 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
   // calls reach the file in the order the calls were answered.
   std::string audit;
   EXPECT_TRUE(WaitUntil([&] {
-    audit = ReadWhole(dir.Join("audit.log"));
+    audit = ReadFileContents(dir.Join("audit.log"));
     for (const char* line :
          {"rpc=RepositoryModelUnload", "identity=ops model=other code=OK",
           "rpc=RepositoryModelLoad", "rpc=RepositoryIndex", "identity=ops model=missing code=NOT_FOUND",

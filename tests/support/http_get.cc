@@ -13,13 +13,6 @@
 namespace neuronserve::testing {
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
 // The last response's headers from curl -D (a 100 Continue comes before the real answer).
 std::vector<std::pair<std::string, std::string>> ParseHeaders(const std::string& text) {
   std::vector<std::pair<std::string, std::string>> headers;
@@ -73,8 +66,8 @@ HttpResult HttpFetch(const HttpRequest& request) {
   HttpResult result;
   result.status = std::atoi(run.out.c_str());
   result.error = run.err;
-  result.headers = ParseHeaders(ReadAll(header_file));
-  if (request.method != "HEAD") result.body = ReadAll(body_file);
+  result.headers = ParseHeaders(ReadFileContents(header_file));
+  if (request.method != "HEAD") result.body = ReadFileContents(body_file);
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <system_error>
 
 namespace neuronserve::testing {
@@ -37,6 +38,13 @@ std::string TempDir::Write(const std::string& relative, const std::string& conte
     std::abort();
   }
   return path;
+}
+
+std::string ReadFileContents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
 }
 
 }  // namespace neuronserve::testing

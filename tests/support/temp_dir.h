@@ -25,6 +25,10 @@ class TempDir {
   std::string path_;
 };
 
+// The whole contents of the file at `path`; empty when it cannot be read (tests that poll for a
+// file read it again until it has what they wait for).
+std::string ReadFileContents(const std::string& path);
+
 }  // namespace neuronserve::testing
 
 #endif  // NEURON_SERVE_TESTS_SUPPORT_TEMP_DIR_H_

@@ -12,13 +12,6 @@
 namespace neuronserve::testing {
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
 void RunOpenssl(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"openssl"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -56,8 +49,8 @@ std::string Extensions(CertificateUse use) {
 
 }  // namespace
 
-std::string CertificateFiles::CertPem() const { return ReadAll(cert); }
-std::string CertificateFiles::KeyPem() const { return ReadAll(key); }
+std::string CertificateFiles::CertPem() const { return ReadFileContents(cert); }
+std::string CertificateFiles::KeyPem() const { return ReadFileContents(key); }
 
 CertificateFiles MakeCertificate(const std::string& dir, const CertificateOptions& options) {
   std::filesystem::create_directories(dir);
@@ -101,7 +94,7 @@ CertificateFiles MakeCertificate(const std::string& dir, const CertificateOption
               files.cert});
   std::filesystem::remove(csr);
   if (options.append_issuer) {
-    const std::string leaf = ReadAll(files.cert);
+    const std::string leaf = ReadFileContents(files.cert);
     std::ofstream out(files.cert, std::ios::binary | std::ios::trunc);
     out << leaf << options.issuer->CertPem();
   }
