@@ -175,6 +175,12 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
         return absl::InvalidArgumentError(
             absl::StrCat(where, ": 'shape' is missing; expected ", ShapeToString(spec->shape)));
       }
+      // [] is a scalar's shape in the protocol, not "no shape" as validation reads an empty
+      // one, so it is refused here as ModelInfer refuses it (v2_infer_call.cc).
+      if (tensor.shape.empty() && !spec->shape.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": expected shape ", ShapeToString(spec->shape), ", got []"));
+      }
     }
     if (!tensor.nested_dims.empty() && tensor.nested_dims != tensor.shape) {
       return absl::InvalidArgumentError(absl::StrCat(

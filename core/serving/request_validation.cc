@@ -119,9 +119,15 @@ absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>&
     size_t index = 0;
     while (index < inputs.size() && inputs[index].name != input.name) ++index;
     if (index == inputs.size()) {
+      // A request with more inputs than the model has (a hostile one may carry 100,000) says
+      // so, so that the sender sees the count is wrong, not only the first name.
+      const std::string count =
+          given.size() > inputs.size()
+              ? absl::StrCat("; the request gives ", given.size(), " inputs for ", inputs.size())
+              : "";
       return absl::InvalidArgumentError(absl::StrCat("model '", model, "' has no input '",
                                                      input.name, "' (its inputs: ",
-                                                     NameList(inputs), ")"));
+                                                     NameList(inputs), count, ")"));
     }
     if (seen[index]) {
       return absl::InvalidArgumentError(

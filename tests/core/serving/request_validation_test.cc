@@ -116,6 +116,18 @@ TEST_F(MatchInputsTest, UnknownInputNamesTheModelsInputs) {
   EXPECT_THAT(status.message(), HasSubstr("(its inputs: 'a', 'b')"));
 }
 
+TEST_F(MatchInputsTest, MoreInputsThanTheModelHasNamesTheCount) {
+  std::vector<GivenInput> given;
+  given.push_back(Floats("a", shape_a_, a_));
+  given.push_back(Floats("b", shape_b_, b_));
+  for (int i = 0; i < 1000; ++i) given.push_back(Floats("q", shape_a_, a_));
+  absl::Status status = Match(given);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "model 'm' has no input 'q' (its inputs: 'a', 'b'; the request gives 1002 inputs "
+            "for 2)");
+}
+
 TEST_F(MatchInputsTest, DuplicateInput) {
   absl::Status status =
       Match({Floats("a", shape_a_, a_), Floats("a", shape_a_, a_), Floats("b", shape_b_, b_)});
