@@ -125,9 +125,9 @@ absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>&
           given.size() > inputs.size()
               ? absl::StrCat("; the request gives ", given.size(), " inputs for ", inputs.size())
               : "";
-      return absl::InvalidArgumentError(absl::StrCat("model '", model, "' has no input '",
-                                                     input.name, "' (its inputs: ",
-                                                     NameList(inputs), count, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", model, "' has no input '", input.name,
+                       "' (its inputs: ", NameList(inputs), count, ")"));
     }
     if (seen[index]) {
       return absl::InvalidArgumentError(
