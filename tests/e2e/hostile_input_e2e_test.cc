@@ -594,7 +594,7 @@ TEST_F(HostileInputE2ETest, CraftedModelFilesUploadedAreRefused) {
 
 // 4. The same files as folders of a --model-repository, loaded through LoadModel's
 // repository_path: no state record is written for any of them.
-TEST(HostileModelRepositoryE2ETest, CraftedModelFilesInTheRepositoryAreRefused) {
+TEST(HostileInputRepositoryE2ETest, CraftedModelFilesInTheRepositoryAreRefused) {
   TempDir repository;
   const std::vector<CraftedFile> files = CraftedFiles();
   for (const CraftedFile& file : files) {
