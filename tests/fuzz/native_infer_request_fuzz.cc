@@ -7,6 +7,7 @@
 // output; a bound call's inputs are exactly their tensors' sizes (a raw_data input its own
 // bytes), its outputs those asked for (all when none), and, answered as a core worker answers
 // it, each output carries its tensor's elements in exactly one field.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -79,11 +79,11 @@ void LoadModel(ModelRegistry& registry, std::string_view name, const std::string
     done->Notify();
   });
   if (!done->WaitForNotificationWithTimeout(absl::Seconds(60))) {
-    Fail(absl::StrCat("model '", name, "' did not finish loading in 60 s"));
+    Fail(absl::StrCat("model '", std::string(name), "' did not finish loading in 60 s"));
   }
   if (outcome->ok() != expect_ready) {
-    Fail(absl::StrCat("model '", name, "': load ", expect_ready ? "failed: " : "succeeded: ",
-                      outcome->ToString()));
+    Fail(absl::StrCat("model '", std::string(name), "': load ",
+                      expect_ready ? "failed: " : "succeeded: ", outcome->ToString()));
   }
 }
 

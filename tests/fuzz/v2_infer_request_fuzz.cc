@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/v2_datatype_name.h"
 #include "inference/grpc_service.pb.h"
 #include "server/v2_infer_call.h"
 #include "tests/fuzz/bind_checks.h"
