@@ -21,6 +21,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "google/protobuf/stubs/logging.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/model_upload.h"
 #include "tests/support/temp_dir.h"
@@ -74,6 +75,9 @@ const Repository& TheRepository() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  // Protobuf logs every string field of invalid UTF-8 it parses to stderr; the fuzzer's output
+  // is for findings.
+  google::protobuf::SetLogHandler(nullptr);
   (void)TheRepository();
   return 0;
 }

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "base/v2_datatype_name.h"
+#include "google/protobuf/stubs/logging.h"
 #include "inference/grpc_service.pb.h"
 #include "server/v2_infer_call.h"
 #include "tests/fuzz/bind_checks.h"
@@ -55,6 +56,9 @@ size_t CarriedValues(const inference::InferTensorContents& contents) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  // Protobuf logs every string field of invalid UTF-8 it parses to stderr; the fuzzer's output
+  // is for findings.
+  google::protobuf::SetLogHandler(nullptr);
   (void)neuronserve::fuzz::SimServingContext();
   return 0;
 }
