@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -46,30 +47,29 @@ bool IsLowerHexDigest(const std::string& digest) {
 
 // The folder layout: <tmp>/outside.neff and <tmp>/repository/ with mlp/ (config.pbtxt and
 // model.neff), bare.neff, and the symlinks escape.neff (-> ../outside.neff) and up (-> ..).
+// Made once per process; the temporary folder goes with the process's static objects at exit.
 struct Repository {
+  Repository() {
+    Require(!dir.path().empty());
+    dir.Write("outside.neff", kOutsideNeff);
+    dir.Write("repository/mlp/model.neff", kFolderNeff);
+    dir.Write("repository/mlp/config.pbtxt", "name: \"mlp\"\nreplicas: 1\n");
+    dir.Write("repository/bare.neff", kBareNeff);
+    const std::string root = dir.Join("repository");
+    Require(symlink("../outside.neff", (root + "/escape.neff").c_str()) == 0);
+    Require(symlink("..", (root + "/up").c_str()) == 0);
+    absl::StatusOr<neuronserve::ModelRepository> opened = neuronserve::ModelRepository::Open(root);
+    Require(opened.ok());
+    repository.emplace(*std::move(opened));
+  }
+
   neuronserve::testing::TempDir dir;
-  std::string root;
-  const neuronserve::ModelRepository* repository = nullptr;
+  std::optional<neuronserve::ModelRepository> repository;
 };
 
-const Repository& TheRepository() {
-  static Repository* const made = [] {
-    auto* made = new Repository;
-    Require(!made->dir.path().empty());
-    made->dir.Write("outside.neff", kOutsideNeff);
-    made->dir.Write("repository/mlp/model.neff", kFolderNeff);
-    made->dir.Write("repository/mlp/config.pbtxt", "name: \"mlp\"\nreplicas: 1\n");
-    made->dir.Write("repository/bare.neff", kBareNeff);
-    made->root = made->dir.Join("repository");
-    Require(symlink("../outside.neff", (made->root + "/escape.neff").c_str()) == 0);
-    Require(symlink("..", (made->root + "/up").c_str()) == 0);
-    absl::StatusOr<neuronserve::ModelRepository> opened =
-        neuronserve::ModelRepository::Open(made->root);
-    Require(opened.ok());
-    made->repository = new neuronserve::ModelRepository(*std::move(opened));
-    return made;
-  }();
-  return *made;
+const neuronserve::ModelRepository& TheRepository() {
+  static const Repository made;
+  return *made.repository;
 }
 
 }  // namespace
@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace neuronserve;
-  ModelUpload upload(TheRepository().repository, kMaxModelBytes);
+  ModelUpload upload(&TheRepository(), kMaxModelBytes);
   bool have_header = false;
   v1::LoadModelHeader header;
   std::string held;  // the chunks accepted so far, in order
