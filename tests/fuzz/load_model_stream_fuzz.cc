@@ -1,7 +1,7 @@
 // libFuzzer target: the message sequence of one LoadModel stream (server/model_upload.h
 // ModelUpload) as the daemon takes it: the header (an upload's or a repository load's), the
-// chunks, the end of the stream. --max-model-bytes is 1 MiB; the repository is a temporary
-// folder made once, holding a model folder, a bare NEFF and symlinks that lead out of it.
+// chunks, the end of the stream. --max-model-bytes is 1 MiB; the repository is a folder under
+// $TMPDIR made at start, holding a model folder, a bare NEFF and symlinks that lead out of it.
 //
 // Input: the stream's messages, each a 2-byte little-endian length and that many bytes (the
 // last one cut short by the input's end) parsed as a v1.LoadModelRequest; a piece that does not
@@ -11,21 +11,22 @@
 // total_size; every error has a message ("LoadModel ..." from the stream's checks); Finish of an
 // upload is DATA_LOSS exactly when the size or the SHA-256 disagree, and otherwise hands over
 // the chunks' bytes; a repository load hands over a NEFF of the repository, never one outside.
+#include <errno.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "google/protobuf/stubs/logging.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/model_upload.h"
-#include "tests/support/temp_dir.h"
+#include "util/durable_file.h"
 #include "util/sha256.h"
 
 namespace {
@@ -45,31 +46,39 @@ bool IsLowerHexDigest(const std::string& digest) {
   return digest.size() == 64 && digest.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-// The folder layout: <tmp>/outside.neff and <tmp>/repository/ with mlp/ (config.pbtxt and
+// The folder layout: <dir>/outside.neff and <dir>/repository/ with mlp/ (config.pbtxt and
 // model.neff), bare.neff, and the symlinks escape.neff (-> ../outside.neff) and up (-> ..).
-// Made once per process; the temporary folder goes with the process's static objects at exit.
-struct Repository {
-  Repository() {
-    Require(!dir.path().empty());
-    dir.Write("outside.neff", kOutsideNeff);
-    dir.Write("repository/mlp/model.neff", kFolderNeff);
-    dir.Write("repository/mlp/config.pbtxt", "name: \"mlp\"\nreplicas: 1\n");
-    dir.Write("repository/bare.neff", kBareNeff);
-    const std::string root = dir.Join("repository");
-    Require(symlink("../outside.neff", (root + "/escape.neff").c_str()) == 0);
-    Require(symlink("..", (root + "/up").c_str()) == 0);
-    absl::StatusOr<neuronserve::ModelRepository> opened = neuronserve::ModelRepository::Open(root);
-    Require(opened.ok());
-    repository.emplace(*std::move(opened));
+// <dir> is one fixed folder under $TMPDIR (or /tmp), made or remade by every process: libFuzzer
+// ends without running static destructors, so a folder per process would be left behind each
+// time. Files are written atomically, so processes running at once see whole files.
+std::string MakeRepositoryFolders() {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                          "/neuron-serve-fuzz-load-model-stream";
+  const std::string root = dir + "/repository";
+  Require(neuronserve::MakeDirs(root + "/mlp").ok());
+  Require(neuronserve::WriteFileAtomically(dir + "/outside.neff", kOutsideNeff).ok());
+  Require(neuronserve::WriteFileAtomically(root + "/mlp/model.neff", kFolderNeff).ok());
+  Require(neuronserve::WriteFileAtomically(root + "/mlp/config.pbtxt",
+                                           "name: \"mlp\"\nreplicas: 1\n")
+              .ok());
+  Require(neuronserve::WriteFileAtomically(root + "/bare.neff", kBareNeff).ok());
+  for (const auto& [target, link] : {std::pair<const char*, std::string>{"../outside.neff",
+                                                                         root + "/escape.neff"},
+                                     std::pair<const char*, std::string>{"..", root + "/up"}}) {
+    Require(symlink(target, link.c_str()) == 0 || errno == EEXIST);
   }
-
-  neuronserve::testing::TempDir dir;
-  std::optional<neuronserve::ModelRepository> repository;
-};
+  return root;
+}
 
 const neuronserve::ModelRepository& TheRepository() {
-  static const Repository made;
-  return *made.repository;
+  static const neuronserve::ModelRepository* const repository = [] {
+    absl::StatusOr<neuronserve::ModelRepository> opened =
+        neuronserve::ModelRepository::Open(MakeRepositoryFolders());
+    Require(opened.ok());
+    return new neuronserve::ModelRepository(*std::move(opened));
+  }();
+  return *repository;
 }
 
 }  // namespace
