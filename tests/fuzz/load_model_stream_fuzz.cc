@@ -59,13 +59,13 @@ std::string MakeRepositoryFolders() {
   Require(neuronserve::MakeDirs(root + "/mlp").ok());
   Require(neuronserve::WriteFileAtomically(dir + "/outside.neff", kOutsideNeff).ok());
   Require(neuronserve::WriteFileAtomically(root + "/mlp/model.neff", kFolderNeff).ok());
-  Require(neuronserve::WriteFileAtomically(root + "/mlp/config.pbtxt",
-                                           "name: \"mlp\"\nreplicas: 1\n")
-              .ok());
+  Require(
+      neuronserve::WriteFileAtomically(root + "/mlp/config.pbtxt", "name: \"mlp\"\nreplicas: 1\n")
+          .ok());
   Require(neuronserve::WriteFileAtomically(root + "/bare.neff", kBareNeff).ok());
-  for (const auto& [target, link] : {std::pair<const char*, std::string>{"../outside.neff",
-                                                                         root + "/escape.neff"},
-                                     std::pair<const char*, std::string>{"..", root + "/up"}}) {
+  for (const auto& [target, link] :
+       {std::pair<const char*, std::string>{"../outside.neff", root + "/escape.neff"},
+        std::pair<const char*, std::string>{"..", root + "/up"}}) {
     Require(symlink(target, link.c_str()) == 0 || errno == EEXIST);
   }
   return root;

@@ -38,9 +38,9 @@ struct DtypeTensor {
   const char* shape;
 };
 constexpr DtypeTensor kDtypeTensors[] = {
-    {"float16", "[2, 2]"}, {"bfloat16", "[3]"},   {"int64", "[1, 3]"},    {"int8", "[4]"},
-    {"uint8", "[2]"},      {"int16", "[2, 1]"},   {"uint16", "[2]"},      {"int32", "[1, 1, 2]"},
-    {"uint32", "[2]"},     {"uint64", "[1]"},     {"fp8_e4", "[2]"},      {"float32", "[2]"},
+    {"float16", "[2, 2]"}, {"bfloat16", "[3]"}, {"int64", "[1, 3]"}, {"int8", "[4]"},
+    {"uint8", "[2]"},      {"int16", "[2, 1]"}, {"uint16", "[2]"},   {"int32", "[1, 1, 2]"},
+    {"uint32", "[2]"},     {"uint64", "[1]"},   {"fp8_e4", "[2]"},   {"float32", "[2]"},
 };
 
 std::string DtypesJson() {
@@ -69,8 +69,8 @@ void LoadModel(ModelRegistry& registry, std::string_view name, const std::string
                bool expect_ready) {
   LoadSpec spec;
   spec.identity = ModelIdentity{std::string(name), "1", ModelSource::kUpload};
-  spec.neff = std::make_shared<const std::string>(
-      absl::StrCat(std::string(simmodel::kSimNeffMagic), json));
+  spec.neff =
+      std::make_shared<const std::string>(absl::StrCat(std::string(simmodel::kSimNeffMagic), json));
   // Shared with the callback, which runs on the registry's thread.
   auto done = std::make_shared<Notification>();
   auto outcome = std::make_shared<absl::Status>();

@@ -47,12 +47,12 @@ struct DtypeInput {
 };
 const std::vector<DtypeInput>& DtypeInputs() {
   static const std::vector<DtypeInput> inputs = {
-      {"float16", "FP16", {2, 2}, 8},  {"bfloat16", "BF16", {3}, 6},
-      {"int64", "INT64", {1, 3}, 24},  {"int8", "INT8", {4}, 4},
-      {"uint8", "UINT8", {2}, 2},      {"int16", "INT16", {2, 1}, 4},
-      {"uint16", "UINT16", {2}, 4},    {"int32", "INT32", {1, 1, 2}, 8},
-      {"uint32", "UINT32", {2}, 8},    {"uint64", "UINT64", {1}, 8},
-      {"fp8_e4", "FP8_E4", {2}, 2},    {"float32", "FP32", {2}, 8},
+      {"float16", "FP16", {2, 2}, 8}, {"bfloat16", "BF16", {3}, 6},
+      {"int64", "INT64", {1, 3}, 24}, {"int8", "INT8", {4}, 4},
+      {"uint8", "UINT8", {2}, 2},     {"int16", "INT16", {2, 1}, 4},
+      {"uint16", "UINT16", {2}, 4},   {"int32", "INT32", {1, 1, 2}, 8},
+      {"uint32", "UINT32", {2}, 8},   {"uint64", "UINT64", {1}, 8},
+      {"fp8_e4", "FP8_E4", {2}, 2},   {"float32", "FP32", {2}, 8},
   };
   return inputs;
 }
@@ -92,7 +92,8 @@ void WriteNative() {
 
   InferRequest request = NativeMlp();
   request.mutable_inputs(0)->clear_raw_data();
-  for (const float value : {0.5f, 1.5f, -2.5f, 3.0f}) request.mutable_inputs(0)->add_float_data(value);
+  for (const float value : {0.5f, 1.5f, -2.5f, 3.0f})
+    request.mutable_inputs(0)->add_float_data(value);
   request.mutable_inputs(0)->set_dtype("float32");
   request.add_outputs("y");
   request.set_response_form(neuronserve::v1::TENSOR_FORM_FLOAT);
@@ -266,7 +267,8 @@ void WriteV2() {
 
   request = V2Mlp();
   request.clear_raw_input_contents();
-  for (int i = 0; i < 4; ++i) request.mutable_inputs(0)->mutable_contents()->add_bool_contents(true);
+  for (int i = 0; i < 4; ++i)
+    request.mutable_inputs(0)->mutable_contents()->add_bool_contents(true);
   WriteSeed(target, "mlp_bool_contents", request.SerializeAsString());
 
   request = V2Mlp();
@@ -303,14 +305,16 @@ void WriteV2() {
       if (dtype == "int64") contents->add_int64_contents(-3);
       if (dtype == "uint64") contents->add_uint64_contents(3);
       if (dtype == "int8" || dtype == "int16" || dtype == "int32") contents->add_int_contents(-3);
-      if (dtype == "uint8" || dtype == "uint16" || dtype == "uint32") contents->add_uint_contents(3);
+      if (dtype == "uint8" || dtype == "uint16" || dtype == "uint32")
+        contents->add_uint_contents(3);
       if (dtype == "float16" || dtype == "bfloat16") contents->add_fp32_contents(0.5f);
     }
   }
   WriteSeed(target, "dtypes_typed_fp16_refused", request.SerializeAsString());
   request.mutable_inputs(3)->set_datatype("BOOL");
   request.mutable_inputs(3)->mutable_contents()->Clear();
-  for (int i = 0; i < 4; ++i) request.mutable_inputs(3)->mutable_contents()->add_bool_contents(i % 2);
+  for (int i = 0; i < 4; ++i)
+    request.mutable_inputs(3)->mutable_contents()->add_bool_contents(i % 2);
   WriteSeed(target, "dtypes_typed_bool", request.SerializeAsString());
 }
 
