@@ -281,6 +281,7 @@ TEST(MalformedMessageE2ETest, EveryMethodAnswersABadMessageNamingItsRpc) {
     v1::LoadModelRequest header;
     *header.mutable_header()->mutable_config() = Config("never");
     header.mutable_header()->set_total_size(1000);
+    header.mutable_header()->set_sha256(std::string(64, '0'));
     RawCall call(stub, kLoadModel);
     ASSERT_TRUE(call.Write(header.SerializeAsString()));
     call.Write(kUnparsable);
@@ -314,7 +315,9 @@ TEST(MalformedMessageE2ETest, RandomBytesToEveryMethodGetAnAnswerAndTheDaemonSti
   auto expect_answer = [](std::string_view method, const grpc::Status& status) {
     EXPECT_NE(status.error_code(), grpc::StatusCode::UNIMPLEMENTED)
         << method << ": " << status.error_message();
-    if (!status.ok()) EXPECT_FALSE(status.error_message().empty()) << method;
+    if (!status.ok()) {
+      EXPECT_FALSE(status.error_message().empty()) << method;
+    }
   };
   constexpr int kMessagesPerMethod = 200;
 
