@@ -4,8 +4,9 @@
 // writes each response when its request completes (completion order), carrying the request's
 // id. A request that fails gets a response with its error (native: `error`; v2:
 // `error_message`) and the stream goes on; so does a message that does not parse (the stream is
-// raw, raw_message.h: the error names the RPC and the message's position in the stream). The stream's bookkeeping (how many in flight, which
-// response to write next, when to finish) is StreamFlow (server/admission).
+// raw, raw_message.h: the error names the RPC and the message's position in the stream). The
+// stream's bookkeeping (how many in flight, which response to write next, when to finish) is
+// StreamFlow (server/admission).
 //
 // When the daemon drains, the stream stops reading, answers what it has in flight and finishes
 // UNAVAILABLE ("shutting down"), so an idle client does not hold the shutdown up.
@@ -29,7 +30,8 @@
 namespace neuronserve {
 
 template <typename Call>
-class InferStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+class InferStreamReactor final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   // Requests read and not yet answered, per stream; past it the stream stops reading until an
   // answer goes out (flow control reaches the client through gRPC).
@@ -45,7 +47,7 @@ class InferStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
   class StreamedCall final : public Call {
    public:
     explicit StreamedCall(InferStreamReactor* stream) : stream_(stream) {}
-    grpc::ByteBuffer raw_request;   // as read
+    grpc::ByteBuffer raw_request;    // as read
     typename Call::Request request;  // parsed from raw_request
     typename Call::StreamResponse response;
     grpc::ByteBuffer raw_response;  // response serialized, for the write

@@ -1,7 +1,7 @@
 // InferUnaryReactor<Call>: one unary inference call of either front end (Call is
 // NativeInferCall for neuronserve.v1 Infer, V2InferCall for inference ModelInfer), on a raw
-// method (raw_message.h). The gRPC thread parses the request, binds and queues it and returns; the core worker that runs it finishes the call, so no
-// gRPC thread waits on the device.
+// method (raw_message.h). The gRPC thread parses the request, binds and queues it and returns; the
+// core worker that runs it finishes the call, so no gRPC thread waits on the device.
 //
 // Thread safety: gRPC and the core worker hand the reactor to each other (bind, then queue,
 // then Complete on the worker, then OnDone); OnCancel may run at any time and only sets a flag.

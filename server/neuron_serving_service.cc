@@ -65,9 +65,8 @@ grpc::ServerReadReactor<grpc::ByteBuffer>* NeuronServingService::LoadModel(
         .Record(RpcName(rpc::kLoadModel), "", exhausted);
     return new Refused(exhausted);
   }
-  return new LoadModelReactor(loading_, response,
-                              guard_.AdminAudit(context, std::move(check.identity)),
-                              std::move(slot));
+  return new LoadModelReactor(
+      loading_, response, guard_.AdminAudit(context, std::move(check.identity)), std::move(slot));
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServerContext* context,
@@ -79,36 +78,32 @@ grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServer
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   const std::string_view rpc_name = RpcName(rpc::kUnloadModel);
   // Finished from the registry's thread: the reactor owns the messages until then.
-  auto* reactor = new RawUnaryReactor<v1::UnloadModelRequest, v1::UnloadModelResponse>(
-      rpc_name, raw_response);
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request);
-      !parsed.ok()) {
+  auto* reactor =
+      new RawUnaryReactor<v1::UnloadModelRequest, v1::UnloadModelResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
     const grpc::Status status = ToGrpcStatus(parsed);
     guard_.AdminAudit(context, std::move(check.identity)).Record(rpc_name, "", status);
     reactor->FinishWith(status);
     return reactor;
   }
   const std::string& name = reactor->request.name();
-  loading_.registry->Unload(
-      name, [reactor, name, rpc_name,
-             audit = guard_.AdminAudit(context, std::move(check.identity))](
-                absl::StatusOr<ModelInfo> result) {
-        if (result.ok()) *reactor->response.mutable_model() = ToModelStatus(*result);
-        const grpc::Status status = ToGrpcStatus(result.status());
-        audit.Record(rpc_name, name, status);
-        reactor->FinishWith(status);
-      });
+  loading_.registry->Unload(name, [reactor, name, rpc_name,
+                                   audit = guard_.AdminAudit(context, std::move(check.identity))](
+                                      absl::StatusOr<ModelInfo> result) {
+    if (result.ok()) *reactor->response.mutable_model() = ToModelStatus(*result);
+    const grpc::Status status = ToGrpcStatus(result.status());
+    audit.Record(rpc_name, name, status);
+    reactor->FinishWith(status);
+  });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,
                                                          grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kGetModel,
-                                       [&] {
-                                         return ParsedName(*raw_request,
-                                                           &v1::GetModelRequest::name);
-                                       });
+  if (CallerCheck check =
+          guard_.Check(context, rpc::kGetModel,
+                       [&] { return ParsedName(*raw_request, &v1::GetModelRequest::name); });
       !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }

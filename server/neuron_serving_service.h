@@ -2,9 +2,9 @@
 //
 // Every handler first asks the CallGuard (call_guard.h: token scope, listener policy, the
 // caller's identity); a refused call finishes at once. Then it parses its request
-// (raw_message.h). Handlers never block on the device: Enumerate, GetModel and ListModels answer from memory;
-// LoadModel and UnloadModel hand the work to the model registry's thread and finish the call
-// from there.
+// (raw_message.h). Handlers never block on the device: Enumerate, GetModel and ListModels answer
+// from memory; LoadModel and UnloadModel hand the work to the model registry's thread and finish
+// the call from there.
 #ifndef NEURON_SERVE_SERVER_NEURON_SERVING_SERVICE_H_
 #define NEURON_SERVE_SERVER_NEURON_SERVING_SERVICE_H_
 
@@ -23,16 +23,15 @@ namespace neuronserve {
 // serialize the responses themselves (raw_message.h), after the CallGuard, so a message that does
 // not parse is INVALID_ARGUMENT naming the RPC (an in-stream error in InferStream; the end of
 // LoadModel) rather than gRPC's bare UNIMPLEMENTED.
-using NeuronServingRawBase = v1::NeuronServing::WithRawCallbackMethod_Enumerate<
-    v1::NeuronServing::WithRawCallbackMethod_LoadModel<
-        v1::NeuronServing::WithRawCallbackMethod_UnloadModel<
-            v1::NeuronServing::WithRawCallbackMethod_GetModel<
-                v1::NeuronServing::WithRawCallbackMethod_ListModels<
-                    v1::NeuronServing::WithRawCallbackMethod_Infer<
-                        v1::NeuronServing::WithRawCallbackMethod_InferStream<
-                            v1::NeuronServing::Service>>>>>>>;
+namespace native_raw {
+using S = v1::NeuronServing;
+using Base = S::WithRawCallbackMethod_Enumerate<
+    S::WithRawCallbackMethod_LoadModel<S::WithRawCallbackMethod_UnloadModel<
+        S::WithRawCallbackMethod_GetModel<S::WithRawCallbackMethod_ListModels<
+            S::WithRawCallbackMethod_Infer<S::WithRawCallbackMethod_InferStream<S::Service>>>>>>>;
+}  // namespace native_raw
 
-class NeuronServingService final : public NeuronServingRawBase {
+class NeuronServingService final : public native_raw::Base {
  public:
   // Everything referenced must outlive the service.
   NeuronServingService(const NrtRuntime& runtime, const DeviceInventory& inventory,

@@ -23,13 +23,11 @@ absl::Status ParseMessage(std::string_view rpc, const grpc::ByteBuffer& raw,
       grpc::SerializationTraits<google::protobuf::MessageLite>::Deserialize(&copy, &message);
   if (parsed.ok()) return absl::OkStatus();
   message.Clear();  // a failed parse may leave some fields set: nothing of it is used
-  const std::string what =
-      position == 0 ? std::string("the request")
-                    : absl::StrCat("message ", position, " of the stream");
+  const std::string what = position == 0 ? std::string("the request")
+                                         : absl::StrCat("message ", position, " of the stream");
   return absl::InvalidArgumentError(absl::StrCat(std::string(rpc), ": ", what,
-                                                 " could not be parsed as ",
-                                                 message.GetTypeName(), " (", raw.Length(),
-                                                 " bytes)"));
+                                                 " could not be parsed as ", message.GetTypeName(),
+                                                 " (", raw.Length(), " bytes)"));
 }
 
 absl::Status SerializeMessage(std::string_view rpc, const google::protobuf::MessageLite& message,
@@ -40,10 +38,9 @@ absl::Status SerializeMessage(std::string_view rpc, const google::protobuf::Mess
                                                                           &own_buffer);
   if (serialized.ok()) return absl::OkStatus();
   raw.Clear();
-  return absl::InternalError(absl::StrCat(std::string(rpc), ": the response (",
-                                          message.GetTypeName(),
-                                          ") could not be serialized: ",
-                                          serialized.error_message()));
+  return absl::InternalError(
+      absl::StrCat(std::string(rpc), ": the response (", message.GetTypeName(),
+                   ") could not be serialized: ", serialized.error_message()));
 }
 
 grpc::ServerUnaryReactor* FinishRawUnaryNow(grpc::CallbackServerContext* context,

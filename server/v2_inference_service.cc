@@ -73,7 +73,8 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelReady(grpc::CallbackServerCon
                                        "ModelReadyRequest.name is empty: name the model to check"));
   }
   inference::ModelReadyResponse response;
-  response.set_ready(V2ModelReady(health_(), *loading_.registry, request.name(), request.version()));
+  response.set_ready(
+      V2ModelReady(health_(), *loading_.registry, request.name(), request.version()));
   return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
@@ -193,11 +194,10 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelLoad(
   const std::string_view rpc_name = RpcName(rpc::kRepositoryModelLoad);
   // Finished from the registry's thread when the load ends, or at once when it is refused: the
   // reactor owns the messages until then.
-  auto* reactor = new RawUnaryReactor<inference::RepositoryModelLoadRequest,
-                                      inference::RepositoryModelLoadResponse>(rpc_name,
-                                                                              raw_response);
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request);
-      !parsed.ok()) {
+  auto* reactor =
+      new RawUnaryReactor<inference::RepositoryModelLoadRequest,
+                          inference::RepositoryModelLoadResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
     const grpc::Status status = ToGrpcStatus(parsed);
     audit.Record(rpc_name, "", status);
     reactor->FinishWith(status);
@@ -223,11 +223,10 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
   const std::string_view rpc_name = RpcName(rpc::kRepositoryModelUnload);
-  auto* reactor = new RawUnaryReactor<inference::RepositoryModelUnloadRequest,
-                                      inference::RepositoryModelUnloadResponse>(rpc_name,
-                                                                                raw_response);
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request);
-      !parsed.ok()) {
+  auto* reactor =
+      new RawUnaryReactor<inference::RepositoryModelUnloadRequest,
+                          inference::RepositoryModelUnloadResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
     const grpc::Status status = ToGrpcStatus(parsed);
     audit.Record(rpc_name, "", status);
     reactor->FinishWith(status);

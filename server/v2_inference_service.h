@@ -38,23 +38,18 @@ namespace neuronserve {
 // serialize the responses themselves (raw_message.h), after the CallGuard, so a message that does
 // not parse is INVALID_ARGUMENT naming the RPC (an in-stream error_message in ModelStreamInfer)
 // rather than gRPC's bare UNIMPLEMENTED.
-using GrpcInferenceRawBase = inference::GRPCInferenceService::WithRawCallbackMethod_ServerLive<
-    inference::GRPCInferenceService::WithRawCallbackMethod_ServerReady<
-        inference::GRPCInferenceService::WithRawCallbackMethod_ModelReady<
-            inference::GRPCInferenceService::WithRawCallbackMethod_ServerMetadata<
-                inference::GRPCInferenceService::WithRawCallbackMethod_ModelMetadata<
-                    inference::GRPCInferenceService::WithRawCallbackMethod_ModelInfer<
-                        inference::GRPCInferenceService::WithRawCallbackMethod_ModelStreamInfer<
-                            inference::GRPCInferenceService::WithRawCallbackMethod_ModelStatistics<
-                                inference::GRPCInferenceService::WithRawCallbackMethod_RepositoryIndex<
-                                    inference::GRPCInferenceService::
-                                        WithRawCallbackMethod_RepositoryModelLoad<
-                                            inference::GRPCInferenceService::
-                                                WithRawCallbackMethod_RepositoryModelUnload<
-                                                    inference::GRPCInferenceService::
-                                                        Service>>>>>>>>>>>;
+namespace v2_raw {
+using S = inference::GRPCInferenceService;
+using Base = S::WithRawCallbackMethod_ServerLive<
+    S::WithRawCallbackMethod_ServerReady<S::WithRawCallbackMethod_ModelReady<
+        S::WithRawCallbackMethod_ServerMetadata<S::WithRawCallbackMethod_ModelMetadata<
+            S::WithRawCallbackMethod_ModelInfer<S::WithRawCallbackMethod_ModelStreamInfer<
+                S::WithRawCallbackMethod_ModelStatistics<S::WithRawCallbackMethod_RepositoryIndex<
+                    S::WithRawCallbackMethod_RepositoryModelLoad<
+                        S::WithRawCallbackMethod_RepositoryModelUnload<S::Service>>>>>>>>>>>;
+}  // namespace v2_raw
 
-class V2InferenceService final : public GrpcInferenceRawBase {
+class V2InferenceService final : public v2_raw::Base {
  public:
   V2InferenceService(const NrtRuntime& runtime, const ModelLoadingContext& loading,
                      const InferContext& infer, HealthSource health, ListenerPolicy policy = {});

@@ -48,14 +48,11 @@ std::string Path(std::string_view service, std::string_view name) {
   return absl::StrCat(std::string(service), std::string(name));
 }
 constexpr Method kUnaryMethods[] = {
-    {kNative, "Enumerate"},         {kNative, "GetModel"},
-    {kNative, "ListModels"},        {kNative, "Infer"},
-    {kNative, "UnloadModel"},       {kV2, "ServerLive"},
-    {kV2, "ServerReady"},           {kV2, "ModelReady"},
-    {kV2, "ServerMetadata"},        {kV2, "ModelMetadata"},
-    {kV2, "ModelInfer"},            {kV2, "ModelStatistics"},
-    {kV2, "RepositoryIndex"},       {kV2, "RepositoryModelLoad"},
-    {kV2, "RepositoryModelUnload"},
+    {kNative, "Enumerate"},   {kNative, "GetModel"},        {kNative, "ListModels"},
+    {kNative, "Infer"},       {kNative, "UnloadModel"},     {kV2, "ServerLive"},
+    {kV2, "ServerReady"},     {kV2, "ModelReady"},          {kV2, "ServerMetadata"},
+    {kV2, "ModelMetadata"},   {kV2, "ModelInfer"},          {kV2, "ModelStatistics"},
+    {kV2, "RepositoryIndex"}, {kV2, "RepositoryModelLoad"}, {kV2, "RepositoryModelUnload"},
 };
 const std::string kInferStream = Path(kNative, "InferStream");
 const std::string kLoadModel = Path(kNative, "LoadModel");

@@ -13,8 +13,8 @@
 namespace neuronserve {
 namespace {
 
-using ::testing::Not;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 grpc::ByteBuffer BufferOf(const std::string& bytes) {
   grpc::Slice slice(bytes);
