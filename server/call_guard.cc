@@ -41,6 +41,11 @@ void AdminCallAudit::Record(std::string_view rpc, std::string_view model,
 
 CallerCheck CallGuard::Check(grpc::CallbackServerContext* context, std::string_view method,
                              std::string_view model) const {
+  return Check(context, method, [model] { return std::string(model); });
+}
+
+CallerCheck CallGuard::Check(grpc::CallbackServerContext* context, std::string_view method,
+                             absl::FunctionRef<std::string()> model) const {
   CallerCheck check;
   const Scope needed = RequiredScope(method);
   const std::string_view rpc_name = RpcName(method);
@@ -71,7 +76,7 @@ CallerCheck CallGuard::Check(grpc::CallbackServerContext* context, std::string_v
     if (check.identity.empty()) check.identity = std::string(decision.label);
   }
   if (!check.status.ok() && context_.audit_log != nullptr) {
-    AdminCallAudit{context_.audit_log, context->peer(), check.identity}.Record(rpc_name, model,
+    AdminCallAudit{context_.audit_log, context->peer(), check.identity}.Record(rpc_name, model(),
                                                                                check.status);
   }
   return check;

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "grpcpp/security/auth_context.h"
 #include "grpcpp/server_context.h"
@@ -90,6 +91,12 @@ class CallGuard {
   // when the handler knows it already (for the audit line of a refusal).
   CallerCheck Check(grpc::CallbackServerContext* context, std::string_view method,
                     std::string_view model = {}) const;
+  // As above, for a handler that has not parsed its request yet (the raw methods,
+  // raw_message.h): the guard runs before the request is parsed, so a refused caller's answer
+  // never depends on its bytes; `model` is asked only when a refusal is written to the audit
+  // log, and may parse the request then (empty when it does not parse).
+  CallerCheck Check(grpc::CallbackServerContext* context, std::string_view method,
+                    absl::FunctionRef<std::string()> model) const;
 
   // The audit state of an admin call that passed Check.
   AdminCallAudit AdminAudit(grpc::CallbackServerContext* context, std::string identity) const;

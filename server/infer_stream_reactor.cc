@@ -1,5 +1,7 @@
 #include "server/infer_stream_reactor.h"
 
+#include "server/raw_message.h"
+
 namespace neuronserve {
 
 template <typename Call>
@@ -40,6 +42,14 @@ void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
 template <typename Call>
 void InferStreamReactor<Call>::Respond(StreamedCall* call, const absl::Status& status) {
   if (!status.ok()) Call::SetStreamError(call->response, status);
+  // Serialized by the thread that answers (a core worker, mostly), as StartWrite would.
+  if (absl::Status serialized =
+          SerializeMessage(Call::kStreamMethod, call->response, call->raw_response);
+      !serialized.ok()) {
+    call->response.Clear();
+    Call::SetStreamError(call->response, serialized);
+    SerializeMessage(Call::kStreamMethod, call->response, call->raw_response).IgnoreError();
+  }
   Act(flow_.Respond(call));
 }
 
@@ -47,7 +57,7 @@ template <typename Call>
 void InferStreamReactor<Call>::StartNextRead() {
   reading_ = new StreamedCall(this);
   reading_->deadline = deadline_;
-  this->StartRead(&reading_->request);
+  this->StartRead(&reading_->raw_request);
 }
 
 template <typename Call>
@@ -64,10 +74,19 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
   Act(std::move(actions));
   absl::Status status;
   typename Call::Response& response = Call::InnerResponse(call->response);
+  ++messages_read_;
   if (infer_.gate != nullptr && infer_.gate->draining()) {
     call->BeginUnbound(infer_, call->request, response);
     status = ShuttingDownError();
+  } else if (status = ParseMessage(Call::kStreamMethod, call->raw_request, call->request,
+                                   messages_read_);
+             !status.ok()) {
+    // Answered in the stream like a request refused before binding (counted and logged, with
+    // no model); gRPC's framing is intact, so the stream goes on.
+    call->raw_request.Clear();
+    call->BeginUnbound(infer_, call->request, response);
   } else {
+    call->raw_request.Clear();  // parsed: the message holds its own copy of the bytes
     status = call->Bind(infer_, call->request, response);
     if (status.ok()) status = call->Submit();
   }
@@ -96,7 +115,7 @@ void InferStreamReactor<Call>::Act(typename Flow::Actions actions) {
   for (StreamedCall* dropped : actions.drop) Drop(dropped);
   if (actions.write != nullptr) {
     writing_ = actions.write;
-    this->StartWrite(&writing_->response);
+    this->StartWrite(&writing_->raw_response);
   }
   if (actions.read) StartNextRead();
   if (actions.finish) {

@@ -3,8 +3,10 @@
 // It keeps reading requests while earlier ones run, queues each for the model's cores, and
 // writes each response when its request completes (completion order), carrying the request's
 // id. A request that fails gets a response with its error (native: `error`; v2:
-// `error_message`) and the stream goes on. The stream's bookkeeping (how many in flight, which
-// response to write next, when to finish) is StreamFlow (server/admission).
+// `error_message`) and the stream goes on; so does a message that does not parse (the stream is
+// raw, raw_message.h: the error names the RPC and the message's position in the stream). The
+// stream's bookkeeping (how many in flight, which response to write next, when to finish) is
+// StreamFlow (server/admission).
 //
 // When the daemon drains, the stream stops reading, answers what it has in flight and finishes
 // UNAVAILABLE ("shutting down"), so an idle client does not hold the shutdown up.
@@ -29,7 +31,7 @@ namespace neuronserve {
 
 template <typename Call>
 class InferStreamReactor final
-    : public grpc::ServerBidiReactor<typename Call::Request, typename Call::StreamResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   // Requests read and not yet answered, per stream; past it the stream stops reading until an
   // answer goes out (flow control reaches the client through gRPC).
@@ -45,8 +47,10 @@ class InferStreamReactor final
   class StreamedCall final : public Call {
    public:
     explicit StreamedCall(InferStreamReactor* stream) : stream_(stream) {}
-    typename Call::Request request;
+    grpc::ByteBuffer raw_request;    // as read
+    typename Call::Request request;  // parsed from raw_request
     typename Call::StreamResponse response;
+    grpc::ByteBuffer raw_response;  // response serialized, for the write
 
    private:
     bool Cancelled() const override;
@@ -60,7 +64,7 @@ class InferStreamReactor final
   void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
   void OnDone() override;
 
-  // Answers `call` with `status` (an error goes inside the response).
+  // Answers `call` with `status` (an error goes inside the response), serializing its response.
   void Respond(StreamedCall* call, const absl::Status& status);
   void Act(typename Flow::Actions actions);
   void StartNextRead();
@@ -76,6 +80,7 @@ class InferStreamReactor final
   bool entered_gate_ = false;
   DrainGate::StreamId drain_registration_ = 0;
   StreamedCall* reading_ = nullptr;  // the call the outstanding read fills
+  size_t messages_read_ = 0;         // read so far, for a parse error's position (reads are serial)
   StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
 };
 

@@ -2,27 +2,33 @@
 
 #include "server/admission/drain_gate.h"
 #include "server/grpc_status.h"
+#include "server/raw_message.h"
 
 namespace neuronserve {
 
 template <typename Call>
 InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infer,
                                                         grpc::CallbackServerContext* context,
-                                                        const Request* request,
-                                                        Response* response,
+                                                        const grpc::ByteBuffer* raw_request,
+                                                        grpc::ByteBuffer* raw_response,
                                                         std::string identity) {
-  auto* reactor = new InferUnaryReactor(infer);
+  auto* reactor = new InferUnaryReactor(infer, raw_response);
   reactor->deadline = absl::FromChrono(context->deadline());
   if (infer.access_log != nullptr) reactor->peer_ = context->peer();
   reactor->identity_ = std::move(identity);
+  Request& request = reactor->request_;
+  Response& response = reactor->response_;
   absl::Status status;
   reactor->entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
-  if (reactor->entered_gate_) {
-    status = reactor->Bind(infer, *request, *response);
-    if (status.ok()) status = reactor->Submit();
-  } else {
-    reactor->BeginUnbound(infer, *request, *response);
+  if (!reactor->entered_gate_) {
+    reactor->BeginUnbound(infer, request, response);
     status = ShuttingDownError();
+  } else if (status = ParseMessage(Call::kUnaryMethod, *raw_request, request); !status.ok()) {
+    // Answered like a request refused before binding: counted and logged, with no model.
+    reactor->BeginUnbound(infer, request, response);
+  } else {
+    status = reactor->Bind(infer, request, response);
+    if (status.ok()) status = reactor->Submit();
   }
   if (!status.ok()) {
     reactor->FillResponse(status, ExecutionTiming{});
@@ -34,7 +40,9 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
 template <typename Call>
 void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
   this->FillResponse(status, timing);  // counts the outcome and lets the model go
-  Finish(ToGrpcStatus(status));        // last: OnDone may delete this at once
+  // The response's bytes: serialized here, on the worker, as gRPC would in Finish.
+  if (status.ok()) status = SerializeMessage(Call::kUnaryMethod, response_, *raw_response_);
+  Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
 }
 
 template <typename Call>

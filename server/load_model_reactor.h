@@ -2,7 +2,9 @@
 //
 // A thin adapter: each message read goes to a ModelUpload (server/model_upload.h: the header,
 // the chunks bounded by --max-model-bytes, the size and SHA-256 checks), whose first error
-// finishes the call. At the end of the stream the registry loads what the upload produced on
+// finishes the call. The method is raw (raw_message.h): a message that does not parse ends the
+// call with INVALID_ARGUMENT naming LoadModel and the message's position in the stream, and what
+// was received is dropped. At the end of the stream the registry loads what the upload produced on
 // its own thread and the call finishes from there: no gRPC thread waits for nrt_load.
 //
 // Ownership: gRPC owns the reactor from its construction until OnDone, which deletes it; the
@@ -14,6 +16,7 @@
 #include <optional>
 
 #include "core/lifecycle/model_registry.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/server_callback.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/admission/upload_slots.h"
@@ -24,12 +27,12 @@
 
 namespace neuronserve {
 
-class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelRequest> {
+class LoadModelReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   // `audit`: where the call's audit line goes when it ends (nowhere without an audit log).
   // `slot`: the upload slot this call took (see ModelLoadingContext::uploads), given back when
-  // the call finishes.
-  LoadModelReactor(const ModelLoadingContext& context, v1::LoadModelResponse* response,
+  // the call finishes. `raw_response` is gRPC's buffer for the serialized LoadModelResponse.
+  LoadModelReactor(const ModelLoadingContext& context, grpc::ByteBuffer* raw_response,
                    AdminCallAudit audit = {}, std::optional<UploadSlots::Slot> slot = std::nullopt);
 
   void OnReadDone(bool ok) override;
@@ -41,9 +44,12 @@ class LoadModelReactor final : public grpc::ServerReadReactor<v1::LoadModelReque
   void FinishAudited(const grpc::Status& status);
 
   const ModelLoadingContext context_;
-  v1::LoadModelResponse* const response_;
-  v1::LoadModelRequest request_;
-  ModelUpload upload_;
+  grpc::ByteBuffer* const raw_response_;
+  grpc::ByteBuffer raw_request_;  // the message the outstanding read fills
+  v1::LoadModelRequest request_;  // parsed from it
+  size_t messages_read_ = 0;      // for a parse error's position
+  // Reset when the call fails, so that the bytes received are dropped at once.
+  std::optional<ModelUpload> upload_;
   const AdminCallAudit audit_;
   std::optional<UploadSlots::Slot> slot_;  // given back at Finish
   std::string model_;  // the header's model name (or repository path), for the audit line

@@ -11,6 +11,7 @@
 #include "server/infer_unary_reactor.h"
 #include "server/listeners.h"
 #include "server/model_status.h"
+#include "server/raw_message.h"
 #include "server/security/rpc_scope.h"
 
 namespace neuronserve {
@@ -25,28 +26,31 @@ NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
       policy_(std::move(policy)) {}
 
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
-                                                          const v1::EnumerateRequest* /*request*/,
-                                                          v1::EnumerateResponse* response) {
+                                                          const grpc::ByteBuffer* raw_request,
+                                                          grpc::ByteBuffer* raw_response) {
   if (CallerCheck check = guard_.Check(context, rpc::kEnumerate); !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  *response = inventory_response_;
-  FillMemoryUse(runtime_, *response);
+  const std::string_view rpc_name = RpcName(rpc::kEnumerate);
+  v1::EnumerateRequest request;  // no fields, but bytes that do not parse are still refused
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  v1::EnumerateResponse response = inventory_response_;
+  FillMemoryUse(runtime_, response);
   const std::vector<std::vector<std::string>> residents = loading_.registry->ResidentsByCore();
   const WorkerPool& workers = loading_.registry->workers();
-  for (v1::NeuronCore& core : *response->mutable_cores()) {
+  for (v1::NeuronCore& core : *response.mutable_cores()) {
     core.set_healthy(workers.CoreHealthy(core.index()));
     if (core.index() >= residents.size()) continue;
     for (const std::string& name : residents[core.index()]) core.add_resident_models(name);
   }
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
-grpc::ServerReadReactor<v1::LoadModelRequest>* NeuronServingService::LoadModel(
-    grpc::CallbackServerContext* context, v1::LoadModelResponse* response) {
-  using Refused = RefusedReactor<grpc::ServerReadReactor<v1::LoadModelRequest>>;
+grpc::ServerReadReactor<grpc::ByteBuffer>* NeuronServingService::LoadModel(
+    grpc::CallbackServerContext* context, grpc::ByteBuffer* response) {
+  using Refused = RefusedReactor<grpc::ServerReadReactor<grpc::ByteBuffer>>;
   CallerCheck check = guard_.Check(context, rpc::kLoadModel);
   if (!check.status.ok()) return new Refused(check.status);
   std::optional<UploadSlots::Slot> slot =
@@ -61,70 +65,93 @@ grpc::ServerReadReactor<v1::LoadModelRequest>* NeuronServingService::LoadModel(
         .Record(RpcName(rpc::kLoadModel), "", exhausted);
     return new Refused(exhausted);
   }
-  return new LoadModelReactor(loading_, response,
-                              guard_.AdminAudit(context, std::move(check.identity)),
-                              std::move(slot));
+  return new LoadModelReactor(
+      loading_, response, guard_.AdminAudit(context, std::move(check.identity)), std::move(slot));
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServerContext* context,
-                                                            const v1::UnloadModelRequest* request,
-                                                            v1::UnloadModelResponse* response) {
-  CallerCheck check = guard_.Check(context, rpc::kUnloadModel, request->name());
+                                                            const grpc::ByteBuffer* raw_request,
+                                                            grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kUnloadModel, [&] {
+    return ParsedName(*raw_request, &v1::UnloadModelRequest::name);
+  });
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  loading_.registry->Unload(
-      request->name(), [reactor, response, name = request->name(),
-                        audit = guard_.AdminAudit(context, std::move(check.identity))](
-                           absl::StatusOr<ModelInfo> result) {
-        if (result.ok()) *response->mutable_model() = ToModelStatus(*result);
-        const grpc::Status status = ToGrpcStatus(result.status());
-        audit.Record(RpcName(rpc::kUnloadModel), name, status);
-        reactor->Finish(status);
-      });
+  const std::string_view rpc_name = RpcName(rpc::kUnloadModel);
+  // Finished from the registry's thread: the reactor owns the messages until then.
+  auto* reactor =
+      new RawUnaryReactor<v1::UnloadModelRequest, v1::UnloadModelResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
+    const grpc::Status status = ToGrpcStatus(parsed);
+    guard_.AdminAudit(context, std::move(check.identity)).Record(rpc_name, "", status);
+    reactor->FinishWith(status);
+    return reactor;
+  }
+  const std::string& name = reactor->request.name();
+  loading_.registry->Unload(name, [reactor, name, rpc_name,
+                                   audit = guard_.AdminAudit(context, std::move(check.identity))](
+                                      absl::StatusOr<ModelInfo> result) {
+    if (result.ok()) *reactor->response.mutable_model() = ToModelStatus(*result);
+    const grpc::Status status = ToGrpcStatus(result.status());
+    audit.Record(rpc_name, name, status);
+    reactor->FinishWith(status);
+  });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
-                                                         const v1::GetModelRequest* request,
-                                                         v1::ModelStatus* response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kGetModel, request->name());
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
+  if (CallerCheck check =
+          guard_.Check(context, rpc::kGetModel,
+                       [&] { return ParsedName(*raw_request, &v1::GetModelRequest::name); });
       !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  absl::StatusOr<ModelInfo> info = loading_.registry->Get(request->name());
-  if (info.ok()) *response = ToModelStatus(*info);
-  reactor->Finish(ToGrpcStatus(info.status()));
-  return reactor;
+  const std::string_view rpc_name = RpcName(rpc::kGetModel);
+  v1::GetModelRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  v1::ModelStatus response;
+  absl::StatusOr<ModelInfo> info = loading_.registry->Get(request.name());
+  if (info.ok()) response = ToModelStatus(*info);
+  return FinishRawUnaryNow(context, rpc_name, info.status(), response, raw_response);
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerContext* context,
-                                                           const v1::ListModelsRequest* /*request*/,
-                                                           v1::ListModelsResponse* response) {
+                                                           const grpc::ByteBuffer* raw_request,
+                                                           grpc::ByteBuffer* raw_response) {
   if (CallerCheck check = guard_.Check(context, rpc::kListModels); !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  for (const ModelInfo& info : loading_.registry->List()) {
-    *response->add_models() = ToModelStatus(info);
+  const std::string_view rpc_name = RpcName(rpc::kListModels);
+  v1::ListModelsRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
   }
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  v1::ListModelsResponse response;
+  for (const ModelInfo& info : loading_.registry->List()) {
+    *response.add_models() = ToModelStatus(info);
+  }
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContext* context,
-                                                      const v1::InferRequest* request,
-                                                      v1::InferResponse* response) {
-  CallerCheck check = guard_.Check(context, rpc::kInfer, request->model());
+                                                      const grpc::ByteBuffer* raw_request,
+                                                      grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(
+      context, rpc::kInfer, [&] { return ParsedName(*raw_request, &v1::InferRequest::model); });
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  return InferUnaryReactor<NativeInferCall>::Start(infer_, context, request, response, std::move(check.identity));
+  // Parsed by the reactor, which owns the messages.
+  return InferUnaryReactor<NativeInferCall>::Start(infer_, context, raw_request, raw_response,
+                                                   std::move(check.identity));
 }
 
-grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>* NeuronServingService::InferStream(
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* NeuronServingService::InferStream(
     grpc::CallbackServerContext* context) {
   CallerCheck check = guard_.Check(context, rpc::kInferStream);
   if (!check.status.ok()) {
-    return new RefusedReactor<grpc::ServerBidiReactor<v1::InferRequest, v1::InferResponse>>(
+    return new RefusedReactor<grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>>(
         check.status);
   }
   return new InferStreamReactor<NativeInferCall>(infer_, context, std::move(check.identity));

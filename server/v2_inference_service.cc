@@ -6,6 +6,7 @@
 #include "server/grpc_status.h"
 #include "server/infer_stream_reactor.h"
 #include "server/infer_unary_reactor.h"
+#include "server/raw_message.h"
 #include "server/security/rpc_scope.h"
 #include "server/v2_answers.h"
 
@@ -21,148 +22,223 @@ V2InferenceService::V2InferenceService(const NrtRuntime& runtime,
       health_(std::move(health)),
       policy_(std::move(policy)) {}
 
-grpc::ServerUnaryReactor* V2InferenceService::ServerLive(
-    grpc::CallbackServerContext* context, const inference::ServerLiveRequest* /*request*/,
-    inference::ServerLiveResponse* response) {
+grpc::ServerUnaryReactor* V2InferenceService::ServerLive(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
   if (CallerCheck check = guard_.Check(context, rpc::kServerLive); !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  response->set_live(V2ServerLive(health_()));
-  return FinishUnaryNow(context, grpc::Status::OK);
+  const std::string_view rpc_name = RpcName(rpc::kServerLive);
+  inference::ServerLiveRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  inference::ServerLiveResponse response;
+  response.set_live(V2ServerLive(health_()));
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::ServerReady(
-    grpc::CallbackServerContext* context, const inference::ServerReadyRequest* /*request*/,
-    inference::ServerReadyResponse* response) {
+grpc::ServerUnaryReactor* V2InferenceService::ServerReady(grpc::CallbackServerContext* context,
+                                                          const grpc::ByteBuffer* raw_request,
+                                                          grpc::ByteBuffer* raw_response) {
   if (CallerCheck check = guard_.Check(context, rpc::kServerReady); !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  response->set_ready(V2ServerReady(health_()));
-  return FinishUnaryNow(context, grpc::Status::OK);
+  const std::string_view rpc_name = RpcName(rpc::kServerReady);
+  inference::ServerReadyRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  inference::ServerReadyResponse response;
+  response.set_ready(V2ServerReady(health_()));
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::ModelReady(
-    grpc::CallbackServerContext* context, const inference::ModelReadyRequest* request,
-    inference::ModelReadyResponse* response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kModelReady, request->name());
+grpc::ServerUnaryReactor* V2InferenceService::ModelReady(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
+  if (CallerCheck check = guard_.Check(
+          context, rpc::kModelReady,
+          [&] { return ParsedName(*raw_request, &inference::ModelReadyRequest::name); });
       !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  if (request->name().empty()) {
+  const std::string_view rpc_name = RpcName(rpc::kModelReady);
+  inference::ModelReadyRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  if (request.name().empty()) {
     return FinishUnaryNow(context, absl::InvalidArgumentError(
                                        "ModelReadyRequest.name is empty: name the model to check"));
   }
-  response->set_ready(
-      V2ModelReady(health_(), *loading_.registry, request->name(), request->version()));
-  return FinishUnaryNow(context, grpc::Status::OK);
+  inference::ModelReadyResponse response;
+  response.set_ready(
+      V2ModelReady(health_(), *loading_.registry, request.name(), request.version()));
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::ServerMetadata(
-    grpc::CallbackServerContext* context, const inference::ServerMetadataRequest* /*request*/,
-    inference::ServerMetadataResponse* response) {
+grpc::ServerUnaryReactor* V2InferenceService::ServerMetadata(grpc::CallbackServerContext* context,
+                                                             const grpc::ByteBuffer* raw_request,
+                                                             grpc::ByteBuffer* raw_response) {
   if (CallerCheck check = guard_.Check(context, rpc::kServerMetadata); !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  V2ServerMetadata(*response);
-  return FinishUnaryNow(context, grpc::Status::OK);
+  const std::string_view rpc_name = RpcName(rpc::kServerMetadata);
+  inference::ServerMetadataRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  inference::ServerMetadataResponse response;
+  V2ServerMetadata(response);
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(
-    grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
-    inference::ModelMetadataResponse* response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kModelMetadata, request->name());
+grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(grpc::CallbackServerContext* context,
+                                                            const grpc::ByteBuffer* raw_request,
+                                                            grpc::ByteBuffer* raw_response) {
+  if (CallerCheck check = guard_.Check(
+          context, rpc::kModelMetadata,
+          [&] { return ParsedName(*raw_request, &inference::ModelMetadataRequest::name); });
       !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  if (request->name().empty()) {
+  const std::string_view rpc_name = RpcName(rpc::kModelMetadata);
+  inference::ModelMetadataRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  if (request.name().empty()) {
     return FinishUnaryNow(
         context, absl::InvalidArgumentError("ModelMetadataRequest.name is empty: name the model"));
   }
-  return FinishUnaryNow(
-      context, V2ModelMetadata(*loading_.registry, request->name(), request->version(), *response));
+  inference::ModelMetadataResponse response;
+  const absl::Status status =
+      V2ModelMetadata(*loading_.registry, request.name(), request.version(), response);
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::ModelInfer(
-    grpc::CallbackServerContext* context, const inference::ModelInferRequest* request,
-    inference::ModelInferResponse* response) {
-  CallerCheck check = guard_.Check(context, rpc::kModelInfer, request->model_name());
+grpc::ServerUnaryReactor* V2InferenceService::ModelInfer(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kModelInfer, [&] {
+    return ParsedName(*raw_request, &inference::ModelInferRequest::model_name);
+  });
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  return InferUnaryReactor<V2InferCall>::Start(infer_, context, request, response,
+  // Parsed by the reactor, which owns the messages.
+  return InferUnaryReactor<V2InferCall>::Start(infer_, context, raw_request, raw_response,
                                                std::move(check.identity));
 }
 
-grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
-V2InferenceService::ModelStreamInfer(grpc::CallbackServerContext* context) {
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* V2InferenceService::ModelStreamInfer(
+    grpc::CallbackServerContext* context) {
   CallerCheck check = guard_.Check(context, rpc::kModelStreamInfer);
   if (!check.status.ok()) {
-    return new RefusedReactor<
-        grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>>(
+    return new RefusedReactor<grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>>(
         check.status);
   }
   return new InferStreamReactor<V2InferCall>(infer_, context, std::move(check.identity));
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(
-    grpc::CallbackServerContext* context, const inference::ModelStatisticsRequest* request,
-    inference::ModelStatisticsResponse* response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kModelStatistics, request->name());
+grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(grpc::CallbackServerContext* context,
+                                                              const grpc::ByteBuffer* raw_request,
+                                                              grpc::ByteBuffer* raw_response) {
+  if (CallerCheck check = guard_.Check(
+          context, rpc::kModelStatistics,
+          [&] { return ParsedName(*raw_request, &inference::ModelStatisticsRequest::name); });
       !check.status.ok()) {
     return FinishUnaryNow(context, check.status);
   }
-  return FinishUnaryNow(context, V2ModelStatistics(*loading_.registry, request->name(),
-                                                   request->version(), *response));
+  const std::string_view rpc_name = RpcName(rpc::kModelStatistics);
+  inference::ModelStatisticsRequest request;
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  inference::ModelStatisticsResponse response;
+  const absl::Status status =
+      V2ModelStatistics(*loading_.registry, request.name(), request.version(), response);
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
 }
 
-grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(
-    grpc::CallbackServerContext* context, const inference::RepositoryIndexRequest* request,
-    inference::RepositoryIndexResponse* response) {
+grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(grpc::CallbackServerContext* context,
+                                                              const grpc::ByteBuffer* raw_request,
+                                                              grpc::ByteBuffer* raw_response) {
   CallerCheck check = guard_.Check(context, rpc::kRepositoryIndex);
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  // An admin call like the other two: audited however it ends.
+  // An admin call like the other two: audited however it ends (a request that does not parse
+  // included).
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  const std::string_view rpc_name = RpcName(rpc::kRepositoryIndex);
+  inference::RepositoryIndexResponse response;
   auto finish = [&](const grpc::Status& status) {
-    audit.Record(RpcName(rpc::kRepositoryIndex), "", status);
-    return FinishUnaryNow(context, status);
+    audit.Record(rpc_name, "", status);
+    return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
   };
-  absl::Status status =
-      V2CheckRepositoryName(loading_, "RepositoryIndex", request->repository_name());
-  if (status.ok()) status = V2RepositoryIndex(loading_, request->ready(), *response);
+  inference::RepositoryIndexRequest request;
+  absl::Status status = ParseMessage(rpc_name, *raw_request, request);
+  if (status.ok()) {
+    status = V2CheckRepositoryName(loading_, "RepositoryIndex", request.repository_name());
+  }
+  if (status.ok()) status = V2RepositoryIndex(loading_, request.ready(), response);
   return finish(ToGrpcStatus(status));
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelLoad(
-    grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
-    inference::RepositoryModelLoadResponse* /*response*/) {
-  const std::string& name = request->model_name();
-  CallerCheck check = guard_.Check(context, rpc::kRepositoryModelLoad, name);
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kRepositoryModelLoad, [&] {
+    return ParsedName(*raw_request, &inference::RepositoryModelLoadRequest::model_name);
+  });
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
   const std::string_view rpc_name = RpcName(rpc::kRepositoryModelLoad);
-  // Finished from the registry's thread when the load ends, or at once when it is refused.
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  V2RepositoryLoad(loading_, name, request->repository_name(), request->parameters(),
+  // Finished from the registry's thread when the load ends, or at once when it is refused: the
+  // reactor owns the messages until then.
+  auto* reactor =
+      new RawUnaryReactor<inference::RepositoryModelLoadRequest,
+                          inference::RepositoryModelLoadResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
+    const grpc::Status status = ToGrpcStatus(parsed);
+    audit.Record(rpc_name, "", status);
+    reactor->FinishWith(status);
+    return reactor;
+  }
+  const inference::RepositoryModelLoadRequest& request = reactor->request;
+  const std::string& name = request.model_name();
+  V2RepositoryLoad(loading_, name, request.repository_name(), request.parameters(),
                    [reactor, audit, name, rpc_name](const absl::Status& result) {
                      const grpc::Status status = ToGrpcStatus(result);
                      audit.Record(rpc_name, name, status);
-                     reactor->Finish(status);
+                     reactor->FinishWith(status);
                    });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
-    grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
-    inference::RepositoryModelUnloadResponse* /*response*/) {
-  const std::string& name = request->model_name();
-  CallerCheck check = guard_.Check(context, rpc::kRepositoryModelUnload, name);
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kRepositoryModelUnload, [&] {
+    return ParsedName(*raw_request, &inference::RepositoryModelUnloadRequest::model_name);
+  });
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
   const std::string_view rpc_name = RpcName(rpc::kRepositoryModelUnload);
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  V2RepositoryUnload(loading_, name, request->repository_name(),
+  auto* reactor =
+      new RawUnaryReactor<inference::RepositoryModelUnloadRequest,
+                          inference::RepositoryModelUnloadResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
+    const grpc::Status status = ToGrpcStatus(parsed);
+    audit.Record(rpc_name, "", status);
+    reactor->FinishWith(status);
+    return reactor;
+  }
+  const inference::RepositoryModelUnloadRequest& request = reactor->request;
+  const std::string& name = request.model_name();
+  V2RepositoryUnload(loading_, name, request.repository_name(),
                      [reactor, audit, name, rpc_name](const absl::Status& result) {
                        const grpc::Status status = ToGrpcStatus(result);
                        audit.Record(rpc_name, name, status);
-                       reactor->Finish(status);
+                       reactor->FinishWith(status);
                      });
   return reactor;
 }

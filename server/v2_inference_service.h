@@ -6,7 +6,8 @@
 // through its v2 front end V2InferCall), ModelStatistics and the repository extension
 // (RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload).
 //
-// Every handler first asks the CallGuard (call_guard.h), as NeuronServing's do: the probes need
+// Every handler first asks the CallGuard (call_guard.h), then parses its request
+// (raw_message.h), as NeuronServing's do: the probes need
 // no token, metadata and statistics the infer scope, the repository calls admin (and are
 // PERMISSION_DENIED on the main port when --admin-listen is set). The probes read the same
 // HealthReport the HealthMonitor publishes to grpc.health.v1 and /readyz, so the three agree at
@@ -33,44 +34,61 @@
 
 namespace neuronserve {
 
-class V2InferenceService final : public inference::GRPCInferenceService::CallbackService {
+// Every method is raw (grpc::ByteBuffer in and out): the handlers parse the requests and
+// serialize the responses themselves (raw_message.h), after the CallGuard, so a message that does
+// not parse is INVALID_ARGUMENT naming the RPC (an in-stream error_message in ModelStreamInfer)
+// rather than gRPC's bare UNIMPLEMENTED.
+namespace v2_raw {
+using S = inference::GRPCInferenceService;
+using Base = S::WithRawCallbackMethod_ServerLive<
+    S::WithRawCallbackMethod_ServerReady<S::WithRawCallbackMethod_ModelReady<
+        S::WithRawCallbackMethod_ServerMetadata<S::WithRawCallbackMethod_ModelMetadata<
+            S::WithRawCallbackMethod_ModelInfer<S::WithRawCallbackMethod_ModelStreamInfer<
+                S::WithRawCallbackMethod_ModelStatistics<S::WithRawCallbackMethod_RepositoryIndex<
+                    S::WithRawCallbackMethod_RepositoryModelLoad<
+                        S::WithRawCallbackMethod_RepositoryModelUnload<S::Service>>>>>>>>>>>;
+}  // namespace v2_raw
+
+class V2InferenceService final : public v2_raw::Base {
  public:
   V2InferenceService(const NrtRuntime& runtime, const ModelLoadingContext& loading,
                      const InferContext& infer, HealthSource health, ListenerPolicy policy = {});
 
+  // Each takes the bytes of the method's request message (inference::ServerLiveRequest, ...)
+  // and answers in `response` the bytes of its response message.
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
-                                       const inference::ServerLiveRequest* request,
-                                       inference::ServerLiveResponse* response) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* context,
-                                        const inference::ServerReadyRequest* request,
-                                        inference::ServerReadyResponse* response) override;
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* context,
-                                       const inference::ModelReadyRequest* request,
-                                       inference::ModelReadyResponse* response) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* context,
-                                           const inference::ServerMetadataRequest* request,
-                                           inference::ServerMetadataResponse* response) override;
+                                           const grpc::ByteBuffer* request,
+                                           grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* context,
-                                          const inference::ModelMetadataRequest* request,
-                                          inference::ModelMetadataResponse* response) override;
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override;
   // Inference: the same InferCall as the native API, through its v2 front end (V2InferCall).
   grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
-                                       const inference::ModelInferRequest* request,
-                                       inference::ModelInferResponse* response) override;
-  grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
-  ModelStreamInfer(grpc::CallbackServerContext* context) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* ModelStreamInfer(
+      grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* context,
-                                            const inference::ModelStatisticsRequest* request,
-                                            inference::ModelStatisticsResponse* response) override;
+                                            const grpc::ByteBuffer* request,
+                                            grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* RepositoryIndex(grpc::CallbackServerContext* context,
-                                            const inference::RepositoryIndexRequest* request,
-                                            inference::RepositoryIndexResponse* response) override;
-  grpc::ServerUnaryReactor* RepositoryModelLoad(
-      grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
-      inference::RepositoryModelLoadResponse* response) override;
-  grpc::ServerUnaryReactor* RepositoryModelUnload(
-      grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
-      inference::RepositoryModelUnloadResponse* response) override;
+                                            const grpc::ByteBuffer* request,
+                                            grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelLoad(grpc::CallbackServerContext* context,
+                                                const grpc::ByteBuffer* request,
+                                                grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelUnload(grpc::CallbackServerContext* context,
+                                                  const grpc::ByteBuffer* request,
+                                                  grpc::ByteBuffer* response) override;
 
  private:
   const NrtRuntime& runtime_;

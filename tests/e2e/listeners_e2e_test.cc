@@ -242,22 +242,35 @@ TEST(ListenersE2ETest, StartupModelsPastMaxModelsAreFailedWithTheLimit) {
 TEST(ListenersE2ETest, MaxConcurrentUploadsRefusesTheOneTooManyUntilOneEnds) {
   START_DAEMON(daemon, SimDaemonArgs({"--max-concurrent-uploads=1"}));
   const std::string neff = SimNeff();
-  // An upload held open: header sent, bytes not yet.
-  grpc::ClientContext held_context;
+  // An upload held open: header sent, bytes not yet. The server takes a call's slot when its
+  // handler runs, a moment after the call starts, and the two calls below travel separately: the
+  // probing upload can reach its handler first, and then the held one is the one refused. Only
+  // a RESOURCE_EXHAUSTED probe proves that the held call has the slot; any other answer ends
+  // that held call and starts a new one.
+  std::unique_ptr<grpc::ClientContext> held_context;
   v1::LoadModelResponse held_response;
-  std::unique_ptr<grpc::ClientWriter<v1::LoadModelRequest>> held =
-      daemon->stub->LoadModel(&held_context, &held_response);
-  v1::LoadModelRequest header;
-  *header.mutable_header()->mutable_config() = Config("held");
-  header.mutable_header()->set_total_size(neff.size());
-  header.mutable_header()->set_sha256(Sha256Hex(neff));
-  ASSERT_TRUE(held->Write(header));
-
-  // The server takes the held call's slot when its handler runs, a moment after the write.
+  std::unique_ptr<grpc::ClientWriter<v1::LoadModelRequest>> held;
+  auto open_held = [&] {
+    if (held != nullptr) {
+      held->WritesDone();
+      held->Finish();  // refused, or incomplete: either way over
+    }
+    held_context = std::make_unique<grpc::ClientContext>();
+    held = daemon->stub->LoadModel(held_context.get(), &held_response);
+    v1::LoadModelRequest header;
+    *header.mutable_header()->mutable_config() = Config("held");
+    header.mutable_header()->set_total_size(neff.size());
+    header.mutable_header()->set_sha256(Sha256Hex(neff));
+    return held->Write(header);
+  };
+  ASSERT_TRUE(open_held());
   LoadResult refused;
   EXPECT_TRUE(WaitUntil([&] {
     refused = Upload(*daemon->stub, Config("other"), neff);
-    return refused.status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+    if (refused.status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) return true;
+    if (refused.status.ok()) UnloadModel(*daemon->stub, "other");
+    open_held();
+    return false;
   })) << refused.status.error_message();
   EXPECT_THAT(refused.status.error_message(), HasSubstr("--max-concurrent-uploads=1"));
 

@@ -63,7 +63,7 @@ for target in "${targets[@]}"; do
     for input in "$artifacts"*; do
       [ -f "$input" ] || continue
       echo "---- $target input $(basename "$input") ($(wc -c <"$input") bytes), as hex:"
-      xxd -p "$input" | head -200
+      od -An -v -tx1 "$input" | tr -d " " | head -200  # coreutils: on every machine
     done
   fi
 done
