@@ -452,10 +452,10 @@ void AppendVarint(std::string& out, uint64_t value) {
 // holding 200,000 nested groups. Protobuf stops at its recursion limit (100), so the message
 // does not parse.
 //
-// EXPECTED TO FAIL until the raw-method change of the services (issue 20, "Malformed messages")
-// is merged: gRPC 1.51's callback API answers a message that does not parse UNIMPLEMENTED with
-// an empty message before the handler runs; after that change it is INVALID_ARGUMENT naming the
-// RPC. (The 200,000-deep REST JSON body is in v2_rest_e2e_test.cc, MalformedRequests...)
+// gRPC 1.51's callback API would answer it UNIMPLEMENTED with an empty message before any
+// handler runs; the services' raw methods (server/raw_message.h) parse it themselves and answer
+// INVALID_ARGUMENT naming the RPC. (The 200,000-deep REST JSON body is in v2_rest_e2e_test.cc,
+// MalformedRequests...)
 TEST_F(HostileInputE2ETest, TwoHundredThousandNestedGroupsInANativeInferRequest) {
   v1::InferRequest valid;
   valid.set_model("mlp");
