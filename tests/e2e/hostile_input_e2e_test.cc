@@ -49,16 +49,6 @@ constexpr int kMlpOut = 4;
 constexpr int kManyTensors = 100'000;
 // Inputs (and as many outputs) of the crafted model with thousands of tensors.
 constexpr int kThousandsOfTensors = 5000;
-// A hostile request is refused before anything runs: well under a second on an idle daemon,
-// with room for a loaded CI machine (and ASan).
-constexpr absl::Duration kQuickly = absl::Seconds(10);
-
-simmodel::SimModel TestMlp() {
-  simmodel::MlpOptions options;
-  options.layer_sizes = {kMlpIn, 16, kMlpOut};
-  options.seed = 20;
-  return MlpModel(options);
-}
 
 std::vector<float> MlpRow() { return {0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f, 0.0f, 3.0f}; }
 
@@ -142,7 +132,7 @@ class HostileInputE2ETest : public ::testing::Test {
   std::unique_ptr<RunningDaemon> daemon_;
   std::unique_ptr<GRPCInferenceService::Stub> v2_;
   std::string http_;
-  const simmodel::SimModel mlp_ = TestMlp();
+  const simmodel::SimModel mlp_ = SmallMlp(20);
 };
 
 std::string Floats(int count) {
@@ -345,32 +335,26 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnNativeInfer) {
   for (int i = 0; i < kManyTensors; ++i) {
     AddInput(inputs, absl::StrCat("in", i), {1, kMlpIn}, MlpRow(), TensorForm::kRaw);
   }
-  absl::Time started = absl::Now();
   ExpectRefused(Infer(*daemon_->stub, inputs, nullptr), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' has no input 'in0'",
                  "(its inputs: 'input'; the request gives 100000 inputs for 1)"},
                 "100,000 inputs");
-  EXPECT_LT(absl::Now() - started, kQuickly);
 
   v1::InferRequest same;
   same.set_model("mlp");
   for (int i = 0; i < kManyTensors; ++i) {
     AddInput(same, "input", {1, kMlpIn}, MlpRow(), TensorForm::kRaw);
   }
-  started = absl::Now();
   ExpectRefused(Infer(*daemon_->stub, same, nullptr), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' input 'input' is given more than once"},
                 "100,000 copies of the input");
-  EXPECT_LT(absl::Now() - started, kQuickly);
 
   v1::InferRequest outputs;
   outputs.set_model("mlp");
   AddInput(outputs, "input", {1, kMlpIn}, MlpRow(), TensorForm::kFloat);
   for (int i = 0; i < kManyTensors; ++i) outputs.add_outputs("output");
-  started = absl::Now();
   ExpectRefused(Infer(*daemon_->stub, outputs, nullptr), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp'", "output 'output' is asked for more than once"}, "100,000 outputs");
-  EXPECT_LT(absl::Now() - started, kQuickly);
   ExpectStillServing();
 }
 
@@ -386,12 +370,10 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnV2ModelInfer) {
     input->add_shape(kMlpIn);
     inputs.add_raw_input_contents(std::string(kMlpIn * sizeof(float), '\0'));
   }
-  absl::Time started = absl::Now();
   ExpectRefused(ModelInfer(*v2_, inputs), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' has no input 'in0'",
                  "(its inputs: 'input'; the request gives 100000 inputs for 1)"},
                 "100,000 inputs");
-  EXPECT_LT(absl::Now() - started, kQuickly);
 
   ModelInferRequest outputs;
   outputs.set_model_name("mlp");
@@ -402,10 +384,8 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnV2ModelInfer) {
   input->add_shape(kMlpIn);
   for (float v : MlpRow()) input->mutable_contents()->add_fp32_contents(v);
   for (int i = 0; i < kManyTensors; ++i) outputs.add_outputs()->set_name(absl::StrCat("out", i));
-  started = absl::Now();
   ExpectRefused(ModelInfer(*v2_, outputs), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' has no output 'out0'", "its outputs: 'output'"}, "100,000 outputs");
-  EXPECT_LT(absl::Now() - started, kQuickly);
   ExpectStillServing();
 }
 
@@ -417,11 +397,9 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnRestV2) {
                     R"("shape":[1,8],"data":[0,1,2,3,4,5,6,7]})");
   }
   inputs += "]}";
-  absl::Time started = absl::Now();
   HttpResult result = Post("/v2/models/mlp/infer", inputs);
   EXPECT_EQ(result.status, 400) << result.body.substr(0, 300);
   EXPECT_THAT(ErrorOf(result), HasSubstr("model 'mlp' input 'input' is given more than once"));
-  EXPECT_LT(absl::Now() - started, kQuickly);
 
   std::string outputs =
       R"({"inputs":[{"name":"input","datatype":"FP32","shape":[1,8],"data":[0,1,2,3,4,5,6,7]}],)"
@@ -430,12 +408,10 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnRestV2) {
     absl::StrAppend(&outputs, i == 0 ? "" : ",", R"({"name":"output"})");
   }
   outputs += "]}";
-  started = absl::Now();
   result = Post("/v2/models/mlp/infer", outputs);
   EXPECT_EQ(result.status, 400) << result.body.substr(0, 300);
   EXPECT_THAT(ErrorOf(result),
               HasSubstr("model 'mlp': output 'output' is asked for more than once"));
-  EXPECT_LT(absl::Now() - started, kQuickly);
   ExpectStillServing();
 }
 
@@ -514,7 +490,7 @@ std::vector<CraftedFile> CraftedFiles() {
   std::string random_bytes(64 * 1024, '\0');
   std::mt19937_64 generator(20);
   for (char& c : random_bytes) c = static_cast<char>(generator());
-  const std::string mlp = EncodeNeff(TestMlp());
+  const std::string mlp = EncodeNeff(SmallMlp(20));
   std::string tensors = R"({"inputs":[)";
   std::string outputs, ops;
   for (int i = 0; i < kThousandsOfTensors; ++i) {

@@ -93,13 +93,6 @@ std::vector<T> ValuesOf(const std::string& bytes) {
 constexpr int kMlpIn = 8;
 constexpr int kMlpOut = 4;
 
-simmodel::SimModel TestMlp() {
-  simmodel::MlpOptions options;
-  options.layer_sizes = {kMlpIn, 16, kMlpOut};
-  options.seed = 11;
-  return MlpModel(options);
-}
-
 ModelInferRequest MlpRequest(const std::vector<float>& x, bool raw, const std::string& id) {
   ModelInferRequest request;
   request.set_model_name("mlp");
@@ -150,7 +143,7 @@ void ExpectNear(const std::vector<float>& got, const std::vector<double>& want,
 
 TEST(V2InferE2ETest, TheMlpMatchesAReferenceRawAndTypedUnaryAndStreamed) {
   START_DAEMON(daemon, SimDaemonArgs());
-  const simmodel::SimModel mlp = TestMlp();
+  const simmodel::SimModel mlp = SmallMlp(11);
   ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(mlp)).status.ok());
   auto v2 = V2Stub(*daemon);
   std::mt19937 random(5);

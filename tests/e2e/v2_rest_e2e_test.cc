@@ -37,13 +37,6 @@ constexpr char kHeaderLength[] = "Inference-Header-Content-Length";
 constexpr int kMlpIn = 8;
 constexpr int kMlpOut = 4;
 
-simmodel::SimModel TestMlp() {
-  simmodel::MlpOptions options;
-  options.layer_sizes = {kMlpIn, 16, kMlpOut};
-  options.seed = 11;
-  return MlpModel(options);
-}
-
 // curl against the daemon's HTTP endpoint; bodies go through files of its own folder.
 class Rest {
  public:
@@ -137,7 +130,7 @@ std::unique_ptr<RunningDaemon> StartWithHttp(std::vector<std::string> flags, std
 
 TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{});
-  ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(TestMlp())).status.ok());
+  ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(SmallMlp(11))).status.ok());
   EXPECT_EQ(rest.Get("/v2/health/live").status, 200);
   EXPECT_TRUE(WaitUntil([&] { return rest.Get("/v2/health/ready").status == 200; }));
   EXPECT_TRUE(WaitUntil([&] { return rest.Get("/v2/models/mlp/ready").status == 200; }));
@@ -186,7 +179,7 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
   TempDir dir;
   const std::string access_log = dir.Join("access.log");
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{"--access-log=" + access_log});
-  const simmodel::SimModel mlp = TestMlp();
+  const simmodel::SimModel mlp = SmallMlp(11);
   ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(mlp)).status.ok());
   const simmodel::SimModel classifier = ExampleClassifier();
   ASSERT_TRUE(Upload(*daemon->stub, Config("classifier"), EncodeNeff(classifier)).status.ok());
@@ -373,7 +366,7 @@ TEST(V2RestE2ETest, ASixteenMiBTensorGoesThroughTheBinaryExtensionIntactBothWays
 
 TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoesOn) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{"--max-message-bytes=4194304"});
-  ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(TestMlp())).status.ok());
+  ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(SmallMlp(11))).status.ok());
   const std::string good = MlpJson(std::vector<float>(kMlpIn, 0.5f), false, "ok");
   const std::string floats8 = "[0,1,2,3,4,5,6,7]";
   const auto input = [](const std::string& fields) {
@@ -563,7 +556,7 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
 
 TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{});
-  ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(TestMlp())).status.ok());
+  ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(SmallMlp(11))).status.ok());
   for (int i = 0; i < 5; ++i) {
     ASSERT_EQ(
         rest.Post("/v2/models/mlp/infer", MlpJson(std::vector<float>(kMlpIn, i), false, "")).status,

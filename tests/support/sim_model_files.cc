@@ -53,6 +53,13 @@ simmodel::SimModel MlpModel(const simmodel::MlpOptions& options) {
   return model.ok() ? *std::move(model) : simmodel::SimModel();
 }
 
+simmodel::SimModel SmallMlp(uint64_t seed) {
+  simmodel::MlpOptions options;
+  options.layer_sizes = {8, 16, 4};
+  options.seed = seed;
+  return MlpModel(options);
+}
+
 simmodel::SimModel ExampleClassifier() {
   simmodel::ClassifierOptions options;
   options.vocab = kClassifierVocab;

@@ -36,6 +36,9 @@ simmodel::SimModel IdentityModel(const std::vector<int64_t>& shape, uint64_t lat
 
 // simmodel::BuildMlpModel(options); an empty model and a test failure when it refuses them.
 simmodel::SimModel MlpModel(const simmodel::MlpOptions& options);
+// The small MLP several e2e tests serve as "mlp": float32 "input" [1,8] -> "output" [1,4]
+// through one hidden layer of 16, its weights drawn from `seed`.
+simmodel::SimModel SmallMlp(uint64_t seed);
 
 // The example classifier of deploy/models (`neuronctl sim-model --classifier 512,16,32,4
 // --seed 1`): int64 input_ids and attention_mask [1,16] in, float32 logits and float16
