@@ -28,13 +28,11 @@ NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
                                                           const grpc::ByteBuffer* raw_request,
                                                           grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kEnumerate); !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kEnumerate);
   v1::EnumerateRequest request;  // no fields, but bytes that do not parse are still refused
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kEnumerate, *raw_request, request)) {
+    return refused;
   }
   v1::EnumerateResponse response = inventory_response_;
   FillMemoryUse(runtime_, response);
@@ -101,16 +99,11 @@ grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServer
 grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,
                                                          grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check =
-          guard_.Check(context, rpc::kGetModel,
-                       [&] { return ParsedName(*raw_request, &v1::GetModelRequest::name); });
-      !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kGetModel);
   v1::GetModelRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused = CheckAndParse(
+          guard_, context, rpc::kGetModel, *raw_request, request, &v1::GetModelRequest::name)) {
+    return refused;
   }
   v1::ModelStatus response;
   absl::StatusOr<ModelInfo> info = loading_.registry->Get(request.name());
@@ -121,13 +114,11 @@ grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerContext* context,
                                                            const grpc::ByteBuffer* raw_request,
                                                            grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kListModels); !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kListModels);
   v1::ListModelsRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kListModels, *raw_request, request)) {
+    return refused;
   }
   v1::ListModelsResponse response;
   for (const ModelInfo& info : loading_.registry->List()) {

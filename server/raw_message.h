@@ -29,7 +29,9 @@
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/server_callback.h"
 #include "grpcpp/support/status.h"
+#include "server/call_guard.h"
 #include "server/grpc_status.h"
+#include "server/security/rpc_scope.h"
 
 namespace neuronserve {
 
@@ -63,6 +65,26 @@ std::string ParsedName(const grpc::ByteBuffer& raw, const std::string& (Request:
   Request request;
   if (!ParseMessage({}, raw, request).ok()) return {};
   return (request.*name)();
+}
+
+// The start of a raw unary handler that answers at once: the guard's check, then the request
+// parsed into `request`. Returns null when the handler goes on; otherwise the call, already
+// finished with the refusal or the parse error. `name`, when given, is the request's model-name
+// field, read only for the audit line of a refusal (CallGuard::Check).
+template <typename Request>
+grpc::ServerUnaryReactor* CheckAndParse(const CallGuard& guard,
+                                        grpc::CallbackServerContext* context,
+                                        std::string_view method, const grpc::ByteBuffer& raw,
+                                        Request& request,
+                                        const std::string& (Request::*name)() const = nullptr) {
+  const CallerCheck check =
+      name == nullptr ? guard.Check(context, method)
+                      : guard.Check(context, method, [&] { return ParsedName(raw, name); });
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  if (absl::Status parsed = ParseMessage(RpcName(method), raw, request); !parsed.ok()) {
+    return FinishUnaryNow(context, parsed);
+  }
+  return nullptr;
 }
 
 // The reactor of a raw unary call that finishes later (see the file comment).

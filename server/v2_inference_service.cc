@@ -25,13 +25,11 @@ V2InferenceService::V2InferenceService(const NrtRuntime& runtime,
 grpc::ServerUnaryReactor* V2InferenceService::ServerLive(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,
                                                          grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kServerLive); !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kServerLive);
   inference::ServerLiveRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kServerLive, *raw_request, request)) {
+    return refused;
   }
   inference::ServerLiveResponse response;
   response.set_live(V2ServerLive(health_()));
@@ -41,13 +39,11 @@ grpc::ServerUnaryReactor* V2InferenceService::ServerLive(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* V2InferenceService::ServerReady(grpc::CallbackServerContext* context,
                                                           const grpc::ByteBuffer* raw_request,
                                                           grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kServerReady); !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kServerReady);
   inference::ServerReadyRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kServerReady, *raw_request, request)) {
+    return refused;
   }
   inference::ServerReadyResponse response;
   response.set_ready(V2ServerReady(health_()));
@@ -57,16 +53,12 @@ grpc::ServerUnaryReactor* V2InferenceService::ServerReady(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* V2InferenceService::ModelReady(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,
                                                          grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(
-          context, rpc::kModelReady,
-          [&] { return ParsedName(*raw_request, &inference::ModelReadyRequest::name); });
-      !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kModelReady);
   inference::ModelReadyRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelReady, *raw_request, request,
+                        &inference::ModelReadyRequest::name)) {
+    return refused;
   }
   if (request.name().empty()) {
     return FinishUnaryNow(context, absl::InvalidArgumentError(
@@ -81,13 +73,11 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelReady(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* V2InferenceService::ServerMetadata(grpc::CallbackServerContext* context,
                                                              const grpc::ByteBuffer* raw_request,
                                                              grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(context, rpc::kServerMetadata); !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kServerMetadata);
   inference::ServerMetadataRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kServerMetadata, *raw_request, request)) {
+    return refused;
   }
   inference::ServerMetadataResponse response;
   V2ServerMetadata(response);
@@ -97,16 +87,12 @@ grpc::ServerUnaryReactor* V2InferenceService::ServerMetadata(grpc::CallbackServe
 grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(grpc::CallbackServerContext* context,
                                                             const grpc::ByteBuffer* raw_request,
                                                             grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(
-          context, rpc::kModelMetadata,
-          [&] { return ParsedName(*raw_request, &inference::ModelMetadataRequest::name); });
-      !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kModelMetadata);
   inference::ModelMetadataRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelMetadata, *raw_request, request,
+                        &inference::ModelMetadataRequest::name)) {
+    return refused;
   }
   if (request.name().empty()) {
     return FinishUnaryNow(
@@ -143,16 +129,12 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* V2InferenceService:
 grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(grpc::CallbackServerContext* context,
                                                               const grpc::ByteBuffer* raw_request,
                                                               grpc::ByteBuffer* raw_response) {
-  if (CallerCheck check = guard_.Check(
-          context, rpc::kModelStatistics,
-          [&] { return ParsedName(*raw_request, &inference::ModelStatisticsRequest::name); });
-      !check.status.ok()) {
-    return FinishUnaryNow(context, check.status);
-  }
   const std::string_view rpc_name = RpcName(rpc::kModelStatistics);
   inference::ModelStatisticsRequest request;
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, request); !parsed.ok()) {
-    return FinishUnaryNow(context, parsed);
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelStatistics, *raw_request, request,
+                        &inference::ModelStatisticsRequest::name)) {
+    return refused;
   }
   inference::ModelStatisticsResponse response;
   const absl::Status status =
