@@ -33,7 +33,7 @@
 #include "server/logging.h"
 #include "server/model_repository.h"
 #include "util/callback_relay.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace grpc {
 class Server;

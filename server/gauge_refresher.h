@@ -19,7 +19,7 @@
 #include "absl/time/time.h"
 #include "core/health/health_evaluator.h"
 #include "core/serving/model_info.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <utility>
 
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

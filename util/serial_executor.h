@@ -10,7 +10,7 @@
 #include <functional>
 #include <thread>
 
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

@@ -16,7 +16,7 @@
 
 #include "absl/time/time.h"
 #include "core/health/health_evaluator.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

@@ -48,7 +48,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/serving/core_range.h"  // CoreRange, FormatCoreList
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

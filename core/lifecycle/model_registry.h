@@ -29,7 +29,7 @@
 #include "core/serving/loaded_model.h"
 #include "core/serving/model_info.h"
 #include "util/callback_relay.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 #include "util/serial_executor.h"
 
 namespace neuronserve {

@@ -43,7 +43,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

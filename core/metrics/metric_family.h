@@ -22,7 +22,7 @@
 #include "core/metrics/gauge.h"
 #include "core/metrics/histogram.h"
 #include "core/metrics/text_exposition.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve::metrics {
 

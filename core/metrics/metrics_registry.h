@@ -17,7 +17,7 @@
 #include "core/metrics/gauge.h"
 #include "core/metrics/histogram.h"
 #include "core/metrics/metric_family.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve::metrics {
 

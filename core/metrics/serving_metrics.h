@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "core/metrics/metrics_registry.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

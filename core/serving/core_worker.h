@@ -24,7 +24,7 @@
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/doorbell.h"
 #include "core/serving/inference_job.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

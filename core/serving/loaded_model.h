@@ -22,7 +22,7 @@
 #include "core/serving/core_range.h"
 #include "core/serving/replica_tensors.h"
 #include "core/serving/request_queue.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

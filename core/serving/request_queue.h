@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "core/serving/doorbell.h"
 #include "core/serving/inference_job.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

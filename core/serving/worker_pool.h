@@ -19,7 +19,7 @@
 #include "core/serving/core_worker.h"
 #include "core/serving/running_execution.h"
 #include "util/callback_relay.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

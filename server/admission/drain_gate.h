@@ -14,7 +14,7 @@
 #include <map>
 
 #include "absl/time/time.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

@@ -13,7 +13,7 @@
 #include <deque>
 #include <vector>
 
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

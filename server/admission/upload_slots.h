@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

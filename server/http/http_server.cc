@@ -17,7 +17,7 @@
 #include "server/http/http_tls.h"
 #include "server/security/token_authority.h"
 #include "spdlog/spdlog.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {

@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "server/security/rpc_scope.h"
 #include "server/security/token_set.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 

@@ -13,7 +13,7 @@
 #include "core/nrt/nrt_runtime.h"
 #include "core/serving/worker_pool.h"
 #include "sim/simmodel/sim_model.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve::fuzz {
 namespace {

@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/callback_relay.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {

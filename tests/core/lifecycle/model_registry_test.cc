@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {

@@ -23,7 +23,7 @@
 #include "tests/core/serving/infer_test_job.h"
 #include "tests/core/sim_fixture.h"
 #include "tests/support/sim_model_files.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {

@@ -1,5 +1,5 @@
 // Test doubles for core/serving: an InferenceJob that owns its buffers and records its outcome,
-// and a Doorbell that counts rings. Synchronization uses util/mutex.h only (TSAN cannot see
+// and a Doorbell that counts rings. Synchronization uses base/mutex.h only (TSAN cannot see
 // Debian's absl::Mutex / absl::Notification).
 #ifndef NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
 #define NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
@@ -20,7 +20,7 @@
 #include "core/serving/inference_job.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/request_outcome.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve::testing {
 

@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {

@@ -10,7 +10,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {

@@ -23,7 +23,7 @@
 #include "tests/support/http_get.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_certificates.h"
-#include "util/mutex.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {
