@@ -28,13 +28,13 @@ void CoreOccupancy::Claim::Release() {
 }
 
 CoreOccupancy::Claim CoreOccupancy::ClaimCores(uint32_t start, uint32_t count) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (uint32_t core = start; core < start + count; ++core) ++models_on_core_[core];
   return Claim(shared_from_this(), start, count);
 }
 
 std::optional<CoreOccupancy::Claim> CoreOccupancy::ClaimFirstFree(uint32_t count) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   uint32_t run = 0;  // free cores ending at `core`
   for (uint32_t core = 0; core < models_on_core_.size(); ++core) {
     run = models_on_core_[core] == 0 ? run + 1 : 0;
@@ -48,7 +48,7 @@ std::optional<CoreOccupancy::Claim> CoreOccupancy::ClaimFirstFree(uint32_t count
 }
 
 void CoreOccupancy::Release(uint32_t start, uint32_t count) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (uint32_t core = start; core < start + count; ++core) --models_on_core_[core];
 }
 

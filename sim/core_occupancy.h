@@ -10,9 +10,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace neuronserve::nrtsim {
 
@@ -50,8 +51,8 @@ class CoreOccupancy : public std::enable_shared_from_this<CoreOccupancy> {
  private:
   void Release(uint32_t start, uint32_t count);
 
-  std::mutex mutex_;
-  std::vector<uint32_t> models_on_core_;  // guarded by mutex_; by visible core
+  Mutex mutex_;
+  std::vector<uint32_t> models_on_core_ ABSL_GUARDED_BY(mutex_);  // by visible core
 };
 
 }  // namespace neuronserve::nrtsim

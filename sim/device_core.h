@@ -6,9 +6,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 
+#include "base/mutex.h"
 #include "sim/hbm_pool.h"
 
 namespace neuronserve::nrtsim {
@@ -32,13 +32,16 @@ class DeviceCore {
   void ReleaseHbm(uint64_t bytes) { hbm_->Release(bytes); }
 
   // Held for the whole device section of an execution: a core runs one execution at a time.
-  std::mutex& execution_mutex() { return execution_mutex_; }
+  // It guards no memory (it stands for the device being busy), and a multi-core model takes the
+  // locks of a run-time list of cores (ResidentModel::RunOnDevice), which the thread-safety
+  // analysis cannot follow.
+  Mutex& execution_mutex() { return execution_mutex_; }
 
  private:
   const uint32_t visible_index_;
   const uint32_t machine_index_;
   const std::shared_ptr<HbmPool> hbm_;
-  std::mutex execution_mutex_;
+  Mutex execution_mutex_;
 };
 
 // HBM taken on one core, returned when this is destroyed. It keeps the core alive, so a tensor

@@ -35,7 +35,7 @@ double FaultInjector::Draw(RuleState& state) {
 }
 
 std::optional<FaultInjector::Fired> FaultInjector::NextExecution() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   uint64_t execution = ++executions_;
   std::optional<Fired> fired;
   for (RuleState& state : rules_) {

@@ -4,10 +4,10 @@
 #define NEURON_SERVE_SIM_FAULT_INJECTOR_H_
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/nrt_abi.h"
 #include "sim/simmodel/sim_model.h"
 
@@ -40,9 +40,9 @@ class FaultInjector {
   // A uniform double in [0, 1) from the rule's generator.
   static double Draw(RuleState& state);
 
-  std::mutex mutex_;
-  std::vector<RuleState> rules_;  // guarded by mutex_
-  uint64_t executions_ = 0;       // guarded by mutex_
+  Mutex mutex_;
+  std::vector<RuleState> rules_ ABSL_GUARDED_BY(mutex_);
+  uint64_t executions_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace neuronserve::nrtsim

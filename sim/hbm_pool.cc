@@ -5,12 +5,12 @@
 namespace neuronserve::nrtsim {
 
 uint64_t HbmPool::bytes_used() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return bytes_used_;
 }
 
 bool HbmPool::TryReserve(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   // Written as a subtraction so that a huge request cannot wrap around.
   if (bytes > bytes_limit_ - bytes_used_) return false;
   bytes_used_ += bytes;
@@ -19,7 +19,7 @@ bool HbmPool::TryReserve(uint64_t bytes) {
 }
 
 void HbmPool::Release(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   bytes_used_ -= bytes;
   Counters().device_bytes_used.fetch_sub(bytes);
 }

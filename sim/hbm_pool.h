@@ -6,7 +6,8 @@
 #define NEURON_SERVE_SIM_HBM_POOL_H_
 
 #include <cstdint>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace neuronserve::nrtsim {
 
@@ -26,8 +27,8 @@ class HbmPool {
 
  private:
   const uint64_t bytes_limit_;
-  mutable std::mutex mutex_;
-  uint64_t bytes_used_ = 0;  // guarded by mutex_
+  mutable Mutex mutex_;
+  uint64_t bytes_used_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace neuronserve::nrtsim

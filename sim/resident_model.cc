@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
+#include <span>
 #include <thread>
 
 #include "base/nrt_status_names.h"
@@ -144,14 +144,37 @@ std::optional<std::vector<nrt_tensor*>> ResidentModel::BindTensors(
   return bound;
 }
 
+namespace {
+
+// Holds the execution locks of every core of a model for its device section. Cores are locked
+// in ascending order (a model's cores are ascending) so that two multi-core models that overlap
+// cannot deadlock. Exempt from the thread-safety analysis: the set of locks is known only at run
+// time, and nothing is guarded by them (DeviceCore::execution_mutex).
+class ExecutionLocks {
+ public:
+  explicit ExecutionLocks(std::span<const std::shared_ptr<DeviceCore>> cores)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS : cores_(cores) {
+    for (const std::shared_ptr<DeviceCore>& core : cores_) core->execution_mutex().Lock();
+  }
+  ~ExecutionLocks() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    for (auto core = cores_.rbegin(); core != cores_.rend(); ++core) {
+      (*core)->execution_mutex().Unlock();
+    }
+  }
+  ExecutionLocks(const ExecutionLocks&) = delete;
+  ExecutionLocks& operator=(const ExecutionLocks&) = delete;
+
+ private:
+  const std::span<const std::shared_ptr<DeviceCore>> cores_;
+};
+
+}  // namespace
+
 NRT_STATUS ResidentModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
                                     const std::vector<nrt_tensor*>& outputs,
                                     uint64_t latency_us) {
-  // Like the hardware, a core runs one execution at a time. Cores are locked in ascending order
-  // (cores() is ascending) so that two multi-core models that overlap cannot deadlock.
-  std::vector<std::unique_lock<std::mutex>> held;
-  for (const std::shared_ptr<DeviceCore>& core : cores())
-    held.emplace_back(core->execution_mutex());
+  // Like the hardware, a core runs one execution at a time.
+  const ExecutionLocks held(cores());
   DeviceSectionScope in_device;
   auto start = std::chrono::steady_clock::now();
   // NEURON_RT_EXEC_TIMEOUT: an execution that would run longer holds its cores for the timeout,

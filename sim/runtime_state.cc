@@ -1,10 +1,10 @@
 #include "sim/runtime_state.h"
 
 #include <map>
-#include <mutex>
 #include <string>
 
 #include "base/instance_size_names.h"
+#include "base/mutex.h"
 #include "sim/core_locks.h"
 #include "sim/log.h"
 #include "sim/sim_counters.h"
@@ -15,11 +15,11 @@ namespace {
 enum class RuntimePhase { kNeverInitialized, kOpen, kClosed };
 
 struct RuntimeState {
-  std::mutex mutex;
-  RuntimePhase phase = RuntimePhase::kNeverInitialized;  // guarded by mutex
-  std::shared_ptr<const Session> session;                // guarded by mutex; set when kOpen
-  uint64_t last_session_id = 0;                          // guarded by mutex
-  std::unique_ptr<CoreLocks> core_locks;                 // guarded by mutex; set when kOpen
+  Mutex mutex;
+  RuntimePhase phase ABSL_GUARDED_BY(mutex) = RuntimePhase::kNeverInitialized;
+  std::shared_ptr<const Session> session ABSL_GUARDED_BY(mutex);  // set when kOpen
+  uint64_t last_session_id ABSL_GUARDED_BY(mutex) = 0;
+  std::unique_ptr<CoreLocks> core_locks ABSL_GUARDED_BY(mutex);  // set when kOpen
 };
 
 RuntimeState& State() {
@@ -118,7 +118,7 @@ std::shared_ptr<DeviceCore> Session::CoreAt(int64_t vnc) const {
 
 NRT_STATUS OpenRuntime() {
   RuntimeState& state = State();
-  std::lock_guard<std::mutex> lock(state.mutex);
+  MutexLock lock(&state.mutex);
   if (state.phase == RuntimePhase::kOpen) {
     LogLine("nrt_init: the runtime is already initialized");
     return NRT_FAILURE;
@@ -155,7 +155,7 @@ NRT_STATUS OpenRuntime() {
 
 bool CloseRuntime() {
   RuntimeState& state = State();
-  std::lock_guard<std::mutex> lock(state.mutex);
+  MutexLock lock(&state.mutex);
   if (state.phase != RuntimePhase::kOpen) return false;
   state.phase = RuntimePhase::kClosed;
   state.session.reset();
@@ -166,7 +166,7 @@ bool CloseRuntime() {
 
 NRT_STATUS CurrentSession(std::shared_ptr<const Session>* session) {
   RuntimeState& state = State();
-  std::lock_guard<std::mutex> lock(state.mutex);
+  MutexLock lock(&state.mutex);
   switch (state.phase) {
     case RuntimePhase::kNeverInitialized:
       return NRT_UNINITIALIZED;

@@ -4,9 +4,9 @@
 #define NEURON_SERVE_SIM_TENSOR_SET_H_
 
 #include <map>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "sim/handle_tag.h"
 #include "sim/tensor.h"
 
@@ -28,8 +28,8 @@ class TensorSet {
 
  private:
   HandleTag<0x6e727473696d5302> tag_;
-  mutable std::mutex mutex_;
-  std::map<std::string, nrt_tensor*, std::less<>> tensors_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::map<std::string, nrt_tensor*, std::less<>> tensors_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace neuronserve::nrtsim

@@ -9,12 +9,14 @@ namespace neuronserve {
 FileWatcher::FileWatcher(absl::Duration interval) : interval_(interval) {}
 
 FileWatcher::~FileWatcher() {
+  std::thread thread;
   {
     MutexLock lock(&mutex_);
     stopping_ = true;
     wake_.NotifyAll();
+    thread = std::move(thread_);
   }
-  if (thread_.joinable()) thread_.join();
+  if (thread.joinable()) thread.join();  // not under mutex_: the thread takes it to stop
 }
 
 FileWatcher::FileState FileWatcher::StateOf(const std::string& path) {
@@ -45,7 +47,9 @@ void FileWatcher::ReloadAll() {
   if (!thread_.joinable()) return;  // nothing watched
   const uint64_t ticket = ++reloads_requested_;
   wake_.NotifyAll();
-  wake_.Wait(&mutex_, [&] { return reloads_done_ >= ticket || stopping_; });
+  wake_.Wait(&mutex_, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return reloads_done_ >= ticket || stopping_;
+  });
 }
 
 std::vector<std::function<void()>> FileWatcher::CollectChanged(bool force) {
@@ -77,8 +81,9 @@ void FileWatcher::Run() {
     bool force = false;
     {
       MutexLock lock(&mutex_);
-      wake_.WaitWithTimeout(&mutex_, interval_,
-                            [&] { return stopping_ || reloads_requested_ > reloads_done_; });
+      wake_.WaitWithTimeout(&mutex_, interval_, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return stopping_ || reloads_requested_ > reloads_done_;
+      });
       if (stopping_) return;
       serving = reloads_requested_;
       force = serving > reloads_done_;

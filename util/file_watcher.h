@@ -78,7 +78,7 @@ class FileWatcher {
   // ReloadAll requests, and how many the watcher thread has served.
   uint64_t reloads_requested_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t reloads_done_ ABSL_GUARDED_BY(mutex_) = 0;
-  std::thread thread_;  // started by the first Watch, under mutex_
+  std::thread thread_ ABSL_GUARDED_BY(mutex_);  // started by the first Watch
 };
 
 }  // namespace neuronserve

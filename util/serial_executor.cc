@@ -25,7 +25,7 @@ void SerialExecutor::Run() {
     {
       MutexLock lock(&mutex_);
       wake_.Wait(&mutex_,
-                 [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopping_ || !tasks_.empty(); });
+                 [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_ || !tasks_.empty(); });
       if (tasks_.empty()) return;  // stopping, and nothing left to run
       task = std::move(tasks_.front());
       tasks_.pop_front();

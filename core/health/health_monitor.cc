@@ -36,7 +36,7 @@ void HealthMonitor::Run() {
   for (;;) {
     {
       MutexLock lock(&wake_mutex_);
-      wake_.WaitWithTimeout(&wake_mutex_, interval_, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      wake_.WaitWithTimeout(&wake_mutex_, interval_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(wake_mutex_) {
         return poked_ || stopping_;
       });
       if (stopping_) return;

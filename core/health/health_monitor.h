@@ -58,7 +58,7 @@ class HealthMonitor {
   HealthReport published_ ABSL_GUARDED_BY(evaluate_mutex_);
   bool published_once_ ABSL_GUARDED_BY(evaluate_mutex_) = false;
 
-  mutable Mutex latest_mutex_;
+  mutable Mutex latest_mutex_ ABSL_ACQUIRED_AFTER(evaluate_mutex_);
   HealthReport latest_ ABSL_GUARDED_BY(latest_mutex_);
 
   Mutex wake_mutex_;

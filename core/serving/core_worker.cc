@@ -99,7 +99,7 @@ void CoreWorker::Run() {
     // snapshot and the scan leaves rings_ != seen, so it is never lost).
     MutexLock lock(&bell_mutex_);
     bell_.Wait(&bell_mutex_,
-               [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopping_ || rings_ != seen; });
+               [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bell_mutex_) { return stopping_ || rings_ != seen; });
   }
 }
 

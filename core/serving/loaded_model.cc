@@ -74,7 +74,7 @@ ModelTensors ModelTensors::Split(std::vector<TensorSpec> tensors) {
 bool LoadedModel::WaitUntilIdle(absl::Duration timeout) {
   LeaseCount& count = *lease_count_;
   MutexLock lock(&count.mutex);
-  return count.idle.WaitWithTimeout(&count.mutex, timeout, [&count]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  return count.idle.WaitWithTimeout(&count.mutex, timeout, [&count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(count.mutex) {
     return count.leases == 0;
   });
 }

@@ -63,7 +63,7 @@ bool DrainGate::WaitUntilEmpty(absl::Time deadline, const std::function<bool()>&
   while (open_ > 0) {
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) return false;
-    empty_.WaitWithTimeout(&mutex_, std::min(left, poll), [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    empty_.WaitWithTimeout(&mutex_, std::min(left, poll), [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
       return open_ == 0;
     });
     if (open_ == 0) break;

@@ -55,8 +55,8 @@ class DrainGate {
   int64_t open_ ABSL_GUARDED_BY(mutex_) = 0;
 
   // Held while stream callbacks run, and by (un)registration, so a stream cannot unregister and
-  // be destroyed in the middle of its own callback. Taken before mutex_, never after.
-  Mutex streams_mutex_;
+  // be destroyed in the middle of its own callback.
+  Mutex streams_mutex_ ABSL_ACQUIRED_BEFORE(mutex_);
   StreamId next_stream_ ABSL_GUARDED_BY(streams_mutex_) = 1;
   std::map<StreamId, std::function<void()>> streams_ ABSL_GUARDED_BY(streams_mutex_);
 };

@@ -88,7 +88,7 @@ class TokenAuthority {
   // Serialises reloads (the watcher thread and tests may both call Reload), so two re-reads
   // never race to publish older contents over newer ones.
   Mutex reload_mutex_;
-  mutable Mutex mutex_;
+  mutable Mutex mutex_ ABSL_ACQUIRED_AFTER(reload_mutex_);
   std::shared_ptr<const Sets> sets_ ABSL_GUARDED_BY(mutex_);
 };
 

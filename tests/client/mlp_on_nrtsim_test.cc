@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/subprocess.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve {
 namespace {

@@ -8,6 +8,7 @@
 #include "core/nrt/nrt_runtime.h"
 #include "gtest/gtest.h"
 #include "sim/nrtsim_stats.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 

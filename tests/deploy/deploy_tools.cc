@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 

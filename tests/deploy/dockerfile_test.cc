@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "tests/deploy/deploy_tools.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -60,7 +61,7 @@ std::vector<std::string> InstalledPackages(const std::string& stage) {
 class DockerfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::string> text = ReadFile(DEPLOY_DIR "/Dockerfile");
+    absl::StatusOr<std::string> text = ReadFile(std::string(DEPLOY_DIR) + "/Dockerfile");
     ASSERT_TRUE(text.ok()) << text.status();
     text_ = *text;
     dockerfile_ = ParseDockerfile(text_);
@@ -186,7 +187,7 @@ TEST_F(DockerfileTest, TheImageIsWhatTheManifestsExpect) {
 }
 
 TEST_F(DockerfileTest, TheBuildContextLeavesOutBuildTrees) {
-  absl::StatusOr<std::string> ignore = ReadFile(DEPLOY_DIR "/Dockerfile.dockerignore");
+  absl::StatusOr<std::string> ignore = ReadFile(std::string(DEPLOY_DIR) + "/Dockerfile.dockerignore");
   ASSERT_TRUE(ignore.ok()) << ignore.status();
   EXPECT_TRUE(absl::StrContains(*ignore, "\nbuild*/\n"));
   EXPECT_TRUE(absl::StrContains(*ignore, "\n.git\n"));

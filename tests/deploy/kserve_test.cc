@@ -25,11 +25,12 @@
 #include "tests/support/http_get.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {
 
-constexpr char kKServeDir[] = DEPLOY_DIR "/kserve";
+const std::string kKServeDir = std::string(DEPLOY_DIR) + "/kserve";
 // The container KServe completes (adds the model volume to, merges resources into).
 constexpr char kKServeContainer[] = "kserve-container";
 constexpr char kModelMount[] = "/mnt/models";

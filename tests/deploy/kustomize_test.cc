@@ -15,6 +15,7 @@
 #include "neuronserve/v1/model_config.pb.h"
 #include "tests/deploy/deploy_tools.h"
 #include "tests/deploy/manifest.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

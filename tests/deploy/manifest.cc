@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "tests/deploy/deploy_tools.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 

@@ -16,6 +16,7 @@
 #include "grpcpp/security/credentials.h"
 #include "neuronserve/v1/model_config.pb.h"
 #include "tests/support/health_check.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 
 constexpr char kImageDaemon[] = "/usr/local/bin/neuron-serve";
 constexpr char kImageAssembler[] = "/usr/local/bin/assemble-model-repository";
-constexpr char kExampleNeff[] = DEPLOY_DIR "/models/mlp/model.neff";
+const std::string kExampleNeff = std::string(DEPLOY_DIR) + "/models/mlp/model.neff";
 constexpr char kUnixScheme[] = "unix:";
 
 // The flags whose HOST:PORT becomes a free loopback port, and the log line that says where it
@@ -105,7 +106,7 @@ absl::Status RunInitContainer(const ContainerRef& container, const PodFilesystem
     return absl::UnimplementedError(absl::StrCat("init container ", container.name(), ": only ",
                                                  kImageAssembler, " can be run here"));
   }
-  argv[0] = DEPLOY_DIR "/assemble-model-repository.sh";
+  argv[0] = std::string(DEPLOY_DIR) + "/assemble-model-repository.sh";
   for (const std::string& arg : StringList(c["args"])) argv.push_back(files.MapValue(arg));
   absl::StatusOr<std::map<std::string, std::string>> env = EnvOf(c);
   if (!env.ok()) return env.status();

@@ -21,12 +21,13 @@
 #include "tests/support/child_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_certificates.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {
 
-constexpr char kUnit[] = DEPLOY_DIR "/systemd/neuron-serve.service";
-constexpr char kEnvFile[] = DEPLOY_DIR "/systemd/neuron-serve.env";
+const std::string kUnit = std::string(DEPLOY_DIR) + "/systemd/neuron-serve.service";
+const std::string kEnvFile = std::string(DEPLOY_DIR) + "/systemd/neuron-serve.env";
 constexpr char kInstalledBinary[] = "/usr/local/bin/neuron-serve";  // cmake --install's default
 constexpr char kInstalledEnvFile[] = "/etc/neuron-serve/neuron-serve.env";
 
@@ -181,7 +182,7 @@ TEST_F(SystemdTest, TheDaemonStartsWithTheEnvFile) {
   TempDir runtime_directory;
   std::map<std::string, std::string> env = env_;
   env["NEURON_SERVE_NRT_LIBRARY"] = NRTSIM_LIBRARY_PATH;
-  env["NEURON_SERVE_MODEL_REPOSITORY"] = DEPLOY_DIR "/models";
+  env["NEURON_SERVE_MODEL_REPOSITORY"] = std::string(DEPLOY_DIR) + "/models";
   env["NEURON_SERVE_STATE_DIR"] = state.path();
   env["NEURON_SERVE_LISTEN"] = "127.0.0.1:0";
   env["NEURON_SERVE_HTTP_LISTEN"] = "127.0.0.1:0";
@@ -211,7 +212,7 @@ TEST_F(SystemdTest, TheDaemonStartsWithTheEnvFile) {
 // through LoadCredential, its ExecStart replaces the unit's, and the daemon it starts (with %d,
 // the credentials directory, pointed at a folder of test credentials) requires mutual TLS and a
 // token on the API while the health port answers without either.
-constexpr char kExposedDropIn[] = DEPLOY_DIR "/systemd/exposed.conf";
+const std::string kExposedDropIn = std::string(DEPLOY_DIR) + "/systemd/exposed.conf";
 
 TEST_F(SystemdTest, TheExposedDropInServesOtherHostsWithMutualTlsAndTokens) {
   absl::StatusOr<std::string> text = ReadFile(kExposedDropIn);
@@ -263,7 +264,7 @@ TEST_F(SystemdTest, TheExposedDropInServesOtherHostsWithMutualTlsAndTokens) {
   TempDir state;
   std::map<std::string, std::string> env = env_;
   env["NEURON_SERVE_NRT_LIBRARY"] = NRTSIM_LIBRARY_PATH;
-  env["NEURON_SERVE_MODEL_REPOSITORY"] = DEPLOY_DIR "/models";
+  env["NEURON_SERVE_MODEL_REPOSITORY"] = std::string(DEPLOY_DIR) + "/models";
   env["NEURON_SERVE_STATE_DIR"] = state.path();
   env["NEURON_SERVE_HTTP_LISTEN"] = "127.0.0.1:0";
   env["NEURON_SERVE_ADMIN_LISTEN"] = "unix:" + state.Join("admin.sock");

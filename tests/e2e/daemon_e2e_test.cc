@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
 #include "tests/e2e/daemon_process.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

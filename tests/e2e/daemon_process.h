@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/support/child_process.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 

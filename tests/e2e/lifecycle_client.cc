@@ -10,6 +10,7 @@
 #include "grpcpp/security/credentials.h"
 #include "tests/support/sim_model_files.h"
 #include "util/sha256.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace fs = std::filesystem;

@@ -23,6 +23,7 @@
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "util/sha256.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -19,6 +19,7 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

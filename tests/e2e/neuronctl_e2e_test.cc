@@ -26,6 +26,7 @@
 #include "tests/e2e/ops_client.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -21,6 +21,7 @@
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -12,6 +12,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -29,6 +29,7 @@
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_certificates.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {

@@ -14,6 +14,7 @@
 #include "core/serving/worker_pool.h"
 #include "sim/simmodel/sim_model.h"
 #include "base/mutex.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve::fuzz {
 namespace {

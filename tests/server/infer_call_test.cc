@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "tests/support/sim_model_files.h"
 #include "base/mutex.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve {
 namespace {

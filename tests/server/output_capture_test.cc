@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/child_process.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve {
 namespace {

@@ -1,4 +1,5 @@
 #include "tests/sim/core_holder.h"
+#include "tests/support/build_paths.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "base/nrt_abi.h"
+#include "tests/support/build_paths.h"
 
 int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/sim/sim_test_util.h"
+#include "tests/support/build_paths.h"
 
 namespace nrtsim_test {
 namespace {

@@ -1,4 +1,5 @@
 #include "tests/sim/nrt_api.h"
+#include "tests/support/build_paths.h"
 
 #include <dlfcn.h>
 
@@ -17,7 +18,7 @@ NrtApi Open() {
   NrtApi api;
   // RTLD_LOCAL, as the daemon opens it: nothing of the library leaks into the global scope.
   api.library = dlopen(NRTSIM_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
-  if (api.library == nullptr) Die("dlopen " NRTSIM_LIBRARY_PATH, dlerror());
+  if (api.library == nullptr) Die((std::string("dlopen ") + NRTSIM_LIBRARY_PATH).c_str(), dlerror());
 #define NRTSIM_TEST_RESOLVE(name)                                             \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(api.library, #name)); \
   if (api.name == nullptr) Die("dlsym " #name, dlerror());

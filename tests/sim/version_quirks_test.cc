@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "tests/sim/sim_test_util.h"
+#include "tests/support/build_paths.h"
 
 namespace nrtsim_test {
 namespace {

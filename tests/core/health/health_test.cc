@@ -186,7 +186,7 @@ class FakeDaemon {
   bool WaitForPublish(absl::Duration timeout) {
     MutexLock lock(&mutex_);
     return changed_.WaitWithTimeout(
-        &mutex_, timeout, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !published_.empty(); });
+        &mutex_, timeout, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return !published_.empty(); });
   }
   int gathers() {
     MutexLock lock(&mutex_);

@@ -4,6 +4,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
+#include "tests/support/build_paths.h"
 
 namespace neuronserve {
 namespace {

@@ -40,7 +40,7 @@ class CountingDoorbell : public Doorbell {
   bool WaitForRings(int count, absl::Duration timeout = absl::Seconds(20)) {
     MutexLock lock(&mutex_);
     return changed_.WaitWithTimeout(
-        &mutex_, timeout, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return rings_ >= count; });
+        &mutex_, timeout, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return rings_ >= count; });
   }
 
  private:

@@ -400,7 +400,7 @@ TEST(StreamFlowTest, ConcurrentDrainAnswersEveryRequestReadAndFinishesOnceDraine
   int writes_after_finish = 0;
   int dropped = 0;
   std::atomic<bool> drain_returned{false};
-  auto finished = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return finishes > 0; };
+  auto finished = [&] { return finishes > 0; };  // called with `mutex` held
   // `after_drain`: the call that returned `a` started after Drain() had returned.
   auto handle = [&](Actions a, bool after_drain) {
     MutexLock lock(&mutex);
