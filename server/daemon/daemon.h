@@ -9,8 +9,8 @@
 // This file is the wiring: which parts exist, in which order they start and stop, and who
 // calls whom. Start's steps are in daemon_models.cc, daemon_credentials.cc and
 // daemon_endpoints.cc. What the parts do is in their own units: health_publisher.h (health to
-// gRPC), gauge_refresher.h (the scrape-time gauges), http_routes.h (the HTTP answers) and
-// startup_models.h (the models loaded at start).
+// gRPC), gauge_refresher.h (the scrape-time gauges), server/rest/http_routes.h (the HTTP answers)
+// and server/repository/startup_models.h (the models loaded at start).
 //
 // Thread safety: Start, Drain and Shutdown are made for one controlling thread (main.cc calls
 // them in that order from main); the const accessors are safe from any thread after Start.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/health/health_monitor.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "server/daemon/daemon.h"

@@ -1,12 +1,12 @@
 // CallGuard: the check at the start of every NeuronServing handler (Enumerate, GetModel,
 // ListModels, Infer, InferStream, LoadModel, UnloadModel) and every GRPCInferenceService (v2)
 // handler: the caller's bearer token against
-// the scope the RPC needs (server/security/token_authority.h, rpc_scope.h), then the listener's
-// policy (admin RPCs served on the admin listener are PERMISSION_DENIED here, naming it). A
-// refused call is finished at once with the returned status and written to the audit log.
+// the scope the RPC needs (server/security/token_authority.h, server/security/rpc_scope.h), then
+// the listener's policy (admin RPCs served on the admin listener are PERMISSION_DENIED here, naming
+// it). A refused call is finished at once with the returned status and written to the audit log.
 // gRPC's health service is not a NeuronServing method and never passes here: probes need no
 // token. The v2 probes (ServerLive, ServerReady, ModelReady) do pass here, for the metadata
-// limit; their scope is none (rpc_scope.h), so they need no token either.
+// limit; their scope is none (server/security/rpc_scope.h), so they need no token either.
 //
 // Identity (issue 17, item 3): the caller's name in the access and audit logs is its client
 // certificate's (the first subject alternative name, else the common name, from the call's
@@ -35,7 +35,7 @@ namespace neuronserve {
 
 class AuditLog;
 
-// The method paths the guard is asked about, as rpc_scope.h's table knows them.
+// The method paths the guard is asked about, as server/security/rpc_scope.h's table knows them.
 namespace rpc {
 inline constexpr std::string_view kEnumerate = "/neuronserve.v1.NeuronServing/Enumerate";
 inline constexpr std::string_view kGetModel = "/neuronserve.v1.NeuronServing/GetModel";

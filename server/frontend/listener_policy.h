@@ -16,8 +16,9 @@ struct ListenerPolicy {
   // of the admin listener that serves them instead (e.g. "unix:/run/neuron-serve/admin.sock"):
   // here they are PERMISSION_DENIED with a message naming it.
   std::string admin_listener_elsewhere;
-  // --max-metadata-bytes: larger request metadata is RESOURCE_EXHAUSTED (listeners.h says why
-  // the handlers check it rather than gRPC alone). 0: not checked.
+  // --max-metadata-bytes: larger request metadata is RESOURCE_EXHAUSTED
+  // (server/frontend/metadata_limit.h says why the handlers check it rather than gRPC alone). 0:
+  // not checked.
   uint32_t max_metadata_bytes = 0;
 };
 

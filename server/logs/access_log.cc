@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "server/logs/record_log.h"
-
 namespace neuronserve {
 namespace {
 
@@ -11,20 +9,8 @@ int64_t Micros(absl::Duration duration) { return absl::ToInt64Microseconds(durat
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<AccessLog>> AccessLog::Open(const std::string& path,
-                                                           LogFormat format, int stdout_fd) {
-  absl::StatusOr<std::unique_ptr<RecordLog>> log =
-      RecordLog::Open("--access-log", path, format, stdout_fd);
-  if (!log.ok()) return log.status();
-  return std::unique_ptr<AccessLog>(new AccessLog(*std::move(log)));
-}
-
-AccessLog::AccessLog(std::unique_ptr<RecordLog> log) : log_(std::move(log)) {}
-
-AccessLog::~AccessLog() = default;
-
 std::string AccessLog::Format(const AccessRecord& record, absl::Time now) const {
-  RecordLine line = log_->Line("access", now);
+  RecordLine line = Line("access", now);
   line.Add("method", record.method)
       .Add("peer", record.peer)
       .AddUnlessEmptyInText("identity", record.identity)
@@ -39,7 +25,5 @@ std::string AccessLog::Format(const AccessRecord& record, absl::Time now) const 
       .AddNumber("bytes_out", record.bytes_out);
   return std::move(line).Finish();
 }
-
-void AccessLog::Record(const AccessRecord& record) { log_->Write(Format(record, absl::Now())); }
 
 }  // namespace neuronserve

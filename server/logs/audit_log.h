@@ -13,7 +13,7 @@
 // The file, the format and the line's form are RecordLog's (record_log.h), shared with the
 // access log; this log has only its record and its fields.
 //
-// Thread safety: Record may be called from any thread. Ownership: owns its RecordLog, whose
+// Thread safety: Record may be called from any thread. Ownership: a RecordLog (its base), whose
 // background thread writes the lines.
 #ifndef NEURON_SERVE_SERVER_LOGS_AUDIT_LOG_H_
 #define NEURON_SERVE_SERVER_LOGS_AUDIT_LOG_H_
@@ -26,10 +26,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/logs/logging.h"
+#include "server/logs/record_log.h"
 
 namespace neuronserve {
-
-class RecordLog;
 
 struct AuditRecord {
   std::string_view rpc;       // "LoadModel"
@@ -40,23 +39,21 @@ struct AuditRecord {
   std::string_view message;
 };
 
-class AuditLog {
+class AuditLog final : public RecordLog {
  public:
   // As AccessLog::Open, for --audit-log.
   static absl::StatusOr<std::unique_ptr<AuditLog>> Open(const std::string& path, LogFormat format,
-                                                        int stdout_fd = 1);
-  // Writes every line still queued.
-  ~AuditLog();
-  AuditLog(const AuditLog&) = delete;
-  AuditLog& operator=(const AuditLog&) = delete;
+                                                        int stdout_fd = 1) {
+    return OpenAs<AuditLog>("--audit-log", path, format, stdout_fd);
+  }
 
-  void Record(const AuditRecord& record);
+  void Record(const AuditRecord& record) { Write(Format(record, absl::Now())); }
   // The line Record writes (without the newline), for tests.
   std::string Format(const AuditRecord& record, absl::Time now) const;
 
  private:
-  explicit AuditLog(std::unique_ptr<RecordLog> log);
-  const std::unique_ptr<RecordLog> log_;
+  friend class RecordLog;  // OpenAs makes it
+  using RecordLog::RecordLog;
 };
 
 }  // namespace neuronserve

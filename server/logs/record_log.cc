@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/logs/json_log_formatter.h"
-#include "server/logs/log_line_file.h"
 
 namespace neuronserve {
 
@@ -12,19 +11,29 @@ RecordLine::RecordLine(LogFormat format, std::string_view type, absl::Time time)
   line_.reserve(256);
   const std::string stamp = Rfc3339Millis(absl::ToChronoTime(time));
   if (format_ == LogFormat::kJson) {
-    absl::StrAppend(&line_, "{\"time\":\"", stamp, "\",\"type\":\"", type, "\"");
+    absl::StrAppend(&line_, "{\"time\":\"", stamp, "\",\"type\":\"");
+    line_.append(type);
+    line_ += '"';
   } else {
-    absl::StrAppend(&line_, stamp, " ", type);
+    absl::StrAppend(&line_, stamp, " ");
+    line_.append(type);
   }
 }
 
+void RecordLine::AppendKey(std::string_view key) {
+  // Keys are the logs' own words (no escaping needed): ,"key": in JSON, " key=" in text.
+  line_ += format_ == LogFormat::kJson ? ",\"" : " ";
+  line_.append(key);
+  line_ += format_ == LogFormat::kJson ? "\":" : "=";
+}
+
 RecordLine& RecordLine::Add(std::string_view key, std::string_view value) {
+  AppendKey(key);
   if (format_ == LogFormat::kJson) {
-    absl::StrAppend(&line_, ",\"", key, "\":\"");
+    line_ += '"';
     AppendJsonEscaped(value, line_);
     line_ += '"';
   } else {
-    absl::StrAppend(&line_, " ", key, "=");
     AppendLogTextValue(value, line_);
   }
   return *this;
@@ -40,34 +49,20 @@ RecordLine& RecordLine::AddCode(std::string_view key, absl::StatusCode code) {
 }
 
 RecordLine& RecordLine::AddNumber(std::string_view key, int64_t value) {
-  if (format_ == LogFormat::kJson) {
-    absl::StrAppend(&line_, ",\"", key, "\":", value);
-  } else {
-    absl::StrAppend(&line_, " ", key, "=", value);
-  }
+  AppendKey(key);
+  absl::StrAppend(&line_, value);
   return *this;
 }
 
 RecordLine& RecordLine::AddNumber(std::string_view key, uint64_t value) {
-  if (format_ == LogFormat::kJson) {
-    absl::StrAppend(&line_, ",\"", key, "\":", value);
-  } else {
-    absl::StrAppend(&line_, " ", key, "=", value);
-  }
+  AppendKey(key);
+  absl::StrAppend(&line_, value);
   return *this;
 }
 
 std::string RecordLine::Finish() && {
   if (format_ == LogFormat::kJson) line_ += '}';
   return std::move(line_);
-}
-
-absl::StatusOr<std::unique_ptr<RecordLog>> RecordLog::Open(const std::string& flag,
-                                                           const std::string& path,
-                                                           LogFormat format, int stdout_fd) {
-  absl::StatusOr<std::unique_ptr<LogLineFile>> file = LogLineFile::Open(flag, path, stdout_fd);
-  if (!file.ok()) return file.status();
-  return std::unique_ptr<RecordLog>(new RecordLog(format, *std::move(file)));
 }
 
 RecordLog::RecordLog(LogFormat format, std::unique_ptr<LogLineFile> file)

@@ -8,7 +8,7 @@
 //   JSON  {"time":"2026-12-04T11:30:05.123Z","type":"TYPE","key":"value","key":123,...}
 //
 // Thread safety: RecordLog::Write may be called from any thread (LogLineFile queues the line);
-// a RecordLine belongs to the thread that builds it. Ownership: RecordLog owns its LogLineFile
+// a RecordLine belongs to the thread that builds it. Ownership: a RecordLog owns its LogLineFile
 // (whose destructor writes every queued line); RecordLine owns its text and borrows nothing.
 #ifndef NEURON_SERVE_SERVER_LOGS_RECORD_LOG_H_
 #define NEURON_SERVE_SERVER_LOGS_RECORD_LOG_H_
@@ -21,11 +21,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/logs/log_line_file.h"
 #include "server/logs/logging.h"
 
 namespace neuronserve {
-
-class LogLineFile;
 
 // One line of a record log, built field by field.
 class RecordLine {
@@ -47,22 +46,37 @@ class RecordLine {
   std::string Finish() &&;
 
  private:
+  // A field's key and what separates it from the value, in the line's format.
+  void AppendKey(std::string_view key);
+
   const LogFormat format_;
   std::string line_;
 };
 
+// The base of a record log: AccessLog and AuditLog derive from it and add their record and its
+// Format; the file, the format choice and the line's form are here.
 class RecordLog {
  public:
-  // Opens (appends to) `path`, or for "-" a duplicate of `stdout_fd`: the process's real
-  // standard output, which is not fd 1 while OutputCapture holds it. UNAVAILABLE naming `flag`
-  // ("--access-log") and the path when it cannot.
-  static absl::StatusOr<std::unique_ptr<RecordLog>> Open(const std::string& flag,
-                                                         const std::string& path, LogFormat format,
-                                                         int stdout_fd);
-  // Writes every line still queued.
-  ~RecordLog();
   RecordLog(const RecordLog&) = delete;
   RecordLog& operator=(const RecordLog&) = delete;
+
+ protected:
+  // Opens (appends to) `path`, or for "-" a duplicate of `stdout_fd`: the process's real
+  // standard output, which is not fd 1 while OutputCapture holds it; then makes the Log over it
+  // (Log's constructor takes the format and the file, and befriends RecordLog). UNAVAILABLE
+  // naming `flag` ("--access-log") and the path when the file cannot be opened.
+  template <typename Log>
+  static absl::StatusOr<std::unique_ptr<Log>> OpenAs(const std::string& flag,
+                                                     const std::string& path, LogFormat format,
+                                                     int stdout_fd) {
+    absl::StatusOr<std::unique_ptr<LogLineFile>> file = LogLineFile::Open(flag, path, stdout_fd);
+    if (!file.ok()) return file.status();
+    return std::unique_ptr<Log>(new Log(format, *std::move(file)));
+  }
+
+  RecordLog(LogFormat format, std::unique_ptr<LogLineFile> file);
+  // Writes every line still queued. Not virtual: a log is owned and deleted as its own type.
+  ~RecordLog();
 
   // A line of this log's format for a record of `type` ("access", "audit") at `time`.
   RecordLine Line(std::string_view type, absl::Time time) const {
@@ -72,7 +86,6 @@ class RecordLog {
   void Write(std::string_view line);
 
  private:
-  RecordLog(LogFormat format, std::unique_ptr<LogLineFile> file);
   const LogFormat format_;
   const std::unique_ptr<LogLineFile> file_;
 };

@@ -2,10 +2,11 @@
 //
 // A thin adapter: each message read goes to a ModelUpload (server/repository/model_upload.h: the
 // header, the chunks bounded by --max-model-bytes, the size and SHA-256 checks), whose first error
-// finishes the call. The method is raw (raw_message.h): a message that does not parse ends the
-// call with INVALID_ARGUMENT naming LoadModel and the message's position in the stream, and what
-// was received is dropped. At the end of the stream the registry loads what the upload produced on
-// its own thread and the call finishes from there: no gRPC thread waits for nrt_load.
+// finishes the call. The method is raw (server/frontend/raw_message.h): a message that does not
+// parse ends the call with INVALID_ARGUMENT naming LoadModel and the message's position in the
+// stream, and what was received is dropped. At the end of the stream the registry loads what the
+// upload produced on its own thread and the call finishes from there: no gRPC thread waits for
+// nrt_load.
 //
 // Ownership: gRPC owns the reactor from its construction until OnDone, which deletes it; the
 // context's registry and repository outlive every call.

@@ -1,5 +1,5 @@
-// NativeInferCall: an InferCall (infer_call.h) whose request and response are the native API's
-// neuronserve.v1 InferRequest and InferResponse.
+// NativeInferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the
+// native API's neuronserve.v1 InferRequest and InferResponse.
 //
 // Decoding: each InputTensor becomes a GivenInput (its raw_data or typed field, its shape and
 // stated dtype); `outputs` the wanted outputs; `response_form` the output form (unset: raw when

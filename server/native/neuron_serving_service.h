@@ -1,10 +1,10 @@
 // neuronserve.v1.NeuronServing on the gRPC callback API.
 //
-// Every handler first asks the CallGuard (call_guard.h: token scope, listener policy, the
-// caller's identity); a refused call finishes at once. Then it parses its request
-// (raw_message.h). Handlers never block on the device: Enumerate, GetModel and ListModels answer
-// from memory; LoadModel and UnloadModel hand the work to the model registry's thread and finish
-// the call from there.
+// Every handler first asks the CallGuard (server/frontend/call_guard.h: token scope, listener
+// policy, the caller's identity); a refused call finishes at once. Then it parses its request
+// (server/frontend/raw_message.h). Handlers never block on the device: Enumerate, GetModel and
+// ListModels answer from memory; LoadModel and UnloadModel hand the work to the model registry's
+// thread and finish the call from there.
 #ifndef NEURON_SERVE_SERVER_NATIVE_NEURON_SERVING_SERVICE_H_
 #define NEURON_SERVE_SERVER_NATIVE_NEURON_SERVING_SERVICE_H_
 
@@ -20,9 +20,9 @@
 namespace neuronserve {
 
 // Every method is raw (grpc::ByteBuffer in and out): the handlers parse the requests and
-// serialize the responses themselves (raw_message.h), after the CallGuard, so a message that does
-// not parse is INVALID_ARGUMENT naming the RPC (an in-stream error in InferStream; the end of
-// LoadModel) rather than gRPC's bare UNIMPLEMENTED.
+// serialize the responses themselves (server/frontend/raw_message.h), after the CallGuard, so a
+// message that does not parse is INVALID_ARGUMENT naming the RPC (an in-stream error in
+// InferStream; the end of LoadModel) rather than gRPC's bare UNIMPLEMENTED.
 namespace native_raw {
 using S = v1::NeuronServing;
 using Base = S::WithRawCallbackMethod_Enumerate<

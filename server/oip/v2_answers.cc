@@ -277,7 +277,8 @@ void V2RepositoryLoad(
   if (!overrides.ok()) return done(overrides.status());
 
   // The native repository load's own path: a LoadModel header naming the folder, with the
-  // overrides merged over its config.pbtxt (ModelUpload::Finish, load_spec.h MergeConfig).
+  // overrides merged over its config.pbtxt (ModelUpload::Finish, server/repository/load_spec.h
+  // MergeConfig).
   v1::LoadModelRequest header_message;
   v1::LoadModelHeader* header = header_message.mutable_header();
   header->set_repository_path(name);

@@ -1,7 +1,7 @@
 // The answers of the Open Inference Protocol (KServe v2 with Triton's extensions) that are not
-// inference, once for both of its front ends: the gRPC service (v2_inference_service.h) and
-// the REST routes (v2_rest_routes.h). Each function fills the protocol's message (the
-// inference:: protobuf types, which the REST routes render as JSON) or returns the status both
+// inference, once for both of its front ends: the gRPC service (server/v2/v2_inference_service.h)
+// and the REST routes (server/rest/v2_rest_routes.h). Each function fills the protocol's message
+// (the inference:: protobuf types, which the REST routes render as JSON) or returns the status both
 // front ends answer with, the same message either way. gRPC-free.
 //
 // Thread safety: every function may run on any thread at once (the registry, the repository

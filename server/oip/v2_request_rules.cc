@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "base/shape.h"
@@ -15,7 +16,7 @@ int64_t V2TimeoutFromUnsigned(uint64_t micros) {
 
 absl::StatusOr<absl::Duration> V2QueueTimeout(std::string_view model, int64_t micros) {
   if (micros < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("model '", model,
+    return absl::InvalidArgumentError(absl::StrCat("model '", std::string(model),
                                                    "': request parameter 'timeout' is ", micros,
                                                    " microseconds; give 0 (none) or more"));
   }
@@ -31,8 +32,8 @@ const TensorSpec* V2FindTensor(const std::vector<TensorSpec>& tensors, std::stri
 
 absl::Status V2CheckEmptyShape(std::string_view where, const TensorSpec& spec, size_t rank) {
   if (rank == 0 && !spec.shape.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": expected shape ", ShapeToString(spec.shape), ", got []"));
+    return absl::InvalidArgumentError(absl::StrCat(std::string(where), ": expected shape ",
+                                                   ShapeToString(spec.shape), ", got []"));
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,6 @@
-// V2RestInferCall: an InferCall (infer_call.h) whose request and answer are the Open Inference
-// Protocol's REST form, POST /v2/models/{name}[/versions/{version}]/infer, with Triton's binary
-// tensor extension: the third front end beside NativeInferCall and V2InferCall.
+// V2RestInferCall: an InferCall (server/frontend/infer_call.h) whose request and answer are the
+// Open Inference Protocol's REST form, POST /v2/models/{name}[/versions/{version}]/infer, with
+// Triton's binary tensor extension: the third front end beside NativeInferCall and V2InferCall.
 //
 // The HTTP thread parses the JSON part (v2_rest_request.h: a streaming parser into typed
 // buffers), points binary inputs at the exchange's body (no copy), binds, queues and returns;

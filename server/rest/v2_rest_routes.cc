@@ -15,7 +15,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-// The gRPC method each route answers as, for its scope (rpc_scope.h's v2 rows).
+// The gRPC method each route answers as, for its scope (server/security/rpc_scope.h's v2 rows).
 Scope ScopeOf(std::string_view rpc) {
   return RequiredScope(absl::StrCat("/inference.GRPCInferenceService/", std::string(rpc)));
 }

@@ -9,10 +9,11 @@
 //   POST /v2/models/{name}[/versions/{version}]/infer           inference (v2_rest_infer_call.h)
 //   POST /v2/repository/index                                   repository index (admin)
 //   POST /v2/repository/models/{name}/load, .../unload          (admin)
-// The scopes are the gRPC methods' (rpc_scope.h); the answers are v2_answers.h's, the same as
-// the gRPC service's, rendered as Triton's JSON; an error is {"error": "..."} with the HTTP
-// status of its code (http_status.h). Repository calls are written to the audit log as the
-// gRPC ones are, and answered from the registry's thread when the load or unload ends; with
+// The scopes are the gRPC methods' (server/security/rpc_scope.h); the answers are
+// server/oip/v2_answers.h's, the same as the gRPC service's, rendered as Triton's JSON; an error is
+// {"error": "..."} with the HTTP status of its code (server/http/http_status.h). Repository calls
+// are written to the audit log as the gRPC ones are, and answered from the registry's thread when
+// the load or unload ends; with
 // --admin-listen set they are 403 here, naming the admin listener.
 //
 // Thread safety: the handlers run on the HTTP server's threads at once; everything they reach

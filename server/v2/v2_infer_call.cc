@@ -18,7 +18,7 @@ bool HasContents(const inference::InferTensorContents& c) {
 
 // The queue-time limit of request parameter "timeout" (microseconds), or zero for none. The
 // parameter's oneof is this carrier's own; what its value may be is the protocol's
-// (v2_request_rules.h), shared with REST.
+// (server/oip/v2_request_rules.h), shared with REST.
 absl::StatusOr<absl::Duration> QueueTimeout(const std::string& model,
                                             const inference::ModelInferRequest& request) {
   const auto found = request.parameters().find("timeout");

@@ -1,8 +1,9 @@
-// V2InferCall: an InferCall (infer_call.h) whose request and response are the Open Inference
-// Protocol's inference.ModelInferRequest and ModelInferResponse (proto/inference).
+// V2InferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the Open
+// Inference Protocol's inference.ModelInferRequest and ModelInferResponse (proto/inference).
 //
 // Decoding, on the gRPC thread, into the one request form:
-// - each input's `datatype` must be its tensor's v2 datatype (v2_datatype.h; BOOL for a 1-byte
+// - each input's `datatype` must be its tensor's v2 datatype (server/oip/v2_datatype.h; BOOL for a
+// 1-byte
 //   integer tensor), its `shape` the tensor's;
 // - its values come from raw_input_contents (one entry per input, in the order of `inputs`,
 //   then no input may carry `contents`) or from the typed `contents` field of its datatype
@@ -35,7 +36,7 @@ class V2InferCall : public InferCall {
   static constexpr std::string_view kUnaryMethod = "ModelInfer";
   static constexpr std::string_view kStreamMethod = "ModelStreamInfer";
 
-  // As NativeInferCall::Bind and BeginUnbound (native_infer_call.h).
+  // As NativeInferCall::Bind and BeginUnbound (server/native/native_infer_call.h).
   absl::Status Bind(const InferContext& context, const Request& request, Response& response);
   void BeginUnbound(const InferContext& context, const Request& request, Response& response);
 

@@ -6,12 +6,12 @@
 // server/frontend/infer_call.h, through its v2 front end V2InferCall), ModelStatistics and the
 // repository extension (RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload).
 //
-// Every handler first asks the CallGuard (call_guard.h), then parses its request
-// (raw_message.h), as NeuronServing's do: the probes need
+// Every handler first asks the CallGuard (server/frontend/call_guard.h), then parses its request
+// (server/frontend/raw_message.h), as NeuronServing's do: the probes need
 // no token, metadata and statistics the infer scope, the repository calls admin (and are
 // PERMISSION_DENIED on the main port when --admin-listen is set). The probes read the same
 // HealthReport the HealthMonitor publishes to grpc.health.v1 and /readyz, so the three agree at
-// every moment. The answers themselves are v2_answers.h's, shared with the REST routes.
+// every moment. The answers themselves are server/oip/v2_answers.h's, shared with the REST routes.
 // Handlers never block: reads answer from memory; a repository load or unload
 // hands the work to the model registry's thread and finishes the call from there.
 //
@@ -35,9 +35,9 @@
 namespace neuronserve {
 
 // Every method is raw (grpc::ByteBuffer in and out): the handlers parse the requests and
-// serialize the responses themselves (raw_message.h), after the CallGuard, so a message that does
-// not parse is INVALID_ARGUMENT naming the RPC (an in-stream error_message in ModelStreamInfer)
-// rather than gRPC's bare UNIMPLEMENTED.
+// serialize the responses themselves (server/frontend/raw_message.h), after the CallGuard, so a
+// message that does not parse is INVALID_ARGUMENT naming the RPC (an in-stream error_message in
+// ModelStreamInfer) rather than gRPC's bare UNIMPLEMENTED.
 namespace v2_raw {
 using S = inference::GRPCInferenceService;
 using Base = S::WithRawCallbackMethod_ServerLive<
