@@ -12,7 +12,7 @@
 // UNAVAILABLE ("shutting down"), so an idle client does not hold the shutdown up.
 //
 // The definitions are in infer_stream_reactor_impl.h: each front end instantiates the reactor
-// for its own Call (server/native/native_reactors.h, server/v2/v2_reactors.h), so this shared
+// for its own Call (server/native/native_reactors.cc, server/v2/v2_reactors.cc), so this shared
 // layer names no front end.
 //
 // Thread safety: gRPC callbacks and core workers' completions meet in StreamFlow, which

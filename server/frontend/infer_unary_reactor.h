@@ -4,7 +4,7 @@
 // core worker that runs it finishes the call, so no gRPC thread waits on the device.
 //
 // The definitions are in infer_unary_reactor_impl.h: each front end instantiates the reactor
-// for its own Call (server/native/native_reactors.h, server/v2/v2_reactors.h), so this shared
+// for its own Call (server/native/native_reactors.cc, server/v2/v2_reactors.cc), so this shared
 // layer names no front end.
 //
 // Thread safety: gRPC and the core worker hand the reactor to each other (bind, then queue,

@@ -6,10 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/serving/worker_pool.h"
 #include "server/frontend/grpc_status.h"
+#include "server/frontend/infer_stream_reactor.h"  // instantiated in native_reactors.cc
+#include "server/frontend/infer_unary_reactor.h"
 #include "server/frontend/raw_message.h"
 #include "server/native/enumerate_response.h"
 #include "server/native/model_status.h"
-#include "server/native/native_reactors.h"
+#include "server/native/native_infer_call.h"
 #include "server/security/rpc_scope.h"
 
 namespace neuronserve {

@@ -4,10 +4,12 @@
 #include <utility>
 
 #include "server/frontend/grpc_status.h"
+#include "server/frontend/infer_stream_reactor.h"  // instantiated in v2_reactors.cc
+#include "server/frontend/infer_unary_reactor.h"
 #include "server/frontend/raw_message.h"
 #include "server/oip/v2_answers.h"
 #include "server/security/rpc_scope.h"
-#include "server/v2/v2_reactors.h"
+#include "server/v2/v2_infer_call.h"
 
 namespace neuronserve {
 
