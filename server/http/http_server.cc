@@ -1,3 +1,7 @@
+// HttpServer (http_server.h): starting libmicrohttpd and its callbacks (a request's access
+// calls, its completion, connection events, its log). What the server answers before a handler
+// runs is in http_server_screen.cc, what it hands libmicrohttpd in http_server_answers.cc, and
+// the Impl and Exchange they share in http_server_internal.h.
 #include "server/http/http_server.h"
 
 #include <arpa/inet.h>
