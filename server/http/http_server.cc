@@ -1,3 +1,7 @@
+// HttpServer (http_server.h): starting libmicrohttpd and its callbacks (a request's access
+// calls, its completion, connection events, its log). What the server answers before a handler
+// runs is in http_server_screen.cc, what it hands libmicrohttpd in http_server_answers.cc, and
+// the Impl and Exchange they share in http_server_internal.h.
 #include "server/http/http_server.h"
 
 #include <arpa/inet.h>
@@ -13,11 +17,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
+#include "server/http/http_server_internal.h"
 #include "server/http/http_status.h"
 #include "server/http/http_tls.h"
-#include "server/security/token_authority.h"
 #include "spdlog/spdlog.h"
-#include "base/mutex.h"
 
 namespace neuronserve {
 namespace {
@@ -28,274 +32,7 @@ constexpr unsigned kConnectionLimit = 512;
 // Seconds a connection may stay idle (between requests, or mid-request) before it is closed.
 constexpr unsigned kIdleTimeoutSeconds = 10;
 
-
-// "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000", as gRPC names peers.
-std::string PeerString(const sockaddr* address) {
-  if (address == nullptr) return "unknown";
-  char text[INET6_ADDRSTRLEN] = "";
-  if (address->sa_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(address);
-    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text));
-    return absl::StrCat("ipv4:", text, ":", ntohs(v4->sin_port));
-  }
-  if (address->sa_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
-    inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
-    return absl::StrCat("ipv6:[", text, "]:", ntohs(v6->sin6_port));
-  }
-  return "unknown";
-}
-
-HttpResponse ShuttingDown() {
-  HttpResponse response = HttpErrorResponse(503, "the server is shutting down");
-  response.headers.push_back({"Connection", "close"});
-  return response;
-}
-
-// The response MHD sends: the HttpResponse's parts without copying them, the HttpResponse kept
-// alive until MHD frees the response.
-MHD_Response* ToMhdResponse(HttpResponse response) {
-  auto* owned = new HttpResponse(std::move(response));
-  std::vector<MHD_IoVec> parts;
-  parts.reserve(1 + owned->more_body.size());
-  if (!owned->body.empty()) parts.push_back({owned->body.data(), owned->body.size()});
-  for (const std::string& part : owned->more_body) {
-    if (!part.empty()) parts.push_back({part.data(), part.size()});
-  }
-  MHD_Response* mhd = MHD_create_response_from_iovec(
-      parts.data(), static_cast<unsigned>(parts.size()),
-      [](void* cls) { delete static_cast<HttpResponse*>(cls); }, owned);
-  if (mhd == nullptr) {
-    delete owned;
-    return nullptr;
-  }
-  MHD_add_response_header(mhd, "Content-Type", owned->content_type.c_str());
-  MHD_add_response_header(mhd, "Cache-Control", "no-store");
-  for (const auto& [name, value] : owned->headers) {
-    MHD_add_response_header(mhd, name.c_str(), value.c_str());
-  }
-  return mhd;
-}
-
-MHD_Result Queue(MHD_Connection* connection, HttpResponse response) {
-  const unsigned status = static_cast<unsigned>(response.status);
-  MHD_Response* mhd = ToMhdResponse(std::move(response));
-  if (mhd == nullptr) return MHD_NO;
-  const MHD_Result result = MHD_queue_response(connection, status, mhd);
-  MHD_destroy_response(mhd);
-  return result;
-}
-
 }  // namespace
-
-class HttpServer::Impl {
- public:
-  class Exchange;
-
-  explicit Impl(HttpServerOptions options, HttpRouteTable routes)
-      : options_(std::move(options)), routes_(std::move(routes)) {}
-  ~Impl();
-
-  absl::Status Listen();
-
-  static MHD_Result Access(void* cls, MHD_Connection* connection, const char* url,
-                           const char* method, const char* version, const char* upload_data,
-                           size_t* upload_data_size, void** con_cls);
-  static void Completed(void* cls, MHD_Connection* connection, void** con_cls,
-                        MHD_RequestTerminationCode code);
-  static void ConnectionEvent(void* cls, MHD_Connection* connection, void** socket_context,
-                              MHD_ConnectionNotificationCode code);
-  static void Log(void* cls, const char* format, va_list args);
-  // MHD would percent-decode the URL before the access handler sees it, turning %2F into a '/'
-  // that splits a segment; leaving it as sent lets the route table split first, then decode.
-  static size_t KeepEscapes(void* /*cls*/, MHD_Connection* /*connection*/, char* text) {
-    return std::strlen(text);
-  }
-
-  // The first call for a request: the answer the server gives itself (404, 405, 401, 403, 413,
-  // 503), or nothing when the request goes on to its handler.
-  std::optional<HttpResponse> Screen(Exchange& exchange, MHD_Connection* connection);
-  // False once the destructor began: the request is refused instead (503), so that no handler
-  // starts after the destructor saw nothing owed.
-  bool Owe() {
-    MutexLock lock(&mutex_);
-    if (stopping_.load()) return false;
-    ++owed_;
-    return true;
-  }
-  void Paid() {
-    MutexLock lock(&mutex_);
-    if (--owed_ == 0) all_paid_.NotifyAll();
-  }
-
-  const HttpServerOptions options_;
-  const HttpRouteTable routes_;
-  std::string address_;
-  MHD_Daemon* daemon_ = nullptr;
-  std::atomic<bool> stopping_{false};
-  // MHD's messages while Start runs (why it cannot listen); afterwards they go to the log.
-  std::atomic<bool> starting_{true};
-  std::string start_error_;
-  Mutex mutex_;
-  CondVar all_paid_;
-  int owed_ ABSL_GUARDED_BY(mutex_) = 0;
-};
-
-// One request: what the access handler learned, the body, and the answer once it is given.
-class HttpServer::Impl::Exchange final : public HttpExchange {
- public:
-  Exchange(Impl* server, MHD_Connection* connection, std::string method, std::string raw_url)
-      : server_(server), connection_(connection), method_(std::move(method)) {
-    const size_t query = raw_url.find('?');
-    raw_path_ = raw_url.substr(0, query);
-    if (!PercentDecodeSegment(raw_path_, path_)) path_ = raw_path_;
-    const MHD_ConnectionInfo* info =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    peer_ = PeerString(info != nullptr ? info->client_addr : nullptr);
-  }
-
-  std::string_view method() const override { return method_; }
-  std::string_view path() const override { return path_; }
-  std::string_view param(std::string_view name) const override {
-    for (const auto& [key, value] : match_.params) {
-      if (key == name) return value;
-    }
-    return {};
-  }
-  std::string_view header(std::string_view name) const override {
-    const char* value =
-        MHD_lookup_connection_value(connection_, MHD_HEADER_KIND, std::string(name).c_str());
-    return value != nullptr ? std::string_view(value) : std::string_view();
-  }
-  std::string_view body() const override { return body_; }
-  std::string_view peer() const override { return peer_; }
-  std::string_view identity() const override { return identity_; }
-
-  void Respond(HttpResponse response) override {
-    Impl* server = server_;
-    MHD_Connection* connection = connection_;
-    bool resume = false;
-    {
-      MutexLock lock(&mutex_);
-      answer_ = std::move(response);
-      resume = suspended_;
-      suspended_ = false;
-    }
-    // A suspended connection is not touched by MHD until resumed, so the exchange is still
-    // here up to this call; after it, the access handler sends the answer and MHD may free the
-    // exchange at any moment. The debt is settled in Completed, once the answer went out: a
-    // destructor that stopped MHD between the resume and the send would lose it.
-    if (resume) MHD_resume_connection(connection);
-  }
-
-  // Runs the handler; returns what to do on the MHD thread: queue the answer now, or wait.
-  MHD_Result RunHandler() {
-    handler_ran_ = true;
-    if (!server_->Owe()) {
-      answered_ = true;
-      return Queue(connection_, ShuttingDown());
-    }
-    counted_as_owed_ = true;
-    match_.route->handler(*this);
-    return SendOrSuspend();
-  }
-
-  // Called on the MHD thread after the handler and on each resume: queues the answer when it is
-  // there, else suspends the connection until Respond.
-  MHD_Result SendOrSuspend() {
-    std::optional<HttpResponse> answer;
-    {
-      MutexLock lock(&mutex_);
-      if (!answer_.has_value()) {
-        MHD_suspend_connection(connection_);
-        suspended_ = true;
-        return MHD_YES;
-      }
-      answer = std::move(answer_);
-      answer_.reset();
-    }
-    answered_ = true;
-    return Queue(connection_, std::move(*answer));
-  }
-
-  Impl* const server_;
-  MHD_Connection* const connection_;
-  const std::string method_;
-  std::string raw_path_;
-  std::string path_;
-  std::vector<std::string> decoded_;
-  HttpRouteTable::Match match_;
-  std::string body_;
-  std::string peer_;
-  std::string identity_;
-  // The server's own answer was queued (or is owed once the body is read: too_large_).
-  bool screened_out_ = false;
-  bool too_large_ = false;
-  bool handler_ran_ = false;
-  bool answered_ = false;
-  // Counted in the server's owed_ (the handler ran): settled when the request completes.
-  bool counted_as_owed_ = false;
-
- private:
-  Mutex mutex_;
-  std::optional<HttpResponse> answer_ ABSL_GUARDED_BY(mutex_);
-  bool suspended_ ABSL_GUARDED_BY(mutex_) = false;
-};
-
-namespace {
-
-HttpResponse TooLarge(std::string_view path, size_t limit, std::string_view given) {
-  HttpResponse response =
-      HttpErrorResponse(413, absl::StrCat("the body of ", std::string(path), " is ", std::string(given),
-                                      "; the limit is ", limit, " bytes (--max-message-bytes)"));
-  response.headers.push_back({"Connection", "close"});
-  return response;
-}
-
-}  // namespace
-
-std::optional<HttpResponse> HttpServer::Impl::Screen(Exchange& exchange,
-                                                     MHD_Connection* connection) {
-  if (stopping_.load()) return ShuttingDown();
-  exchange.match_ = routes_.Find(exchange.method_, exchange.raw_path_, exchange.decoded_);
-  const HttpRouteTable::Match& match = exchange.match_;
-  if (match.route == nullptr && match.allowed.empty()) {
-    return HttpErrorResponse(404, absl::StrCat("no such path: ", exchange.raw_path_));
-  }
-  if (match.route == nullptr) {
-    HttpResponse response =
-        HttpErrorResponse(405, absl::StrCat(exchange.method_, " is not allowed on ", exchange.raw_path_,
-                                        "; allowed: ", match.allowed));
-    response.headers.push_back({"Allow", match.allowed});
-    return response;
-  }
-  const HttpRouteTable::Route& route = *match.route;
-  if (options_.tokens != nullptr && route.scope != Scope::kNone) {
-    const AuthDecision decision =
-        options_.tokens->Authorize(exchange.header("Authorization"), route.scope, route.name);
-    if (decision.code == absl::StatusCode::kUnauthenticated) {
-      HttpResponse response = HttpErrorResponse(401, decision.message);
-      response.headers.push_back({"WWW-Authenticate", "Bearer"});
-      return response;
-    }
-    if (!decision.ok()) return HttpErrorResponse(403, decision.message);
-    exchange.identity_ = std::string(decision.label);
-  }
-  const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
-  if (length != nullptr) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long declared = std::strtoull(length, &end, 10);
-    if (end != length && *end == '\0' && errno == 0) {
-      if (declared > options_.max_body_bytes) {
-        return TooLarge(exchange.raw_path_, options_.max_body_bytes,
-                        absl::StrCat(declared, " bytes (Content-Length)"));
-      }
-      exchange.body_.reserve(declared);
-    }
-  }
-  return std::nullopt;
-}
 
 MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const char* url,
                                     const char* method, const char* /*version*/,
@@ -310,7 +47,7 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
     std::optional<HttpResponse> refusal = server->Screen(*exchange, connection);
     if (refusal.has_value()) {
       exchange->screened_out_ = true;
-      return Queue(connection, std::move(*refusal));
+      return mhd::Queue(connection, std::move(*refusal));
     }
     return MHD_YES;
   }
@@ -332,8 +69,9 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
   }
   if (exchange->too_large_) {
     exchange->screened_out_ = true;
-    return Queue(connection, TooLarge(exchange->raw_path_, server->options_.max_body_bytes,
-                                      absl::StrCat("more than that (chunked)")));
+    return mhd::Queue(connection,
+                      mhd::TooLarge(exchange->raw_path_, server->options_.max_body_bytes,
+                                    absl::StrCat("more than that (chunked)")));
   }
   if (!exchange->handler_ran_) return exchange->RunHandler();
   if (!exchange->answered_) return exchange->SendOrSuspend();

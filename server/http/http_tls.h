@@ -7,7 +7,7 @@
 // (FileWatcher::ReloadAll): a change re-reads them, and a good new pair serves every handshake
 // from then on (established connections keep theirs), while a bad one is refused with an error
 // log line naming the problem and the previous pair keeps serving. The log lines are those of
-// the gRPC listener's certificate (server/tls_credentials.h), with "HTTP TLS" for "TLS".
+// the gRPC listener's certificate (server/daemon/tls_credentials.h), with "HTTP TLS" for "TLS".
 //
 // GnuTLS keeps the certificate list and key that the certificate callback hands it for the
 // rest of the handshake, so a pair that is replaced is kept alive for kRetiredGrace (far longer
@@ -30,8 +30,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "server/security/tls_pair_check.h"
 #include "base/mutex.h"
+#include "server/security/tls_pair_check.h"
 
 namespace neuronserve {
 

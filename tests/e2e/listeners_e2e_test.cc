@@ -323,7 +323,8 @@ TEST(ListenersE2ETest, MaxMetadataBytesRefusesLargeHeadersNamingTheFlag) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(status.error_message(), HasSubstr("--max-metadata-bytes=1024"));
   }
-  // Far past it, gRPC's own limit (listeners.h: MetadataLimitFor) answers before the handler.
+  // Far past it, gRPC's own limit (server/frontend/metadata_limit.h: MetadataLimitFor) answers
+  // before the handler.
   const grpc::StatusCode far = list_with(64 * 1024, &message);
   EXPECT_EQ(far, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
   EXPECT_THAT(message, HasSubstr("metadata size exceeds limit"));

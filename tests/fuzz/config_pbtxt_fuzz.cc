@@ -1,8 +1,8 @@
 // libFuzzer target: a model folder's config.pbtxt as the daemon reads it (a ModelConfig in
-// protobuf text format, server/model_repository.cc), merged with LoadModel's overrides and made
-// into a LoadSpec (server/load_spec.h). Checks, besides the sanitizers: the config text a
-// persisted model keeps in its record parses again to the same config, as the daemon's next
-// start reads it (server/startup_models.cc).
+// protobuf text format, server/repository/model_repository.cc), merged with LoadModel's overrides
+// and made into a LoadSpec (server/repository/load_spec.h). Checks, besides the sanitizers: the
+// config text a persisted model keeps in its record parses again to the same config, as the
+// daemon's next start reads it (server/repository/startup_models.cc).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "server/load_spec.h"
+#include "server/repository/load_spec.h"
 
 namespace {
 

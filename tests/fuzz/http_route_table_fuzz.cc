@@ -18,8 +18,8 @@ void Require(bool condition) {
   if (!condition) std::abort();
 }
 
-// The patterns and methods of server/http_routes.cc and server/v2_rest_routes.cc (the handlers
-// are never called).
+// The patterns and methods of server/rest/http_routes.cc and server/rest/v2_rest_routes.cc (the
+// handlers are never called).
 const neuronserve::HttpRouteTable& Routes() {
   static const neuronserve::HttpRouteTable* const table = [] {
     auto* routes = new neuronserve::HttpRouteTable;

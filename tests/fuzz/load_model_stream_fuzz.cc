@@ -1,4 +1,4 @@
-// libFuzzer target: the message sequence of one LoadModel stream (server/model_upload.h
+// libFuzzer target: the message sequence of one LoadModel stream (server/repository/model_upload.h
 // ModelUpload) as the daemon takes it: the header (an upload's or a repository load's), the
 // chunks, the end of the stream. --max-model-bytes is 1 MiB; the repository is a folder under
 // $TMPDIR made at start, holding a model folder, a bare NEFF and symlinks that lead out of it.
@@ -25,7 +25,7 @@
 #include "absl/strings/match.h"
 #include "google/protobuf/stubs/logging.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
-#include "server/model_upload.h"
+#include "server/repository/model_upload.h"
 #include "util/durable_file.h"
 #include "util/sha256.h"
 

@@ -15,7 +15,7 @@
 
 #include "google/protobuf/stubs/logging.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
-#include "server/native_infer_call.h"
+#include "server/native/native_infer_call.h"
 #include "tests/fuzz/bind_checks.h"
 #include "tests/fuzz/sim_serving.h"
 

@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "core/lifecycle/model_registry.h"
-#include "server/infer_context.h"
+#include "server/frontend/infer_context.h"
 
 namespace neuronserve::fuzz {
 

@@ -18,7 +18,7 @@
 #include "base/v2_datatype_name.h"
 #include "google/protobuf/stubs/logging.h"
 #include "inference/grpc_service.pb.h"
-#include "server/v2_infer_call.h"
+#include "server/v2/v2_infer_call.h"
 #include "tests/fuzz/bind_checks.h"
 #include "tests/fuzz/sim_serving.h"
 

@@ -9,7 +9,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "server/v2_rest_request.h"
+#include "server/rest/v2_rest_body.h"
+#include "server/rest/v2_rest_request.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include "absl/flags/flag.h"
 #include "core/nrt/nrt_status.h"
 #include "gtest/gtest.h"
-#include "server/flags.h"
-#include "server/grpc_status.h"
+#include "server/daemon/flags.h"
+#include "server/frontend/grpc_status.h"
 
 namespace neuronserve {
 namespace {
@@ -46,8 +46,7 @@ TEST(FlagsTest, EnvironmentSetsFlagsAndBadValuesNameTheVariable) {
   setenv("NEURON_SERVE_DRAIN_TIMEOUT", "ten", 1);
   absl::Status status = ApplyFlagsFromEnvironment();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(status.message().find("NEURON_SERVE_DRAIN_TIMEOUT='ten'"),
-            absl::string_view::npos)
+  EXPECT_NE(status.message().find("NEURON_SERVE_DRAIN_TIMEOUT='ten'"), absl::string_view::npos)
       << status;
   unsetenv("NEURON_SERVE_LISTEN");
   unsetenv("NEURON_SERVE_DRAIN_TIMEOUT");

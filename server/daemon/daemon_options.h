@@ -1,0 +1,61 @@
+// DaemonOptions: everything the daemon is started with, as main.cc reads it from the flags
+// (flags.h). Its own header so that the units Daemon::Start wires (listeners.h, the logs) can
+// take the options without seeing the Daemon that owns them.
+//
+// Thread safety: a plain value, copied or read by one thread at a time. Ownership: owns its
+// strings; every path names a file, secrets are never held here.
+#ifndef NEURON_SERVE_SERVER_DAEMON_DAEMON_OPTIONS_H_
+#define NEURON_SERVE_SERVER_DAEMON_DAEMON_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+#include "server/logs/logging.h"
+
+namespace neuronserve {
+
+struct DaemonOptions {
+  std::string listen_address = "127.0.0.1:8001";
+  std::string nrt_library;       // empty: the runtime's default names
+  std::string model_repository;  // empty: none
+  std::string load_models;       // "", "all", or "NAME,NAME"
+  // KServe's /mnt/models: one model (served as model_name when set) or a repository
+  // (server/repository/model_dir.h). Not with model_repository or load_models (main.cc refuses
+  // that).
+  std::string model_dir;
+  std::string model_name;
+  std::string state_dir;  // empty: API loads are not persisted
+  uint64_t max_model_bytes = uint64_t{2} << 30;
+  absl::Duration unload_timeout = absl::Seconds(30);
+  uint32_t max_queue = 1024;
+  // Largest message received (an Infer request carries all its tensors in one). Responses
+  // are not capped: their size is the model's, and the client sets what it accepts.
+  int max_message_bytes = 64 << 20;
+  std::string http_listen;    // empty: no HTTP endpoint
+  std::string http_tls_cert;  // with http_tls_key: the HTTP endpoint speaks HTTPS
+  std::string http_tls_key;
+  std::string access_log;  // empty: none; "-": stdout
+  int stdout_fd = 1;       // the real stdout for "-" (OutputCapture::original_stdout())
+  LogFormat log_format = LogFormat::kText;
+  absl::Duration execution_timeout = absl::Minutes(2);
+
+  // Exposure (issue 17). Every path names a file; secrets are never held in options.
+  std::string tls_cert;  // with tls_key: the main listener speaks TLS
+  std::string tls_key;
+  std::string tls_client_ca;     // clients must present a certificate it signed (mTLS)
+  std::string infer_token_file;  // bearer tokens, infer scope
+  std::string admin_token_file;  // bearer tokens, admin scope (implies infer)
+  std::string admin_listen;      // "unix:/path" or loopback HOST:PORT; empty: admin on main
+  std::string health_listen;     // plain-text grpc.health.v1 only; empty: none
+  uint32_t max_models = 64;
+  uint32_t max_concurrent_uploads = 4;
+  uint32_t max_metadata_bytes = 16384;
+  std::string audit_log;  // empty: none; "-": stdout (stdout_fd)
+  // How often watched credential files (certificates, token files) are checked for changes.
+  absl::Duration credential_poll_interval = absl::Seconds(1);
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_DAEMON_DAEMON_OPTIONS_H_

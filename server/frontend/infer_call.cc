@@ -1,0 +1,156 @@
+#include "server/frontend/infer_call.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/serving/model_info.h"
+#include "core/serving/request_outcome.h"
+#include "server/logs/access_log.h"
+
+namespace neuronserve {
+
+void InferCall::Begin(const InferContext& context, absl::string_view model, absl::string_view id) {
+  context_ = &context;
+  started_ = absl::Now();
+  model_name_ = model;
+  id_ = id;
+  if (context.metrics != nullptr) request_metrics_ = &context.metrics->unknown_model();
+}
+
+absl::Status InferCall::AcquireModel(absl::string_view model, absl::string_view version) {
+  absl::StatusOr<LoadedModel::Lease> lease = context_->registry->Acquire(std::string(model));
+  if (!lease.ok()) return lease.status();
+  lease_ = *std::move(lease);
+  if (lease_->request_metrics() != nullptr) request_metrics_ = lease_->request_metrics();
+  const ModelIdentity& serving = lease_->identity();
+  version_ = serving.version;
+  if (!version.empty() && version != serving.version) {
+    return VersionMismatchError(serving.name, version, serving.version);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,
+                                    absl::Span<const absl::string_view> wanted, OutputForm form,
+                                    const FieldNaming& naming) {
+  const LoadedModel& model = *lease_;
+  const std::string& name = model.identity().name;
+  inputs_.resize(model.inputs().size());
+  converted_inputs_.resize(model.inputs().size());
+  if (absl::Status matched = MatchInputs(name, model.inputs(), given, absl::MakeSpan(inputs_),
+                                         absl::MakeSpan(converted_inputs_), naming);
+      !matched.ok()) {
+    return matched;
+  }
+  for (const absl::Span<const uint8_t> input : inputs_) bytes_in_ += input.size();
+  absl::InlinedVector<bool, 4> selected(model.outputs().size(), false);
+  if (absl::Status chosen = SelectOutputs(name, model.outputs(), wanted, absl::MakeSpan(selected));
+      !chosen.ok()) {
+    return chosen;
+  }
+  output_fields_.resize(model.outputs().size());
+  if (absl::Status chosen =
+          ChooseOutputFields(name, model.outputs(), selected, form, absl::MakeSpan(output_fields_));
+      !chosen.ok()) {
+    return chosen;
+  }
+  output_slots_.assign(model.outputs().size(), -1);
+  for (std::vector<uint8_t>& staged : staged_outputs_) staged.clear();
+  int slots = 0;
+  for (size_t j = 0; j < selected.size(); ++j) {
+    if (!selected[j]) continue;
+    output_slots_[j] = slots++;
+    AddOutput(model.outputs()[j], output_fields_[j]);
+    bytes_out_ += model.outputs()[j].byte_size;
+  }
+  return absl::OkStatus();
+}
+
+void InferCall::LimitQueueTime(absl::Duration limit) {
+  deadline = std::min(deadline, started_ + limit);
+}
+
+absl::Status InferCall::Submit() {
+  return lease_->queue()->Push(this);  // on an error FillResponse counts it
+}
+
+absl::Span<uint8_t> InferCall::Output(size_t index) {
+  const int slot = output_slots_[index];
+  if (slot < 0) return {};
+  const TensorSpec& spec = lease_->outputs()[index];
+  const ValueField field = output_fields_[index];
+  if (!FieldIsElementLayout(field, spec.dtype)) {
+    // Converted after the read (FinishOutputs): the device writes the elements here first.
+    if (staged_outputs_.size() <= index) staged_outputs_.resize(lease_->outputs().size());
+    std::vector<uint8_t>& staged = staged_outputs_[index];
+    staged.resize(spec.byte_size);
+    return absl::MakeSpan(staged);
+  }
+  const size_t count = spec.byte_size / ValueFieldElementSize(field);
+  void* values = OutputValues(slot, field, count);
+  return absl::MakeSpan(static_cast<uint8_t*>(values), spec.byte_size);
+}
+
+void InferCall::FinishOutputs() {
+  // Both sizes bound the loop: a call object bound again keeps its staging buffers' capacity.
+  const size_t outputs = std::min(staged_outputs_.size(), output_slots_.size());
+  for (size_t index = 0; index < outputs; ++index) {
+    const int slot = output_slots_[index];
+    const std::vector<uint8_t>& staged = staged_outputs_[index];
+    if (slot < 0 || staged.empty()) continue;
+    const TensorSpec& spec = lease_->outputs()[index];
+    const size_t count = ElementCount(spec.shape);
+    WidenToField(spec.dtype, staged, OutputValues(slot, output_fields_[index], count), count);
+  }
+}
+
+void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& timing) {
+  SetTiming(timing);
+  if (status.ok()) {
+    FinishOutputs();
+  } else {
+    DropOutputs();
+  }
+  outcome_ = status.code();
+  timing_ = timing;
+  total_ = absl::Now() - started_;
+  if (!status.ok()) bytes_out_ = 0;
+  // The outcome is counted here and nowhere else; then the call needs the model no more.
+  RecordRequestOutcome(lease_ ? &*lease_ : nullptr, request_metrics_, status.code(),
+                       {total_, timing.queued, timing.device});
+  lease_ = LoadedModel::Lease();  // an unload waits for it
+  if (context_->metrics != nullptr) context_->metrics->CountProtocol(protocol());
+  if (request_metrics_ == nullptr) return;
+  const ModelRequestMetrics& metrics = *request_metrics_;
+  metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));
+  if (timing.queued > absl::ZeroDuration()) {
+    metrics.queue_seconds->Observe(absl::ToDoubleSeconds(timing.queued));
+  }
+  if (timing.device > absl::ZeroDuration()) {
+    metrics.device_seconds->Observe(absl::ToDoubleSeconds(timing.device));
+    metrics.tensor_bytes_in->Increment(static_cast<double>(bytes_in_));
+  }
+  if (status.ok()) metrics.tensor_bytes_out->Increment(static_cast<double>(bytes_out_));
+}
+
+void InferCall::LogAccess(std::string_view method, std::string_view peer,
+                          std::string_view identity) const {
+  if (context_ == nullptr || context_->access_log == nullptr) return;
+  AccessRecord record;
+  record.method = method;
+  record.peer = peer;
+  record.identity = identity;
+  record.model = std::string_view(model_name_.data(), model_name_.size());
+  record.version = version_;
+  record.id = std::string_view(id_.data(), id_.size());
+  record.code = outcome_;
+  record.queued = timing_.queued;
+  record.device = timing_.device;
+  record.total = total_;
+  record.bytes_in = timing_.device > absl::ZeroDuration() ? bytes_in_ : 0;
+  record.bytes_out = bytes_out_;
+  context_->access_log->Record(record);
+}
+
+}  // namespace neuronserve

@@ -1,0 +1,120 @@
+// InferCall: one inference request and its response, seen as core's InferenceJob, whatever
+// protocol carried it. The front ends (NativeInferCall for neuronserve.v1, V2InferCall for the
+// Open Inference Protocol) decode their messages into the one request form (GivenInput per
+// input, the wanted outputs, the output form) and write the answer back into their messages
+// through the hooks below; everything else is here, once: finding the model and its version,
+// validation (core/serving/request_validation.h), queueing, outcome counting, metrics and the
+// access log.
+//
+// Binding runs on the gRPC thread: it finds the model, checks the request against the model's
+// tensors (nothing invalid reaches the device), points each model input at the request's own
+// bytes and names the response's outputs. The core worker then copies the request's bytes into
+// the device tensors and the device's outputs straight into the response message: one copy in,
+// one copy out. Where a tensor's field is wider than its elements (float16 in float_data, int8
+// in int32_data, ...) the input is converted while binding, on the gRPC thread, and the output
+// after the read, in FillResponse, from a staging buffer. Subclasses finish the gRPC call in
+// Complete().
+//
+// Thread safety: a call is bound on one thread, then touched by one core worker at a time, then
+// finished; the queue's handoff orders those. Ownership: borrows the request and response
+// messages (the subclass or its reactor owns them), which outlive the call.
+#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
+#define NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "core/lifecycle/model_registry.h"
+#include "core/metrics/serving_metrics.h"
+#include "core/serving/inference_job.h"
+#include "core/serving/request_validation.h"
+#include "server/frontend/infer_context.h"
+
+namespace neuronserve {
+
+class InferCall : public InferenceJob {
+ public:
+  // Queues the bound call for the model's cores. On an error the call was not queued (the
+  // caller answers it through FillResponse).
+  absl::Status Submit();
+
+  absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
+  absl::Span<uint8_t> Output(size_t index) override;
+
+  // Records the timing in the response, and on an error drops any partial outputs; counts
+  // the outcome (RecordRequestOutcome: the model's succeeded/failed and the metrics), then
+  // lets the model go (an unload waits for it). Every call's outcome passes here exactly once
+  // (binding and Submit errors included): the one place a call's outcome is counted.
+  void FillResponse(const absl::Status& status, const ExecutionTiming& timing);
+  // The access log line of the finished call, when the daemon keeps one. The request must
+  // still exist. `identity`: the caller's name (call_guard.h), empty when it has none.
+  void LogAccess(std::string_view method, std::string_view peer, std::string_view identity) const;
+
+ protected:
+  // The first step of every call, bound or refused: `model` and `id` are views into the
+  // request, which outlives the call.
+  void Begin(const InferContext& context, absl::string_view model, absl::string_view id);
+  // Takes a lease on `model` (NOT_FOUND, UNAVAILABLE, ... from the registry) and checks that
+  // `version`, when given, is the one serving (FAILED_PRECONDITION naming both otherwise).
+  absl::Status AcquireModel(absl::string_view model, absl::string_view version);
+  // True once AcquireModel found the model (even when the version it asked for is not the one
+  // serving); model() is the leased model then.
+  bool model_acquired() const { return static_cast<bool>(lease_); }
+  const LoadedModel& model() const { return *lease_; }
+  // Matches `given` to the model's inputs, selects the `wanted` outputs (all when empty) and
+  // adds each to the response (AddOutput) in the field `form` gives it. `naming`: the
+  // protocol's words for fields and dtypes in error messages.
+  absl::Status BindTensors(absl::Span<const GivenInput> given,
+                           absl::Span<const absl::string_view> wanted, OutputForm form,
+                           const FieldNaming& naming);
+  // Bounds the time the call may wait in the queue (a request parameter of the protocol).
+  void LimitQueueTime(absl::Duration limit);
+
+  // The protocol's side of the response.
+  // Appends the model's output `spec` to the response; its values will travel in `field`.
+  virtual void AddOutput(const TensorSpec& spec, ValueField field) = 0;
+  // The values of the response's output `slot` (the order AddOutput added them), resized to
+  // `count` values of `field` for overwriting.
+  virtual void* OutputValues(int slot, ValueField field, size_t count) = 0;
+  // Drops every output (the call failed).
+  virtual void DropOutputs() = 0;
+  // The front end, for neuronserve_requests_by_protocol_total.
+  virtual RequestProtocol protocol() const = 0;
+  // Tells the response how long the call queued and ran, for protocols that carry it.
+  virtual void SetTiming(const ExecutionTiming& /*timing*/) {}
+
+ private:
+  // Converts the staged outputs into their response fields.
+  void FinishOutputs();
+
+  const InferContext* context_ = nullptr;
+  absl::string_view model_name_;  // as the request names it (access log)
+  absl::string_view id_;          // the request's id (access log)
+  std::string version_;           // the version that served, once the model is found
+  LoadedModel::Lease lease_;      // from AcquireModel until FillResponse
+  // The model version's metrics once the lease is taken, else the unknown model's.
+  const ModelRequestMetrics* request_metrics_ = nullptr;
+  absl::Time started_;
+  absl::StatusCode outcome_ = absl::StatusCode::kOk;
+  ExecutionTiming timing_;
+  absl::Duration total_;
+  uint64_t bytes_in_ = 0;
+  uint64_t bytes_out_ = 0;
+  // Per model input, its device bytes: the request's own, or those of converted_inputs_.
+  absl::InlinedVector<absl::Span<const uint8_t>, 4> inputs_;
+  absl::InlinedVector<std::vector<uint8_t>, 4> converted_inputs_;
+  // Per model output, its index in the response or -1, and the field its values go in.
+  absl::InlinedVector<int, 4> output_slots_;
+  absl::InlinedVector<ValueField, 4> output_fields_;
+  // Per model output that needs a conversion, the elements as the device wrote them; empty
+  // for the others (and until the first such output).
+  std::vector<std::vector<uint8_t>> staged_outputs_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_

@@ -1,0 +1,92 @@
+// InferStreamReactor<Call>: one streamed inference call of either front end (Call is
+// NativeInferCall for neuronserve.v1 InferStream, V2InferCall for inference ModelStreamInfer).
+// It keeps reading requests while earlier ones run, queues each for the model's cores, and
+// writes each response when its request completes (completion order), carrying the request's
+// id. A request that fails gets a response with its error (native: `error`; v2:
+// `error_message`) and the stream goes on; so does a message that does not parse (the stream is
+// raw, raw_message.h: the error names the RPC and the message's position in the stream). The
+// stream's bookkeeping (how many in flight, which response to write next, when to finish) is
+// StreamFlow (server/admission).
+//
+// When the daemon drains, the stream stops reading, answers what it has in flight and finishes
+// UNAVAILABLE ("shutting down"), so an idle client does not hold the shutdown up.
+//
+// The definitions are in infer_stream_reactor_impl.h: each front end instantiates the reactor
+// for its own Call (server/native/native_reactors.cc, server/v2/v2_reactors.cc), so this shared
+// layer names no front end.
+//
+// Thread safety: gRPC callbacks and core workers' completions meet in StreamFlow, which
+// serializes them. Ownership: deletes itself in OnDone; owns each request's call until its
+// response is written or dropped.
+#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_H_
+#define NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_H_
+
+#include <atomic>
+#include <string>
+
+#include "grpcpp/grpcpp.h"
+#include "server/admission/drain_gate.h"
+#include "server/admission/stream_flow.h"
+#include "server/frontend/infer_call.h"
+#include "server/frontend/infer_context.h"
+
+namespace neuronserve {
+
+template <typename Call>
+class InferStreamReactor final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  // Requests read and not yet answered, per stream; past it the stream stops reading until an
+  // answer goes out (flow control reaches the client through gRPC).
+  static constexpr size_t kMaxInFlight = 512;
+
+  // Starts reading (or, while the daemon drains, finishes UNAVAILABLE at once); the reactor
+  // deletes itself once gRPC is done with it. `identity` is the caller's name for the access log.
+  InferStreamReactor(const InferContext& infer, grpc::CallbackServerContext* context,
+                     std::string identity = {});
+
+ private:
+  // One request of the stream and its response.
+  class StreamedCall final : public Call {
+   public:
+    explicit StreamedCall(InferStreamReactor* stream) : stream_(stream) {}
+    grpc::ByteBuffer raw_request;    // as read
+    typename Call::Request request;  // parsed from raw_request
+    typename Call::StreamResponse response;
+    grpc::ByteBuffer raw_response;  // response serialized, for the write
+
+   private:
+    bool Cancelled() const override;
+    void Complete(absl::Status status, const ExecutionTiming& timing) override;
+    InferStreamReactor* const stream_;
+  };
+  using Flow = StreamFlow<StreamedCall>;
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
+  void OnDone() override;
+
+  // Answers `call` with `status` (an error goes inside the response), serializing its response.
+  void Respond(StreamedCall* call, const absl::Status& status);
+  void Act(typename Flow::Actions actions);
+  void StartNextRead();
+  // Frees a call whose response will never be written (the client went away), logging it.
+  void Drop(StreamedCall* call);
+
+  const InferContext& infer_;
+  const absl::Time deadline_;
+  std::string peer_;  // only with an access log
+  const std::string identity_;
+  Flow flow_;
+  std::atomic<bool> cancelled_{false};
+  bool entered_gate_ = false;
+  DrainGate::StreamId drain_registration_ = 0;
+  StreamedCall* reading_ = nullptr;  // the call the outstanding read fills
+  size_t messages_read_ = 0;         // read so far, for a parse error's position (reads are serial)
+  StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_H_

@@ -1,0 +1,151 @@
+// The member definitions of InferStreamReactor<Call> (infer_stream_reactor.h), for the one file of
+// each front end that instantiates it for its Call (server/native/native_reactors.cc,
+// server/v2/v2_reactors.cc); nothing else includes this. The front ends share the reactor, and
+// the shared layer knows none of their Call types.
+#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_IMPL_H_
+#define NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_IMPL_H_
+
+#include "server/frontend/infer_stream_reactor.h"
+#include "server/frontend/raw_message.h"
+
+namespace neuronserve {
+
+template <typename Call>
+InferStreamReactor<Call>::InferStreamReactor(const InferContext& infer,
+                                             grpc::CallbackServerContext* context,
+                                             std::string identity)
+    : infer_(infer),
+      deadline_(absl::FromChrono(context->deadline())),
+      identity_(std::move(identity)),
+      flow_(kMaxInFlight) {
+  if (infer.access_log != nullptr) peer_ = context->peer();
+  entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
+  if (!entered_gate_) {
+    this->Finish(
+        grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(ShuttingDownError().message())));
+    return;
+  }
+  Act(flow_.Start());
+  if (infer.gate != nullptr) {
+    drain_registration_ = infer.gate->RegisterStream([this] { Act(flow_.Drain()); });
+    // Draining began between TryEnter and here: drain at once.
+    if (drain_registration_ == 0) Act(flow_.Drain());
+  }
+}
+
+template <typename Call>
+bool InferStreamReactor<Call>::StreamedCall::Cancelled() const {
+  return stream_->cancelled_.load(std::memory_order_acquire);
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
+                                                      const ExecutionTiming& timing) {
+  this->FillResponse(status, timing);  // counts the outcome and lets the model go
+  stream_->Respond(this, status);
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::Respond(StreamedCall* call, const absl::Status& status) {
+  if (!status.ok()) Call::SetStreamError(call->response, status);
+  // Serialized by the thread that answers (a core worker, mostly), as StartWrite would.
+  if (absl::Status serialized =
+          SerializeMessage(Call::kStreamMethod, call->response, call->raw_response);
+      !serialized.ok()) {
+    call->response.Clear();
+    Call::SetStreamError(call->response, serialized);
+    SerializeMessage(Call::kStreamMethod, call->response, call->raw_response).IgnoreError();
+  }
+  Act(flow_.Respond(call));
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::StartNextRead() {
+  reading_ = new StreamedCall(this);
+  reading_->deadline = deadline_;
+  this->StartRead(&reading_->raw_request);
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::OnReadDone(bool ok) {
+  StreamedCall* call = reading_;
+  reading_ = nullptr;
+  // Count the request in flight (and maybe start the next read) before it can complete.
+  typename Flow::Actions actions = flow_.ReadDone(ok);
+  if (!ok || actions.discard_read) {
+    delete call;
+    Act(std::move(actions));
+    return;
+  }
+  Act(std::move(actions));
+  absl::Status status;
+  typename Call::Response& response = Call::InnerResponse(call->response);
+  ++messages_read_;
+  if (infer_.gate != nullptr && infer_.gate->draining()) {
+    call->BeginUnbound(infer_, call->request, response);
+    status = ShuttingDownError();
+  } else if (status = ParseMessage(Call::kStreamMethod, call->raw_request, call->request,
+                                   messages_read_);
+             !status.ok()) {
+    // Answered in the stream like a request refused before binding (counted and logged, with
+    // no model); gRPC's framing is intact, so the stream goes on.
+    call->raw_request.Clear();
+    call->BeginUnbound(infer_, call->request, response);
+  } else {
+    call->raw_request.Clear();  // parsed: the message holds its own copy of the bytes
+    status = call->Bind(infer_, call->request, response);
+    if (status.ok()) status = call->Submit();
+  }
+  if (!status.ok()) {
+    call->FillResponse(status, ExecutionTiming{});
+    Respond(call, status);
+  }
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::OnWriteDone(bool ok) {
+  writing_->LogAccess(Call::kStreamMethod, peer_, identity_);
+  delete writing_;
+  writing_ = nullptr;
+  Act(flow_.WriteDone(ok));
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::Drop(StreamedCall* call) {
+  call->LogAccess(Call::kStreamMethod, peer_, identity_);
+  delete call;
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::Act(typename Flow::Actions actions) {
+  for (StreamedCall* dropped : actions.drop) Drop(dropped);
+  if (actions.write != nullptr) {
+    writing_ = actions.write;
+    this->StartWrite(&writing_->raw_response);
+  }
+  if (actions.read) StartNextRead();
+  if (actions.finish) {
+    if (cancelled_.load(std::memory_order_acquire)) {
+      this->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the stream was cancelled"));
+    } else if (actions.drained) {
+      this->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                "neuron-serve is shutting down: every request read on this "
+                                "stream was answered; send the rest to another instance"));
+    } else {
+      this->Finish(grpc::Status::OK);
+    }
+  }
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::OnDone() {
+  if (infer_.gate != nullptr) {
+    infer_.gate->UnregisterStream(drain_registration_);
+    if (entered_gate_) infer_.gate->Leave();
+  }
+  delete this;
+}
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_IMPL_H_

@@ -1,0 +1,63 @@
+// InferUnaryReactor<Call>: one unary inference call of either front end (Call is
+// NativeInferCall for neuronserve.v1 Infer, V2InferCall for inference ModelInfer), on a raw
+// method (raw_message.h). The gRPC thread parses the request, binds and queues it and returns; the
+// core worker that runs it finishes the call, so no gRPC thread waits on the device.
+//
+// The definitions are in infer_unary_reactor_impl.h: each front end instantiates the reactor
+// for its own Call (server/native/native_reactors.cc, server/v2/v2_reactors.cc), so this shared
+// layer names no front end.
+//
+// Thread safety: gRPC and the core worker hand the reactor to each other (bind, then queue,
+// then Complete on the worker, then OnDone); OnCancel may run at any time and only sets a flag.
+// Ownership: owns the typed request and response; deletes itself in OnDone.
+#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
+#define NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
+
+#include <atomic>
+#include <string>
+
+#include "grpcpp/grpcpp.h"
+#include "server/frontend/infer_call.h"
+#include "server/frontend/infer_context.h"
+
+namespace neuronserve {
+
+template <typename Call>
+class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
+ public:
+  using Request = typename Call::Request;
+  using Response = typename Call::Response;
+
+  // Starts the call: parses `raw_request` (a message that does not parse is INVALID_ARGUMENT
+  // naming the RPC, counted and logged as a failed request of no model) and binds and queues
+  // it; `raw_response` receives the serialized response when the call completes. The reactor
+  // deletes itself once gRPC is done with it. While the daemon drains it is refused with
+  // UNAVAILABLE. `identity` is the caller's name for the access log.
+  static InferUnaryReactor* Start(const InferContext& infer, grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* raw_request,
+                                  grpc::ByteBuffer* raw_response, std::string identity = {});
+
+ private:
+  InferUnaryReactor(const InferContext& infer, grpc::ByteBuffer* raw_response)
+      : infer_(infer), raw_response_(raw_response) {}
+
+  bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
+  void Complete(absl::Status status, const ExecutionTiming& timing) override;
+
+  void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
+  void OnDone() override;
+
+  const InferContext& infer_;
+  // The call's messages: the InferCall borrows them from the reactor, which outlives it.
+  Request request_;
+  Response response_;
+  grpc::ByteBuffer* const raw_response_;  // gRPC's, until OnDone
+  bool entered_gate_ = false;
+  std::string peer_;  // only with an access log
+  std::string identity_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_

@@ -1,0 +1,63 @@
+// The member definitions of InferUnaryReactor<Call> (infer_unary_reactor.h), for the one file of
+// each front end that instantiates it for its Call (server/native/native_reactors.cc,
+// server/v2/v2_reactors.cc); nothing else includes this. The front ends share the reactor, and
+// the shared layer knows none of their Call types.
+#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_IMPL_H_
+#define NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_IMPL_H_
+
+#include "server/admission/drain_gate.h"
+#include "server/frontend/grpc_status.h"
+#include "server/frontend/infer_unary_reactor.h"
+#include "server/frontend/raw_message.h"
+
+namespace neuronserve {
+
+template <typename Call>
+InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infer,
+                                                        grpc::CallbackServerContext* context,
+                                                        const grpc::ByteBuffer* raw_request,
+                                                        grpc::ByteBuffer* raw_response,
+                                                        std::string identity) {
+  auto* reactor = new InferUnaryReactor(infer, raw_response);
+  reactor->deadline = absl::FromChrono(context->deadline());
+  if (infer.access_log != nullptr) reactor->peer_ = context->peer();
+  reactor->identity_ = std::move(identity);
+  Request& request = reactor->request_;
+  Response& response = reactor->response_;
+  absl::Status status;
+  reactor->entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
+  if (!reactor->entered_gate_) {
+    reactor->BeginUnbound(infer, request, response);
+    status = ShuttingDownError();
+  } else if (status = ParseMessage(Call::kUnaryMethod, *raw_request, request); !status.ok()) {
+    // Answered like a request refused before binding: counted and logged, with no model.
+    reactor->BeginUnbound(infer, request, response);
+  } else {
+    status = reactor->Bind(infer, request, response);
+    if (status.ok()) status = reactor->Submit();
+  }
+  if (!status.ok()) {
+    reactor->FillResponse(status, ExecutionTiming{});
+    reactor->Finish(ToGrpcStatus(status));
+  }
+  return reactor;
+}
+
+template <typename Call>
+void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
+  this->FillResponse(status, timing);  // counts the outcome and lets the model go
+  // The response's bytes: serialized here, on the worker, as gRPC would in Finish.
+  if (status.ok()) status = SerializeMessage(Call::kUnaryMethod, response_, *raw_response_);
+  Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
+}
+
+template <typename Call>
+void InferUnaryReactor<Call>::OnDone() {
+  this->LogAccess(Call::kUnaryMethod, peer_, identity_);
+  if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();
+  delete this;
+}
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_IMPL_H_

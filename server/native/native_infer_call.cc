@@ -1,0 +1,111 @@
+#include "server/native/native_infer_call.h"
+
+#include "server/frontend/repeated_field_resize.h"
+
+namespace neuronserve {
+namespace {
+
+static_assert(sizeof(float) == 4, "float32 tensors travel as 4-byte IEEE-754 values");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error \
+    "raw_data and the typed fields are copied as little-endian bytes: a little-endian host is assumed"
+#endif
+
+GivenInput ToGivenInput(const v1::InputTensor& tensor) {
+  GivenInput given;
+  given.name = tensor.name();
+  given.shape = absl::MakeConstSpan(tensor.shape().data(), tensor.shape_size());
+  given.dtype = tensor.dtype();
+  given.NoteField(ValueField::kRaw, tensor.raw_data().data(), tensor.raw_data().size());
+  given.NoteField(ValueField::kFloat, tensor.float_data().data(), tensor.float_data_size());
+  given.NoteField(ValueField::kInt32, tensor.int32_data().data(), tensor.int32_data_size());
+  given.NoteField(ValueField::kUInt32, tensor.uint32_data().data(), tensor.uint32_data_size());
+  given.NoteField(ValueField::kInt64, tensor.int64_data().data(), tensor.int64_data_size());
+  given.NoteField(ValueField::kUInt64, tensor.uint64_data().data(), tensor.uint64_data_size());
+  return given;
+}
+
+OutputForm FormOf(const v1::InferRequest& request) {
+  switch (request.response_form()) {
+    case v1::TENSOR_FORM_RAW:
+      return OutputForm::kRaw;
+    case v1::TENSOR_FORM_FLOAT:
+      return OutputForm::kFloat;
+    case v1::TENSOR_FORM_TYPED:
+      return OutputForm::kTyped;
+    default:
+      return request.inputs_size() > 0 && !request.inputs(0).raw_data().empty()
+                 ? OutputForm::kRaw
+                 : OutputForm::kTyped;
+  }
+}
+
+}  // namespace
+
+void NativeInferCall::BeginUnbound(const InferContext& context, const Request& request,
+                                   Response& response) {
+  Begin(context, request.model(), request.id());
+  response_ = &response;
+  response.set_id(request.id());
+  response.set_model(request.model());
+}
+
+absl::Status NativeInferCall::Bind(const InferContext& context, const Request& request,
+                                   Response& response) {
+  BeginUnbound(context, request, response);
+  if (request.model().empty()) {
+    return absl::InvalidArgumentError("InferRequest.model is empty: name the model to run");
+  }
+  absl::Status status = AcquireModel(request.model(), request.version());
+  if (model_acquired()) response.set_version(model().identity().version);
+  if (!status.ok()) return status;  // on an error FillResponse counts it and lets the model go
+  absl::InlinedVector<GivenInput, 4> given;
+  given.reserve(request.inputs_size());
+  for (const v1::InputTensor& tensor : request.inputs()) given.push_back(ToGivenInput(tensor));
+  absl::InlinedVector<absl::string_view, 4> wanted;
+  wanted.reserve(request.outputs_size());
+  for (const std::string& output : request.outputs()) wanted.push_back(output);
+  return BindTensors(given, wanted, FormOf(request), NativeFieldNaming());
+}
+
+void NativeInferCall::SetStreamError(StreamResponse& response, const absl::Status& status) {
+  v1::InferError* error = response.mutable_error();
+  error->set_code(static_cast<int32_t>(status.code()));
+  error->set_message(std::string(status.message()));
+}
+
+void NativeInferCall::AddOutput(const TensorSpec& spec, ValueField /*field*/) {
+  v1::OutputTensor* output = response_->add_outputs();
+  output->set_name(spec.name);
+  output->set_dtype(std::string(DataTypeName(spec.dtype)));
+  output->mutable_shape()->Add(spec.shape.begin(), spec.shape.end());
+}
+
+void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {
+  v1::OutputTensor& output = *response_->mutable_outputs(slot);
+  const int n = static_cast<int>(count);
+  switch (field) {
+    case ValueField::kFloat:
+      return ResizeForOverwrite(*output.mutable_float_data(), n);
+    case ValueField::kInt32:
+      return ResizeForOverwrite(*output.mutable_int32_data(), n);
+    case ValueField::kUInt32:
+      return ResizeForOverwrite(*output.mutable_uint32_data(), n);
+    case ValueField::kInt64:
+      return ResizeForOverwrite(*output.mutable_int64_data(), n);
+    case ValueField::kUInt64:
+      return ResizeForOverwrite(*output.mutable_uint64_data(), n);
+    case ValueField::kRaw:
+    case ValueField::kBool:
+    case ValueField::kNone:
+      break;
+  }
+  return ResizeForOverwrite(*output.mutable_raw_data(), count);
+}
+
+void NativeInferCall::SetTiming(const ExecutionTiming& timing) {
+  response_->set_queue_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.queued)));
+  response_->set_device_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.device)));
+}
+
+}  // namespace neuronserve

@@ -1,0 +1,54 @@
+// NativeInferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the
+// native API's neuronserve.v1 InferRequest and InferResponse.
+//
+// Decoding: each InputTensor becomes a GivenInput (its raw_data or typed field, its shape and
+// stated dtype); `outputs` the wanted outputs; `response_form` the output form (unset: raw when
+// the first input came raw, else typed). The response carries the request's id and model, the
+// serving version, queue_us and device_us.
+//
+// Thread safety and ownership: as InferCall's; the messages must outlive the call.
+#ifndef NEURON_SERVE_SERVER_NATIVE_NATIVE_INFER_CALL_H_
+#define NEURON_SERVE_SERVER_NATIVE_NATIVE_INFER_CALL_H_
+
+#include <string_view>
+
+#include "neuronserve/v1/neuron_serving.pb.h"
+#include "server/frontend/infer_call.h"
+
+namespace neuronserve {
+
+class NativeInferCall : public InferCall {
+ public:
+  using Request = v1::InferRequest;
+  using Response = v1::InferResponse;
+  // A stream answers each request with an InferResponse, its failure in `error`.
+  using StreamResponse = v1::InferResponse;
+  // The RPCs' names in the access log.
+  static constexpr std::string_view kUnaryMethod = "Infer";
+  static constexpr std::string_view kStreamMethod = "InferStream";
+
+  // Validates `request` against the model it names and prepares `response` (id, model, and
+  // the wanted outputs' names and shapes). On an error the call keeps its lease (if it found
+  // the model) until FillResponse.
+  absl::Status Bind(const InferContext& context, const Request& request, Response& response);
+  // What Bind does first, alone: for a call refused before it could look at the model (the
+  // daemon is draining). The caller then answers it through FillResponse.
+  void BeginUnbound(const InferContext& context, const Request& request, Response& response);
+
+  // A streamed request's answer and failure, inside the stream's response.
+  static Response& InnerResponse(StreamResponse& response) { return response; }
+  static void SetStreamError(StreamResponse& response, const absl::Status& status);
+
+ private:
+  void AddOutput(const TensorSpec& spec, ValueField field) override;
+  void* OutputValues(int slot, ValueField field, size_t count) override;
+  RequestProtocol protocol() const override { return RequestProtocol::kNative; }
+  void DropOutputs() override { response_->clear_outputs(); }
+  void SetTiming(const ExecutionTiming& timing) override;
+
+  Response* response_ = nullptr;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_NATIVE_NATIVE_INFER_CALL_H_

@@ -1,0 +1,310 @@
+#include "server/oip/v2_answers.h"
+
+#include <map>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "google/protobuf/util/json_util.h"
+#include "server/oip/v2_datatype.h"
+#include "server/repository/model_repository.h"
+#include "server/repository/model_upload.h"
+
+#ifndef NEURON_SERVE_VERSION
+#error "NEURON_SERVE_VERSION (the project's version) must be defined by the build"
+#endif
+
+namespace neuronserve {
+namespace {
+
+// True when `info` describes a version that answers requests now or did until it began to
+// unload (the registry then still holds its tensors and counters).
+bool HasServingVersion(const ModelInfo& info) {
+  return info.state == ModelState::kReady || info.state == ModelState::kUnloading;
+}
+
+void FillDuration(inference::StatisticDuration* duration, uint64_t count, uint64_t ns) {
+  duration->set_count(count);
+  duration->set_ns(ns);
+}
+
+void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
+  const RequestStatistics& stats = info.statistics;
+  out->set_name(info.identity.name);
+  out->set_version(info.identity.version);
+  out->set_last_inference(stats.last_request == absl::InfinitePast()
+                              ? 0
+                              : static_cast<uint64_t>(absl::ToUnixMillis(stats.last_request)));
+  // No batching across requests: one successful request is one inference.
+  out->set_inference_count(stats.success_count);
+  out->set_execution_count(stats.executions);
+  inference::InferStatistics* infer = out->mutable_inference_stats();
+  FillDuration(infer->mutable_success(), stats.success_count, stats.success_ns);
+  FillDuration(infer->mutable_fail(), stats.fail_count, stats.fail_ns);
+  FillDuration(infer->mutable_queue(), stats.queue_count, stats.queue_ns);
+  // The device time covers the tensor writes, nrt_execute and the tensor reads together (the
+  // runtime does not time them apart), so it is all compute_infer; compute_input and
+  // compute_output stay 0. No response cache: cache_hit and cache_miss stay 0.
+  FillDuration(infer->mutable_compute_infer(), stats.compute_count, stats.compute_ns);
+  FillDuration(infer->mutable_compute_input(), 0, 0);
+  FillDuration(infer->mutable_compute_output(), 0, 0);
+}
+
+void FillTensors(
+    const std::vector<TensorSpec>& specs,
+    google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* out) {
+  for (const TensorSpec& spec : specs) {
+    inference::ModelMetadataResponse::TensorMetadata* tensor = out->Add();
+    tensor->set_name(spec.name);
+    tensor->set_datatype(V2DatatypeName(spec.dtype));
+    for (uint32_t dim : spec.shape) tensor->add_shape(static_cast<int64_t>(dim));
+  }
+}
+
+// RepositoryIndex's state for a model the registry knows.
+std::string IndexState(ModelState state) {
+  switch (state) {
+    case ModelState::kReady:
+      return "READY";
+    case ModelState::kLoading:
+      return "LOADING";
+    case ModelState::kUnloading:
+      return "UNLOADING";
+    case ModelState::kFailed:
+      return "UNAVAILABLE";
+  }
+  return "UNAVAILABLE";
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The overrides a RepositoryModelLoad's parameters give (Triton's "config": JSON of our
+// ModelConfig), or INVALID_ARGUMENT naming the parameter.
+absl::StatusOr<v1::ModelConfig> LoadOverrides(
+    const std::string& model,
+    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
+  v1::ModelConfig overrides;
+  // In name order, so that of several bad parameters the same one is named every time.
+  std::map<std::string, const inference::ModelRepositoryParameter*> sorted;
+  for (const auto& [key, value] : parameters) sorted.emplace(key, &value);
+  for (const auto& [key, value] : sorted) {
+    if (absl::StartsWith(key, "file:")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RepositoryModelLoad '", model, "': parameter '", key,
+          "' carries model bytes, which this server does not take here; upload them with the "
+          "native chunked stream neuronserve.v1.NeuronServing/LoadModel (neuronctl load), or "
+          "put the model in the --model-repository folder"));
+    }
+    if (key != "config") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model, "': unknown parameter '", key,
+                       "'; the parameter taken is 'config' (a neuronserve.v1.ModelConfig "
+                       "in JSON)"));
+    }
+    if (value->parameter_choice_case() != inference::ModelRepositoryParameter::kStringParam) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model,
+                       "': parameter 'config' must be a string_param holding a "
+                       "neuronserve.v1.ModelConfig in JSON"));
+    }
+    const google::protobuf::util::Status parsed =
+        google::protobuf::util::JsonStringToMessage(value->string_param(), &overrides);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model,
+                       "': parameter 'config' is not a neuronserve.v1.ModelConfig in JSON: ",
+                       std::string(parsed.message())));
+    }
+    if (!overrides.name().empty() && overrides.name() != model) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model, "': parameter 'config' names the model '",
+                       overrides.name(), "'; leave the name out or give '", model, "'"));
+    }
+  }
+  return overrides;
+}
+
+}  // namespace
+
+bool V2ServerLive(const std::optional<HealthReport>& report) {
+  return report.has_value() && report->live;
+}
+
+bool V2ServerReady(const std::optional<HealthReport>& report) {
+  return report.has_value() && report->serving;
+}
+
+bool V2ModelReady(const std::optional<HealthReport>& report, const ModelRegistry& registry,
+                  const std::string& name, const std::string& version) {
+  // Like Triton: a model the server does not know is not ready, and that is an answer, not an
+  // error. The model's health status is the one grpc.health.v1 publishes under its name.
+  bool ready = false;
+  if (report.has_value()) {
+    auto found = report->models.find(name);
+    ready = found != report->models.end() && found->second;
+  }
+  if (ready && !version.empty()) {
+    // Only the serving version is ready; a version given that is not it is not.
+    absl::StatusOr<ModelInfo> info = registry.Get(name);
+    ready = info.ok() && info->identity.version == version;
+  }
+  return ready;
+}
+
+void V2ServerMetadata(inference::ServerMetadataResponse& out) {
+  out.set_name(kV2ServerName);
+  out.set_version(NEURON_SERVE_VERSION);
+  for (const char* extension : kV2Extensions) out.add_extensions(extension);
+}
+
+absl::Status V2ModelMetadata(const ModelRegistry& registry, const std::string& name,
+                             const std::string& version, inference::ModelMetadataResponse& out) {
+  // The READY version, as inference would find it: NOT_FOUND naming the model (and its state
+  // when it has no serving version) otherwise.
+  absl::StatusOr<LoadedModel::Lease> lease = registry.Acquire(name);
+  if (!lease.ok()) return lease.status();
+  const LoadedModel& model = **lease;
+  const ModelIdentity& identity = model.identity();
+  if (!version.empty() && version != identity.version) {
+    return VersionMismatchError(identity.name, version, identity.version);
+  }
+  out.set_name(identity.name);
+  out.add_versions(identity.version);
+  out.set_platform("neuron");
+  FillTensors(model.inputs(), out.mutable_inputs());
+  FillTensors(model.outputs(), out.mutable_outputs());
+  return absl::OkStatus();
+}
+
+absl::Status V2ModelStatistics(const ModelRegistry& registry, const std::string& name,
+                               const std::string& version,
+                               inference::ModelStatisticsResponse& out) {
+  if (name.empty()) {
+    // Every model with a serving version (of the version asked for, when one is).
+    for (const ModelInfo& info : registry.List()) {
+      if (!HasServingVersion(info)) continue;
+      if (!version.empty() && info.identity.version != version) continue;
+      FillStatistics(info, out.add_model_stats());
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ModelInfo> info = registry.Get(name);
+  if (!info.ok()) return info.status();
+  if (!HasServingVersion(*info)) {
+    return absl::NotFoundError(absl::StrCat("model '", name, "' is ", ModelStateName(info->state),
+                                            ": no version has statistics"));
+  }
+  if (!version.empty() && version != info->identity.version) {
+    return VersionMismatchError(name, version, info->identity.version);
+  }
+  FillStatistics(*info, out.add_model_stats());
+  return absl::OkStatus();
+}
+
+absl::Status V2CheckRepositoryName(const ModelLoadingContext& loading, std::string_view call,
+                                   const std::string& repository_name) {
+  if (repository_name.empty()) return absl::OkStatus();
+  if (loading.repository == nullptr) {
+    return absl::NotFoundError(absl::StrCat(std::string(call), ": repository '", repository_name,
+                                            "' not found: the daemon has no --model-repository"));
+  }
+  const std::string ours = BaseName(loading.repository->root());
+  if (repository_name != ours) {
+    return absl::NotFoundError(absl::StrCat(std::string(call), ": repository '", repository_name,
+                                            "' not found; the one repository is '", ours,
+                                            "' (or give none)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_only,
+                               inference::RepositoryIndexResponse& out) {
+  // By name: the registry's models (uploads included), then the repository's folders that the
+  // registry does not know, as UNAVAILABLE (Triton lists its repository's unloaded models so).
+  std::map<std::string, inference::RepositoryIndexResponse::ModelIndex> index;
+  for (const ModelInfo& info : loading.registry->List()) {
+    inference::RepositoryIndexResponse::ModelIndex& entry = index[info.identity.name];
+    entry.set_name(info.identity.name);
+    entry.set_version(info.identity.version);
+    entry.set_state(IndexState(info.state));
+    if (info.state == ModelState::kFailed) entry.set_reason(info.error);
+  }
+  if (loading.repository != nullptr) {
+    absl::StatusOr<std::vector<std::string>> folders = loading.repository->ModelFolders();
+    if (!folders.ok()) return folders.status();
+    for (const std::string& folder : *folders) {
+      // The model's name is its config's (the folder's name by default).
+      absl::StatusOr<RepositoryModel> model = loading.repository->Resolve(folder);
+      const std::string name = model.ok() ? model->config.name() : folder;
+      if (index.contains(name)) continue;
+      inference::RepositoryIndexResponse::ModelIndex& entry = index[name];
+      entry.set_name(name);
+      if (model.ok()) entry.set_version(model->config.version());
+      entry.set_state("UNAVAILABLE");
+      entry.set_reason(model.ok() ? "not loaded" : std::string(model.status().message()));
+    }
+  }
+  for (auto& [name, entry] : index) {
+    if (ready_only && entry.state() != "READY") continue;
+    *out.add_models() = std::move(entry);
+  }
+  return absl::OkStatus();
+}
+
+void V2RepositoryLoad(
+    const ModelLoadingContext& loading, const std::string& name, const std::string& repository_name,
+    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters,
+    V2Done done) {
+  if (loading.repository == nullptr) {
+    return done(absl::FailedPreconditionError(absl::StrCat(
+        "RepositoryModelLoad '", name,
+        "': the daemon has no --model-repository; start it with one, or upload the model with "
+        "neuronserve.v1.NeuronServing/LoadModel")));
+  }
+  if (absl::Status named = V2CheckRepositoryName(loading, "RepositoryModelLoad", repository_name);
+      !named.ok()) {
+    return done(named);
+  }
+  if (name.empty()) {
+    return done(absl::InvalidArgumentError(
+        "RepositoryModelLoadRequest.model_name is empty: name a model folder of the repository"));
+  }
+  absl::StatusOr<v1::ModelConfig> overrides = LoadOverrides(name, parameters);
+  if (!overrides.ok()) return done(overrides.status());
+
+  // The native repository load's own path: a LoadModel header naming the folder, with the
+  // overrides merged over its config.pbtxt (ModelUpload::Finish, server/repository/load_spec.h
+  // MergeConfig).
+  v1::LoadModelRequest header_message;
+  v1::LoadModelHeader* header = header_message.mutable_header();
+  header->set_repository_path(name);
+  *header->mutable_config() = *std::move(overrides);
+  ModelUpload upload(loading.repository, loading.max_model_bytes);
+  if (absl::Status taken = upload.TakeMessage(header_message); !taken.ok()) return done(taken);
+  absl::StatusOr<LoadSpec> spec = upload.Finish();
+  if (!spec.ok()) return done(spec.status());
+  loading.registry->Load(
+      *std::move(spec),
+      [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
+}
+
+void V2RepositoryUnload(const ModelLoadingContext& loading, const std::string& name,
+                        const std::string& repository_name, V2Done done) {
+  absl::Status refused = V2CheckRepositoryName(loading, "RepositoryModelUnload", repository_name);
+  if (refused.ok() && name.empty()) {
+    refused = absl::InvalidArgumentError(
+        "RepositoryModelUnloadRequest.model_name is empty: name the model to unload");
+  }
+  if (!refused.ok()) return done(refused);
+  // Triton's parameters here (unload_dependents) mean nothing without model ensembles: ignored.
+  // Any model may be unloaded this way, uploads included, as UnloadModel does: the registry
+  // holds one set of names.
+  loading.registry->Unload(
+      name, [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
+}
+
+}  // namespace neuronserve

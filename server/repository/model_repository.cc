@@ -1,0 +1,121 @@
+#include "server/repository/model_repository.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
+#include "util/posix_file.h"
+
+namespace neuronserve {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kConfigFile[] = "config.pbtxt";
+
+bool IsInside(const fs::path& path, const fs::path& root) {
+  auto [root_end, unused] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return root_end == root.end();
+}
+
+}  // namespace
+
+absl::StatusOr<ModelRepository> ModelRepository::Open(const std::string& root) {
+  std::error_code error;
+  fs::path canonical = fs::canonical(root, error);
+  if (error) {
+    return absl::NotFoundError(absl::StrCat("model repository '", root, "': ", error.message()));
+  }
+  if (!fs::is_directory(canonical)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("model repository '", root, "' is not a directory"));
+  }
+  return ModelRepository(canonical.string());
+}
+
+absl::StatusOr<std::string> ModelRepository::Confine(const std::string& relative) const {
+  const fs::path requested(relative);
+  if (relative.empty()) {
+    return absl::InvalidArgumentError("repository path is empty");
+  }
+  if (requested.is_absolute()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "repository path '", relative, "' is absolute; name it relative to the repository"));
+  }
+  for (const fs::path& part : requested) {
+    if (part == "..") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("repository path '", relative, "' contains '..'"));
+    }
+  }
+  std::error_code error;
+  // canonical() follows every symlink, so a link pointing out of the repository is caught here.
+  fs::path resolved = fs::canonical(fs::path(root_) / requested, error);
+  if (error) {
+    return absl::NotFoundError(
+        absl::StrCat("repository path '", relative, "' does not exist in the model repository"));
+  }
+  if (!IsInside(resolved, fs::path(root_))) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("repository path '", relative, "' resolves outside the model repository"));
+  }
+  return resolved.string();
+}
+
+absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& relative,
+                                                         const std::string& default_file) const {
+  absl::StatusOr<std::string> path = Confine(relative);
+  if (!path.ok()) return path.status();
+  RepositoryModel model;
+  if (fs::is_directory(*path)) {
+    model.folder = *path;
+    const fs::path config_path = fs::path(*path) / kConfigFile;
+    if (fs::exists(config_path)) {
+      absl::StatusOr<std::string> text = ReadFile(config_path.string());
+      if (!text.ok()) return text.status();
+      if (!google::protobuf::TextFormat::ParseFromString(*text, &model.config)) {
+        return absl::InvalidArgumentError(absl::StrCat("'", relative, "/", kConfigFile,
+                                                       "' is not a valid ModelConfig in "
+                                                       "protobuf text format"));
+      }
+    }
+    if (model.config.name().empty()) {
+      model.config.set_name(fs::path(*path).filename().string());
+    }
+    if (model.config.file().empty()) model.config.set_file(default_file);
+    absl::StatusOr<std::string> neff = Confine((fs::path(relative) / model.config.file()).string());
+    if (!neff.ok()) return neff.status();
+    model.neff_path = *neff;
+  } else {
+    model.neff_path = *path;
+    model.folder = fs::path(*path).parent_path().string();
+    model.config.set_file(fs::path(*path).filename().string());
+    model.config.set_name(fs::path(*path).stem().string());
+  }
+  if (!fs::is_regular_file(model.neff_path)) {
+    return absl::NotFoundError(absl::StrCat("repository path '", relative, "': '", model.neff_path,
+                                            "' is not a regular file"));
+  }
+  return model;
+}
+
+absl::StatusOr<std::vector<std::string>> ModelRepository::ModelFolders() const {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(root_, error)) {
+    if (entry.is_directory() && !absl::StartsWith(entry.path().filename().string(), ".")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot list the model repository '", root_, "': ", error.message()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace neuronserve

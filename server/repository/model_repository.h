@@ -1,0 +1,50 @@
+// The model repository (--model-repository=DIR): one folder per model holding its NEFF and a
+// config.pbtxt (a ModelConfig in protobuf text format).
+//
+// Every path a client names is resolved inside the repository and must stay there: ".." and
+// absolute paths are refused, and so is a symlink whose target lies outside.
+#ifndef NEURON_SERVE_SERVER_REPOSITORY_MODEL_REPOSITORY_H_
+#define NEURON_SERVE_SERVER_REPOSITORY_MODEL_REPOSITORY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "neuronserve/v1/model_config.pb.h"
+
+namespace neuronserve {
+
+struct RepositoryModel {
+  v1::ModelConfig config;  // name defaulted to the folder name, file to "model.neff"
+  std::string folder;      // absolute, canonical
+  std::string neff_path;   // absolute, canonical, inside the repository
+};
+
+class ModelRepository {
+ public:
+  // NOT_FOUND / FAILED_PRECONDITION when `root` is missing or not a directory.
+  static absl::StatusOr<ModelRepository> Open(const std::string& root);
+
+  // `relative` names a model folder (with config.pbtxt, or just a model.neff) or a NEFF file.
+  // INVALID_ARGUMENT for absolute paths and "..", PERMISSION_DENIED for a path (or symlink)
+  // that resolves outside the repository, NOT_FOUND when it does not exist. `default_file` is
+  // the NEFF of a folder whose config names no `file` (relative to the folder); --model-dir
+  // passes the one NEFF it found there, which need not be called model.neff.
+  absl::StatusOr<RepositoryModel> Resolve(const std::string& relative,
+                                          const std::string& default_file = "model.neff") const;
+
+  // The model folders directly under the root, by name.
+  absl::StatusOr<std::vector<std::string>> ModelFolders() const;
+
+  const std::string& root() const { return root_; }
+
+ private:
+  explicit ModelRepository(std::string root) : root_(std::move(root)) {}
+  absl::StatusOr<std::string> Confine(const std::string& relative) const;
+
+  std::string root_;  // canonical
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_REPOSITORY_MODEL_REPOSITORY_H_

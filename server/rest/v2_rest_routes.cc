@@ -1,0 +1,307 @@
+#include "server/rest/v2_rest_routes.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "server/http/http_status.h"
+#include "server/logs/audit_log.h"
+#include "server/rest/v2_rest_infer_call.h"
+#include "server/security/rpc_scope.h"
+
+namespace neuronserve {
+namespace {
+
+using Json = nlohmann::json;
+
+// The gRPC method each route answers as, for its scope (server/security/rpc_scope.h's v2 rows).
+Scope ScopeOf(std::string_view rpc) {
+  return RequiredScope(absl::StrCat("/inference.GRPCInferenceService/", std::string(rpc)));
+}
+
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+HttpResponse JsonResponse(int status, const Json& json) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = "application/json";
+  response.body = Dump(json);
+  return response;
+}
+
+// A probe's answer: 200 with no body, or 400 saying why not (as KServe's v2 REST and Triton).
+HttpResponse ProbeResponse(bool yes, std::string_view why_not) {
+  if (yes) {
+    HttpResponse response;
+    response.content_type = "application/json";
+    return response;
+  }
+  return HttpErrorResponse(400, why_not);
+}
+
+Json TensorsJson(
+    const google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>&
+        tensors) {
+  Json out = Json::array();
+  for (const auto& tensor : tensors) {
+    out.push_back(
+        Json{{"name", tensor.name()},
+             {"datatype", tensor.datatype()},
+             {"shape", std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end())}});
+  }
+  return out;
+}
+
+Json DurationJson(const inference::StatisticDuration& duration) {
+  return Json{{"count", duration.count()}, {"ns", duration.ns()}};
+}
+
+// Triton's statistics layout.
+Json StatisticsJson(const inference::ModelStatisticsResponse& response) {
+  Json models = Json::array();
+  for (const inference::ModelStatistics& stats : response.model_stats()) {
+    const inference::InferStatistics& infer = stats.inference_stats();
+    models.push_back(
+        Json{{"name", stats.name()},
+             {"version", stats.version()},
+             {"last_inference", stats.last_inference()},
+             {"inference_count", stats.inference_count()},
+             {"execution_count", stats.execution_count()},
+             {"inference_stats", Json{{"success", DurationJson(infer.success())},
+                                      {"fail", DurationJson(infer.fail())},
+                                      {"queue", DurationJson(infer.queue())},
+                                      {"compute_input", DurationJson(infer.compute_input())},
+                                      {"compute_infer", DurationJson(infer.compute_infer())},
+                                      {"compute_output", DurationJson(infer.compute_output())},
+                                      {"cache_hit", DurationJson(infer.cache_hit())},
+                                      {"cache_miss", DurationJson(infer.cache_miss())}}},
+             {"batch_stats", Json::array()}});
+  }
+  return Json{{"model_stats", std::move(models)}};
+}
+
+class Routes {
+ public:
+  explicit Routes(V2RestSources sources) : s_(std::move(sources)) {}
+
+  void Live(HttpExchange& exchange) const {
+    const std::optional<HealthReport> report = s_.health();
+    exchange.Respond(ProbeResponse(
+        V2ServerLive(report), report.has_value() ? absl::StrCat("not live: ", report->live_reason)
+                                                 : "not live: starting or stopping"));
+  }
+
+  void Ready(HttpExchange& exchange) const {
+    const std::optional<HealthReport> report = s_.health();
+    exchange.Respond(ProbeResponse(V2ServerReady(report),
+                                   report.has_value()
+                                       ? absl::StrCat("not ready: ", report->serving_reason)
+                                       : "not ready: starting or stopping"));
+  }
+
+  void ModelReady(HttpExchange& exchange) const {
+    const std::string name(exchange.param("name"));
+    const std::string version(exchange.param("version"));
+    const bool ready = V2ModelReady(s_.health(), *s_.loading.registry, name, version);
+    exchange.Respond(ProbeResponse(
+        ready, version.empty()
+                   ? absl::StrCat("model '", name, "' is not ready")
+                   : absl::StrCat("model '", name, "' version '", version, "' is not ready")));
+  }
+
+  void ServerMetadata(HttpExchange& exchange) const {
+    inference::ServerMetadataResponse metadata;
+    V2ServerMetadata(metadata);
+    exchange.Respond(JsonResponse(
+        200, Json{{"name", metadata.name()},
+                  {"version", metadata.version()},
+                  {"extensions", std::vector<std::string>(metadata.extensions().begin(),
+                                                          metadata.extensions().end())}}));
+  }
+
+  void ModelMetadata(HttpExchange& exchange) const {
+    inference::ModelMetadataResponse metadata;
+    const absl::Status status =
+        V2ModelMetadata(*s_.loading.registry, std::string(exchange.param("name")),
+                        std::string(exchange.param("version")), metadata);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    exchange.Respond(
+        JsonResponse(200, Json{{"name", metadata.name()},
+                               {"versions", std::vector<std::string>(metadata.versions().begin(),
+                                                                     metadata.versions().end())},
+                               {"platform", metadata.platform()},
+                               {"inputs", TensorsJson(metadata.inputs())},
+                               {"outputs", TensorsJson(metadata.outputs())}}));
+  }
+
+  void Statistics(HttpExchange& exchange) const {
+    inference::ModelStatisticsResponse statistics;
+    const absl::Status status =
+        V2ModelStatistics(*s_.loading.registry, std::string(exchange.param("name")),
+                          std::string(exchange.param("version")), statistics);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    exchange.Respond(JsonResponse(200, StatisticsJson(statistics)));
+  }
+
+  void Infer(HttpExchange& exchange) const { V2RestInferCall::Start(*s_.infer, exchange); }
+
+  void RepositoryIndex(HttpExchange& exchange) const {
+    constexpr std::string_view kRpc = "RestRepositoryIndex";
+    if (Refused(exchange, kRpc, "")) return;
+    absl::Status status;
+    bool ready_only = false;
+    if (!exchange.body().empty()) {
+      const Json body = Json::parse(exchange.body(), nullptr, /*allow_exceptions=*/false);
+      if (body.is_discarded() || !body.is_object()) {
+        status = absl::InvalidArgumentError(
+            "RepositoryIndex: the body must be a JSON object, {\"ready\": true|false}");
+      } else if (auto found = body.find("ready"); found != body.end()) {
+        if (!found->is_boolean()) {
+          status = absl::InvalidArgumentError("RepositoryIndex: 'ready' must be true or false");
+        } else {
+          ready_only = found->get<bool>();
+        }
+      }
+    }
+    inference::RepositoryIndexResponse index;
+    if (status.ok()) status = V2RepositoryIndex(s_.loading, ready_only, index);
+    Audit(exchange, kRpc, "", status);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    Json models = Json::array();
+    for (const auto& entry : index.models()) {
+      Json model{{"name", entry.name()}};
+      if (!entry.version().empty()) model["version"] = entry.version();
+      if (!entry.state().empty()) model["state"] = entry.state();
+      if (!entry.reason().empty()) model["reason"] = entry.reason();
+      models.push_back(std::move(model));
+    }
+    exchange.Respond(JsonResponse(200, models));
+  }
+
+  void Load(HttpExchange& exchange) const {
+    constexpr std::string_view kRpc = "RestRepositoryModelLoad";
+    const std::string name(exchange.param("name"));
+    if (Refused(exchange, kRpc, name)) return;
+    google::protobuf::Map<std::string, inference::ModelRepositoryParameter> parameters;
+    if (absl::Status parsed = LoadParameters(name, exchange.body(), parameters); !parsed.ok()) {
+      Audit(exchange, kRpc, name, parsed);
+      return exchange.Respond(HttpErrorResponse(parsed));
+    }
+    V2RepositoryLoad(s_.loading, name, "", parameters, Finisher(exchange, kRpc, name));
+  }
+
+  void Unload(HttpExchange& exchange) const {
+    constexpr std::string_view kRpc = "RestRepositoryModelUnload";
+    const std::string name(exchange.param("name"));
+    if (Refused(exchange, kRpc, name)) return;
+    // Triton's unload parameters (unload_dependents) mean nothing without ensembles: the body
+    // is not read.
+    V2RepositoryUnload(s_.loading, name, "", Finisher(exchange, kRpc, name));
+  }
+
+ private:
+  void Audit(HttpExchange& exchange, std::string_view rpc, std::string_view model,
+             const absl::Status& status) const {
+    if (s_.infer->audit_log == nullptr) return;
+    AuditRecord record;
+    record.rpc = rpc;
+    record.peer = exchange.peer();
+    record.identity = exchange.identity();
+    record.model = model;
+    record.code = status.code();
+    const std::string message(status.message());
+    record.message = message;
+    s_.infer->audit_log->Record(record);
+  }
+
+  // With --admin-listen, the repository calls are the admin listener's (as on the gRPC port):
+  // answered 403 naming it, and audited.
+  bool Refused(HttpExchange& exchange, std::string_view rpc, std::string_view model) const {
+    if (s_.admin_listener_elsewhere.empty()) return false;
+    const absl::Status refused = absl::PermissionDeniedError(
+        absl::StrCat(std::string(rpc), " is served on the admin listener ",
+                     s_.admin_listener_elsewhere, ", not on this HTTP endpoint"));
+    Audit(exchange, rpc, model, refused);
+    exchange.Respond(HttpErrorResponse(refused));
+    return true;
+  }
+
+  // The answer of a load or unload, from the registry's thread (or at once when refused).
+  V2Done Finisher(HttpExchange& exchange, std::string_view rpc, const std::string& model) const {
+    return [this, &exchange, rpc, model](const absl::Status& status) {
+      Audit(exchange, rpc, model, status);
+      if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+      HttpResponse done;
+      done.content_type = "application/json";
+      exchange.Respond(std::move(done));
+    };
+  }
+
+  // {"parameters": {"config": "<JSON of neuronserve.v1.ModelConfig>"}}: the body's parameters
+  // as the gRPC request's; an empty body has none.
+  static absl::Status LoadParameters(
+      const std::string& model, std::string_view body,
+      google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
+    if (body.empty()) return absl::OkStatus();
+    const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded() || !json.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RepositoryModelLoad '", model,
+          "': the body must be a JSON object, {\"parameters\": {\"config\": \"<JSON>\"}}"));
+    }
+    const auto found = json.find("parameters");
+    if (found == json.end()) return absl::OkStatus();
+    if (!found->is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RepositoryModelLoad '", model, "': 'parameters' must be an object"));
+    }
+    for (const auto& [key, value] : found->items()) {
+      inference::ModelRepositoryParameter& parameter = parameters[key];
+      if (value.is_string()) {
+        parameter.set_string_param(value.get<std::string>());
+      } else if (value.is_boolean()) {
+        parameter.set_bool_param(value.get<bool>());
+      } else if (value.is_number_integer()) {
+        parameter.set_int64_param(value.get<int64_t>());
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat("RepositoryModelLoad '", model, "': parameter '", key,
+                         "' must be a string, a boolean or an integer"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const V2RestSources s_;
+};
+
+}  // namespace
+
+void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
+  auto shared = std::make_shared<const Routes>(std::move(sources));
+  const auto add = [&](std::string method, std::string pattern, std::string_view rpc,
+                       void (Routes::*handler)(HttpExchange&) const) {
+    routes.Add({std::move(method), std::move(pattern), ScopeOf(rpc),
+                absl::StrCat("Rest", std::string(rpc)),
+                [shared, handler](HttpExchange& exchange) { ((*shared).*handler)(exchange); }});
+  };
+  add("GET", "/v2/health/live", "ServerLive", &Routes::Live);
+  add("GET", "/v2/health/ready", "ServerReady", &Routes::Ready);
+  add("GET", "/v2", "ServerMetadata", &Routes::ServerMetadata);
+  for (const std::string& model :
+       {std::string("/v2/models/{name}"), std::string("/v2/models/{name}/versions/{version}")}) {
+    add("GET", model, "ModelMetadata", &Routes::ModelMetadata);
+    add("GET", model + "/ready", "ModelReady", &Routes::ModelReady);
+    add("GET", model + "/stats", "ModelStatistics", &Routes::Statistics);
+    add("POST", model + "/infer", "ModelInfer", &Routes::Infer);
+  }
+  add("GET", "/v2/models/stats", "ModelStatistics", &Routes::Statistics);
+  add("POST", "/v2/repository/index", "RepositoryIndex", &Routes::RepositoryIndex);
+  add("POST", "/v2/repository/models/{name}/load", "RepositoryModelLoad", &Routes::Load);
+  add("POST", "/v2/repository/models/{name}/unload", "RepositoryModelUnload", &Routes::Unload);
+}
+
+}  // namespace neuronserve

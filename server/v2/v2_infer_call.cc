@@ -1,0 +1,221 @@
+#include "server/v2/v2_infer_call.h"
+
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "server/frontend/repeated_field_resize.h"
+#include "server/oip/v2_datatype.h"
+#include "server/oip/v2_request_rules.h"
+
+namespace neuronserve {
+namespace {
+
+bool HasContents(const inference::InferTensorContents& c) {
+  return c.bool_contents_size() > 0 || c.int_contents_size() > 0 || c.int64_contents_size() > 0 ||
+         c.uint_contents_size() > 0 || c.uint64_contents_size() > 0 || c.fp32_contents_size() > 0 ||
+         c.fp64_contents_size() > 0 || c.bytes_contents_size() > 0;
+}
+
+// The queue-time limit of request parameter "timeout" (microseconds), or zero for none. The
+// parameter's oneof is this carrier's own; what its value may be is the protocol's
+// (server/oip/v2_request_rules.h), shared with REST.
+absl::StatusOr<absl::Duration> QueueTimeout(const std::string& model,
+                                            const inference::ModelInferRequest& request) {
+  const auto found = request.parameters().find("timeout");
+  if (found == request.parameters().end()) return absl::ZeroDuration();
+  const inference::InferParameter& parameter = found->second;
+  switch (parameter.parameter_choice_case()) {
+    case inference::InferParameter::kInt64Param:
+      return V2QueueTimeout(model, parameter.int64_param());
+    case inference::InferParameter::kUint64Param:
+      return V2QueueTimeout(model, V2TimeoutFromUnsigned(parameter.uint64_param()));
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", model, "': ", kV2TimeoutMustBeAnInteger));
+  }
+}
+
+}  // namespace
+
+void V2InferCall::BeginUnbound(const InferContext& context, const Request& request,
+                               Response& response) {
+  Begin(context, request.model_name(), request.id());
+  response_ = &response;
+  response.set_id(request.id());
+  response.set_model_name(request.model_name());
+}
+
+absl::Status V2InferCall::Bind(const InferContext& context, const Request& request,
+                               Response& response) {
+  BeginUnbound(context, request, response);
+  if (request.model_name().empty()) {
+    return absl::InvalidArgumentError(
+        "ModelInferRequest.model_name is empty: name the model to run");
+  }
+  absl::Status status = AcquireModel(request.model_name(), request.model_version());
+  if (model_acquired()) response.set_model_version(model().identity().version);
+  if (!status.ok()) return status;  // on an error FillResponse counts it and lets the model go
+  const std::string& name = model().identity().name;
+  absl::StatusOr<absl::Duration> timeout = QueueTimeout(name, request);
+  if (!timeout.ok()) return timeout.status();
+  if (*timeout > absl::ZeroDuration()) LimitQueueTime(*timeout);
+  absl::InlinedVector<GivenInput, 4> given;
+  if (absl::Status decoded = DecodeInputs(request, given); !decoded.ok()) return decoded;
+  absl::InlinedVector<absl::string_view, 4> wanted;
+  wanted.reserve(request.outputs_size());
+  for (const auto& output : request.outputs()) wanted.push_back(output.name());
+  return BindTensors(given, wanted, ResponseForm(request), V2FieldNaming());
+}
+
+absl::Status V2InferCall::DecodeInputs(const Request& request,
+                                       absl::InlinedVector<GivenInput, 4>& given) {
+  const std::string& name = model().identity().name;
+  const bool raw = request.raw_input_contents_size() > 0;
+  if (raw && request.raw_input_contents_size() != request.inputs_size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", name, "': raw_input_contents has ",
+                     request.raw_input_contents_size(), " entries for ", request.inputs_size(),
+                     " inputs; send one per input, in the order of inputs"));
+  }
+  given.resize(request.inputs_size());
+  shapes_.resize(request.inputs_size());
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    const auto& tensor = request.inputs(i);
+    const std::string where = absl::StrCat("model '", name, "' input '", tensor.name(), "'");
+    GivenInput& input = given[i];
+    input.name = tensor.name();
+    // Checks that need the model's tensor; an unknown name is left for validation to report
+    // with the list of the model's inputs.
+    const TensorSpec* spec = V2FindTensor(model().inputs(), tensor.name());
+    if (spec != nullptr) {
+      if (absl::Status checked =
+              CheckV2Datatype(name, "input", tensor.name(), spec->dtype, tensor.datatype());
+          !checked.ok()) {
+        return checked;
+      }
+      if (absl::Status shaped = V2CheckEmptyShape(where, *spec, tensor.shape_size());
+          !shaped.ok()) {
+        return shaped;
+      }
+    }
+    absl::InlinedVector<uint32_t, 4>& shape = shapes_[i];
+    shape.clear();
+    for (const int64_t dimension : tensor.shape()) {
+      if (dimension < 0 || dimension > std::numeric_limits<uint32_t>::max()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": shape dimension ", dimension, " is not a size"));
+      }
+      shape.push_back(static_cast<uint32_t>(dimension));
+    }
+    input.shape = absl::MakeConstSpan(shape);
+    const inference::InferTensorContents& contents = tensor.contents();
+    if (raw) {
+      if (HasContents(contents)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where,
+                         " carries contents while the request uses raw_input_contents; send every "
+                         "input one way"));
+      }
+      const std::string& bytes = request.raw_input_contents(i);
+      input.NoteField(ValueField::kRaw, bytes.data(), bytes.size());
+      continue;
+    }
+    if (contents.fp64_contents_size() > 0 || contents.bytes_contents_size() > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": ", contents.fp64_contents_size() > 0 ? "fp64_contents" : "bytes_contents",
+          " cannot carry a NeuronCore tensor; send ",
+          spec != nullptr ? V2DatatypeName(spec->dtype) : "the tensor's datatype",
+          " values in its contents field or raw_input_contents"));
+    }
+    if (spec != nullptr && !HasV2TypedContents(spec->dtype) && HasContents(contents)) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " is ", V2DatatypeName(spec->dtype),
+                                                     ", which travels only in "
+                                                     "raw_input_contents (",
+                                                     spec->byte_size, " bytes)"));
+    }
+    input.NoteField(ValueField::kBool, contents.bool_contents().data(),
+                    contents.bool_contents_size());
+    input.NoteField(ValueField::kInt32, contents.int_contents().data(),
+                    contents.int_contents_size());
+    input.NoteField(ValueField::kInt64, contents.int64_contents().data(),
+                    contents.int64_contents_size());
+    input.NoteField(ValueField::kUInt32, contents.uint_contents().data(),
+                    contents.uint_contents_size());
+    input.NoteField(ValueField::kUInt64, contents.uint64_contents().data(),
+                    contents.uint64_contents_size());
+    input.NoteField(ValueField::kFloat, contents.fp32_contents().data(),
+                    contents.fp32_contents_size());
+    // BOOL and bool_contents go together: a BOOL input in another field, or bools given for
+    // an input that says it is not BOOL, would be read as something the client did not mean.
+    const bool says_bool = tensor.datatype() == "BOOL";
+    if (input.second_field == ValueField::kNone && input.field != ValueField::kNone &&
+        says_bool != (input.field == ValueField::kBool)) {
+      return absl::InvalidArgumentError(
+          says_bool ? absl::StrCat(where, " is BOOL: send its values in bool_contents, not ",
+                                   std::string(V2ContentsFieldName(input.field)))
+                    : absl::StrCat(where, " is ", tensor.datatype(),
+                                   ": bool_contents carries BOOL inputs only"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+OutputForm V2InferCall::ResponseForm(const Request& request) const {
+  if (request.raw_input_contents_size() > 0) return OutputForm::kRaw;
+  const std::vector<TensorSpec>& outputs = model().outputs();
+  if (request.outputs_size() == 0) {
+    for (const TensorSpec& output : outputs) {
+      if (!HasV2TypedContents(output.dtype)) return OutputForm::kRaw;
+    }
+    return OutputForm::kTyped;
+  }
+  for (const auto& wanted : request.outputs()) {
+    const TensorSpec* output = V2FindTensor(outputs, wanted.name());
+    if (output != nullptr && !HasV2TypedContents(output->dtype)) return OutputForm::kRaw;
+  }
+  return OutputForm::kTyped;
+}
+
+void V2InferCall::SetStreamError(StreamResponse& response, const absl::Status& status) {
+  response.set_error_message(std::string(status.message()));
+}
+
+void V2InferCall::AddOutput(const TensorSpec& spec, ValueField field) {
+  auto* output = response_->add_outputs();
+  output->set_name(spec.name);
+  output->set_datatype(V2DatatypeName(spec.dtype));
+  output->mutable_shape()->Add(spec.shape.begin(), spec.shape.end());
+  if (field == ValueField::kRaw) response_->add_raw_output_contents();
+}
+
+void* V2InferCall::OutputValues(int slot, ValueField field, size_t count) {
+  const int n = static_cast<int>(count);
+  // Only typed outputs get a contents message: a raw output carries none.
+  const auto contents = [&]() -> inference::InferTensorContents& {
+    return *response_->mutable_outputs(slot)->mutable_contents();
+  };
+  switch (field) {
+    case ValueField::kFloat:
+      return ResizeForOverwrite(*contents().mutable_fp32_contents(), n);
+    case ValueField::kInt32:
+      return ResizeForOverwrite(*contents().mutable_int_contents(), n);
+    case ValueField::kUInt32:
+      return ResizeForOverwrite(*contents().mutable_uint_contents(), n);
+    case ValueField::kInt64:
+      return ResizeForOverwrite(*contents().mutable_int64_contents(), n);
+    case ValueField::kUInt64:
+      return ResizeForOverwrite(*contents().mutable_uint64_contents(), n);
+    case ValueField::kRaw:
+    case ValueField::kBool:
+    case ValueField::kNone:
+      break;
+  }
+  return ResizeForOverwrite(*response_->mutable_raw_output_contents(slot), count);
+}
+
+void V2InferCall::DropOutputs() {
+  response_->clear_outputs();
+  response_->clear_raw_output_contents();
+}
+
+}  // namespace neuronserve

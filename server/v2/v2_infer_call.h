@@ -1,0 +1,67 @@
+// V2InferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the Open
+// Inference Protocol's inference.ModelInferRequest and ModelInferResponse (proto/inference).
+//
+// Decoding, on the gRPC thread, into the one request form:
+// - each input's `datatype` must be its tensor's v2 datatype (server/oip/v2_datatype.h; BOOL for a
+// 1-byte
+//   integer tensor), its `shape` the tensor's;
+// - its values come from raw_input_contents (one entry per input, in the order of `inputs`,
+//   then no input may carry `contents`) or from the typed `contents` field of its datatype
+//   (FP16, BF16 and the dtypes without a v2 name only raw);
+// - `outputs` selects a subset (empty: every output); their parameters are ignored;
+// - request parameter `timeout` (int64 microseconds, 0 = none) bounds the time in the queue;
+//   the others are ignored, as the protocol allows.
+// The answer uses the request's form: raw_output_contents for a raw request, typed `contents`
+// for a typed one, unless an output it returns has no typed field (FP16, BF16, ...): then every
+// output is raw, since the protocol does not mix the two. `id` is echoed.
+//
+// Thread safety and ownership: as InferCall's; the messages must outlive the call.
+#ifndef NEURON_SERVE_SERVER_V2_V2_INFER_CALL_H_
+#define NEURON_SERVE_SERVER_V2_V2_INFER_CALL_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/container/inlined_vector.h"
+#include "inference/grpc_service.pb.h"
+#include "server/frontend/infer_call.h"
+
+namespace neuronserve {
+
+class V2InferCall : public InferCall {
+ public:
+  using Request = inference::ModelInferRequest;
+  using Response = inference::ModelInferResponse;
+  using StreamResponse = inference::ModelStreamInferResponse;
+  static constexpr std::string_view kUnaryMethod = "ModelInfer";
+  static constexpr std::string_view kStreamMethod = "ModelStreamInfer";
+
+  // As NativeInferCall::Bind and BeginUnbound (server/native/native_infer_call.h).
+  absl::Status Bind(const InferContext& context, const Request& request, Response& response);
+  void BeginUnbound(const InferContext& context, const Request& request, Response& response);
+
+  // A streamed request's answer and failure: inside the stream, as error_message.
+  static Response& InnerResponse(StreamResponse& response) {
+    return *response.mutable_infer_response();
+  }
+  static void SetStreamError(StreamResponse& response, const absl::Status& status);
+
+ private:
+  // Decodes the inputs into `given` (views into the request and shapes_).
+  absl::Status DecodeInputs(const Request& request, absl::InlinedVector<GivenInput, 4>& given);
+  // kRaw, or kTyped when every output the request wants has a typed field.
+  OutputForm ResponseForm(const Request& request) const;
+
+  void AddOutput(const TensorSpec& spec, ValueField field) override;
+  void* OutputValues(int slot, ValueField field, size_t count) override;
+  RequestProtocol protocol() const override { return RequestProtocol::kV2; }
+  void DropOutputs() override;
+
+  Response* response_ = nullptr;
+  // The inputs' shapes as validation reads them (uint32 dimensions).
+  absl::InlinedVector<absl::InlinedVector<uint32_t, 4>, 4> shapes_;
+};
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_SERVER_V2_V2_INFER_CALL_H_

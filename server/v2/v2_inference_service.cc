@@ -1,0 +1,229 @@
+#include "server/v2/v2_inference_service.h"
+
+#include <string>
+#include <utility>
+
+#include "server/frontend/grpc_status.h"
+#include "server/frontend/infer_stream_reactor.h"  // instantiated in v2_reactors.cc
+#include "server/frontend/infer_unary_reactor.h"
+#include "server/frontend/raw_message.h"
+#include "server/oip/v2_answers.h"
+#include "server/security/rpc_scope.h"
+#include "server/v2/v2_infer_call.h"
+
+namespace neuronserve {
+
+V2InferenceService::V2InferenceService(const NrtRuntime& runtime,
+                                       const ModelLoadingContext& loading,
+                                       const InferContext& infer, HealthSource health,
+                                       ListenerPolicy policy)
+    : runtime_(runtime),
+      loading_(loading),
+      infer_(infer),
+      health_(std::move(health)),
+      policy_(std::move(policy)) {}
+
+grpc::ServerUnaryReactor* V2InferenceService::ServerLive(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kServerLive);
+  inference::ServerLiveRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kServerLive, *raw_request, request)) {
+    return refused;
+  }
+  inference::ServerLiveResponse response;
+  response.set_live(V2ServerLive(health_()));
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::ServerReady(grpc::CallbackServerContext* context,
+                                                          const grpc::ByteBuffer* raw_request,
+                                                          grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kServerReady);
+  inference::ServerReadyRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kServerReady, *raw_request, request)) {
+    return refused;
+  }
+  inference::ServerReadyResponse response;
+  response.set_ready(V2ServerReady(health_()));
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::ModelReady(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kModelReady);
+  inference::ModelReadyRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelReady, *raw_request, request,
+                        &inference::ModelReadyRequest::name)) {
+    return refused;
+  }
+  if (request.name().empty()) {
+    return FinishUnaryNow(context, absl::InvalidArgumentError(
+                                       "ModelReadyRequest.name is empty: name the model to check"));
+  }
+  inference::ModelReadyResponse response;
+  response.set_ready(
+      V2ModelReady(health_(), *loading_.registry, request.name(), request.version()));
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::ServerMetadata(grpc::CallbackServerContext* context,
+                                                             const grpc::ByteBuffer* raw_request,
+                                                             grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kServerMetadata);
+  inference::ServerMetadataRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kServerMetadata, *raw_request, request)) {
+    return refused;
+  }
+  inference::ServerMetadataResponse response;
+  V2ServerMetadata(response);
+  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(grpc::CallbackServerContext* context,
+                                                            const grpc::ByteBuffer* raw_request,
+                                                            grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kModelMetadata);
+  inference::ModelMetadataRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelMetadata, *raw_request, request,
+                        &inference::ModelMetadataRequest::name)) {
+    return refused;
+  }
+  if (request.name().empty()) {
+    return FinishUnaryNow(
+        context, absl::InvalidArgumentError("ModelMetadataRequest.name is empty: name the model"));
+  }
+  inference::ModelMetadataResponse response;
+  const absl::Status status =
+      V2ModelMetadata(*loading_.registry, request.name(), request.version(), response);
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::ModelInfer(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* raw_request,
+                                                         grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kModelInfer, [&] {
+    return ParsedName(*raw_request, &inference::ModelInferRequest::model_name);
+  });
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  // Parsed by the reactor, which owns the messages.
+  return InferUnaryReactor<V2InferCall>::Start(infer_, context, raw_request, raw_response,
+                                               std::move(check.identity));
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* V2InferenceService::ModelStreamInfer(
+    grpc::CallbackServerContext* context) {
+  CallerCheck check = guard_.Check(context, rpc::kModelStreamInfer);
+  if (!check.status.ok()) {
+    return new RefusedReactor<grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>>(
+        check.status);
+  }
+  return new InferStreamReactor<V2InferCall>(infer_, context, std::move(check.identity));
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::ModelStatistics(grpc::CallbackServerContext* context,
+                                                              const grpc::ByteBuffer* raw_request,
+                                                              grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kModelStatistics);
+  inference::ModelStatisticsRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelStatistics, *raw_request, request,
+                        &inference::ModelStatisticsRequest::name)) {
+    return refused;
+  }
+  inference::ModelStatisticsResponse response;
+  const absl::Status status =
+      V2ModelStatistics(*loading_.registry, request.name(), request.version(), response);
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::RepositoryIndex(grpc::CallbackServerContext* context,
+                                                              const grpc::ByteBuffer* raw_request,
+                                                              grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kRepositoryIndex);
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  // An admin call like the other two: audited however it ends (a request that does not parse
+  // included).
+  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  const std::string_view rpc_name = RpcName(rpc::kRepositoryIndex);
+  inference::RepositoryIndexResponse response;
+  auto finish = [&](const grpc::Status& status) {
+    audit.Record(rpc_name, "", status);
+    return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+  };
+  inference::RepositoryIndexRequest request;
+  absl::Status status = ParseMessage(rpc_name, *raw_request, request);
+  if (status.ok()) {
+    status = V2CheckRepositoryName(loading_, "RepositoryIndex", request.repository_name());
+  }
+  if (status.ok()) status = V2RepositoryIndex(loading_, request.ready(), response);
+  return finish(ToGrpcStatus(status));
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelLoad(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kRepositoryModelLoad, [&] {
+    return ParsedName(*raw_request, &inference::RepositoryModelLoadRequest::model_name);
+  });
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  const std::string_view rpc_name = RpcName(rpc::kRepositoryModelLoad);
+  // Finished from the registry's thread when the load ends, or at once when it is refused: the
+  // reactor owns the messages until then.
+  auto* reactor =
+      new RawUnaryReactor<inference::RepositoryModelLoadRequest,
+                          inference::RepositoryModelLoadResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
+    const grpc::Status status = ToGrpcStatus(parsed);
+    audit.Record(rpc_name, "", status);
+    reactor->FinishWith(status);
+    return reactor;
+  }
+  const inference::RepositoryModelLoadRequest& request = reactor->request;
+  const std::string& name = request.model_name();
+  V2RepositoryLoad(loading_, name, request.repository_name(), request.parameters(),
+                   [reactor, audit, name, rpc_name](const absl::Status& result) {
+                     const grpc::Status status = ToGrpcStatus(result);
+                     audit.Record(rpc_name, name, status);
+                     reactor->FinishWith(status);
+                   });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kRepositoryModelUnload, [&] {
+    return ParsedName(*raw_request, &inference::RepositoryModelUnloadRequest::model_name);
+  });
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  const std::string_view rpc_name = RpcName(rpc::kRepositoryModelUnload);
+  auto* reactor =
+      new RawUnaryReactor<inference::RepositoryModelUnloadRequest,
+                          inference::RepositoryModelUnloadResponse>(rpc_name, raw_response);
+  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
+    const grpc::Status status = ToGrpcStatus(parsed);
+    audit.Record(rpc_name, "", status);
+    reactor->FinishWith(status);
+    return reactor;
+  }
+  const inference::RepositoryModelUnloadRequest& request = reactor->request;
+  const std::string& name = request.model_name();
+  V2RepositoryUnload(loading_, name, request.repository_name(),
+                     [reactor, audit, name, rpc_name](const absl::Status& result) {
+                       const grpc::Status status = ToGrpcStatus(result);
+                       audit.Record(rpc_name, name, status);
+                       reactor->FinishWith(status);
+                     });
+  return reactor;
+}
+
+}  // namespace neuronserve

@@ -1,0 +1,133 @@
+#include "server/repository/model_repository.h"
+
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
+
+namespace neuronserve {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::StartsWith;
+
+// A repository in a temp folder, next to an "outside" folder that no path may reach.
+class ModelRepositoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.Write("repo/plain/model.neff", "plain");
+    dir_.Write("repo/configured/weights.bin", "configured");
+    dir_.Write("repo/configured/config.pbtxt",
+               "name: \"renamed\"\nversion: \"4\"\nfile: \"weights.bin\"\n");
+    dir_.Write("repo/loose/single.neff", "loose");
+    dir_.Write("repo/escaping/config.pbtxt", "file: \"../../outside/secret.neff\"\n");
+    dir_.Write("repo/broken/config.pbtxt", "file: [");
+    dir_.Write("repo/.hidden/model.neff", "hidden");
+    dir_.Write("repo/top-level-file", "not a model folder");
+    dir_.Write("outside/secret.neff", "secret");
+    fs::create_directories(dir_.Join("repo/neff-is-a-folder/model.neff"));
+    fs::create_symlink(dir_.Join("outside"), dir_.Join("repo/link-out"));
+    fs::create_symlink(dir_.Join("repo/plain"), dir_.Join("repo/link-in"));
+    absl::StatusOr<ModelRepository> repository = ModelRepository::Open(dir_.Join("repo"));
+    ASSERT_TRUE(repository.ok()) << repository.status();
+    repository_.emplace(*std::move(repository));
+  }
+
+  // Resolve(relative) succeeds with this name, NEFF file name, folder and NEFF path (both given
+  // relative to the temp folder, compared canonical).
+  void ExpectResolves(const std::string& relative, const std::string& name, const std::string& file,
+                      const std::string& folder, const std::string& neff_path) {
+    absl::StatusOr<RepositoryModel> model = repository_->Resolve(relative);
+    ASSERT_TRUE(model.ok()) << relative << ": " << model.status();
+    EXPECT_EQ(model->config.name(), name) << relative;
+    EXPECT_EQ(model->config.file(), file) << relative;
+    EXPECT_EQ(model->folder, Canonical(folder)) << relative;
+    EXPECT_EQ(model->neff_path, Canonical(neff_path)) << relative;
+  }
+
+  std::string Canonical(const std::string& relative) {
+    return fs::canonical(dir_.Join(relative)).string();
+  }
+
+  testing::TempDir dir_;
+  std::optional<ModelRepository> repository_;
+};
+
+TEST_F(ModelRepositoryTest, OpenNeedsAnExistingDirectory) {
+  absl::StatusOr<ModelRepository> missing = ModelRepository::Open(dir_.Join("nowhere"));
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing.status().message()),
+              StartsWith("model repository '" + dir_.Join("nowhere") + "': "));
+  absl::StatusOr<ModelRepository> file = ModelRepository::Open(dir_.Join("repo/top-level-file"));
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(file.status().message(),
+            "model repository '" + dir_.Join("repo/top-level-file") + "' is not a directory");
+  EXPECT_EQ(repository_->root(), Canonical("repo"));
+}
+
+TEST_F(ModelRepositoryTest, AFolderWithoutConfigIsNamedAfterItAndLoadsModelNeff) {
+  ExpectResolves("plain", "plain", "model.neff", "repo/plain", "repo/plain/model.neff");
+}
+
+TEST_F(ModelRepositoryTest, AConfigNamesTheModelAndItsFile) {
+  ExpectResolves("configured", "renamed", "weights.bin", "repo/configured",
+                 "repo/configured/weights.bin");
+  EXPECT_EQ(repository_->Resolve("configured")->config.version(), "4");
+}
+
+TEST_F(ModelRepositoryTest, ANeffFileIsAModelNamedAfterItsStem) {
+  ExpectResolves("loose/single.neff", "single", "single.neff", "repo/loose",
+                 "repo/loose/single.neff");
+}
+
+TEST_F(ModelRepositoryTest, EmptyAbsoluteAndDotDotPathsAreRefused) {
+  EXPECT_EQ(repository_->Resolve("").status(),
+            absl::InvalidArgumentError("repository path is empty"));
+  const std::string absolute = dir_.Join("repo/plain");
+  EXPECT_EQ(repository_->Resolve(absolute).status(),
+            absl::InvalidArgumentError("repository path '" + absolute +
+                                       "' is absolute; name it relative to the repository"));
+  EXPECT_EQ(repository_->Resolve("plain/../plain").status(),
+            absl::InvalidArgumentError("repository path 'plain/../plain' contains '..'"));
+}
+
+TEST_F(ModelRepositoryTest, NothingOutsideTheRepositoryIsReachable) {
+  EXPECT_EQ(repository_->Resolve("link-out/secret.neff").status(),
+            absl::PermissionDeniedError(
+                "repository path 'link-out/secret.neff' resolves outside the model repository"));
+  // A config's file is confined too.
+  EXPECT_EQ(repository_->Resolve("escaping").status(),
+            absl::InvalidArgumentError(
+                "repository path 'escaping/../../outside/secret.neff' contains '..'"));
+}
+
+TEST_F(ModelRepositoryTest, ASymlinkThatStaysInsideIsFollowed) {
+  // Named after the folder it points to.
+  ExpectResolves("link-in", "plain", "model.neff", "repo/plain", "repo/plain/model.neff");
+}
+
+TEST_F(ModelRepositoryTest, MissingBrokenAndNonFileModelsSayWhich) {
+  EXPECT_EQ(repository_->Resolve("absent").status(),
+            absl::NotFoundError("repository path 'absent' does not exist in the model repository"));
+  EXPECT_EQ(repository_->Resolve("broken").status(),
+            absl::InvalidArgumentError(
+                "'broken/config.pbtxt' is not a valid ModelConfig in protobuf text format"));
+  EXPECT_EQ(repository_->Resolve("neff-is-a-folder").status(),
+            absl::NotFoundError("repository path 'neff-is-a-folder': '" +
+                                Canonical("repo/neff-is-a-folder/model.neff") +
+                                "' is not a regular file"));
+}
+
+TEST_F(ModelRepositoryTest, ModelFoldersAreTheVisibleFoldersByName) {
+  absl::StatusOr<std::vector<std::string>> folders = repository_->ModelFolders();
+  ASSERT_TRUE(folders.ok()) << folders.status();
+  // Symlinks to folders count (is_directory follows them); files and hidden folders do not.
+  EXPECT_THAT(*folders, ElementsAre("broken", "configured", "escaping", "link-in", "link-out",
+                                    "loose", "neff-is-a-folder", "plain"));
+}
+
+}  // namespace
+}  // namespace neuronserve
