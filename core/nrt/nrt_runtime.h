@@ -11,17 +11,20 @@
 // of one worker per core. Which calls the daemon makes at the same time, and why it may:
 //
 //   Concurrent, by design:
-//   - nrt_execute on different NeuronCores, one call at a time per core: each core's worker
-//     thread (core/serving/core_worker.h) executes the replicas bound to that core, one job at a
-//     time, with nrt_tensor_write before and nrt_tensor_read after on the same thread. Every
-//     replica is its own nrt_load, so no nrt_model_t and no tensor is ever used by two threads
-//     at once. (The developer guide documents more than this: nrt_execute on one model from
-//     several threads, to pipeline host and device work. The daemon does not do that.)
+//   - nrt_execute from the core workers (core/serving/core_worker.h): each worker executes the
+//     replicas whose core range starts on its core, one job at a time, with nrt_tensor_write
+//     before and nrt_tensor_read after on the same thread. Replicas that start on different
+//     cores therefore execute at the same time, and where placements overlap (models placed as
+//     shared, or the old and new version of a model during a replacement; see
+//     core/lifecycle/core_allocator.h) two executions may share a core. Every replica is its own
+//     nrt_load, so no nrt_model_t and no tensor is ever used by two threads at once. (The
+//     developer guide documents more than this: nrt_execute on one model from several threads,
+//     to pipeline host and device work. The daemon does not do that.)
 //   - The loader (the model registry's one thread, core/lifecycle/model_registry.h) calls
-//     nrt_load, nrt_get_model_tensor_info, nrt_tensor_allocate, nrt_allocate_tensor_set,
-//     nrt_add_tensor_to_tensor_set and, for a version it retires, nrt_destroy_tensor_set,
-//     nrt_tensor_free and nrt_unload, while the workers execute other models, on the same cores
-//     or others. It never touches a model a worker may use: a version is detached from the
+//     nrt_load, the model queries (core count, nrt_get_model_tensor_info), nrt_tensor_allocate,
+//     nrt_allocate_tensor_set, nrt_add_tensor_to_tensor_set and, for a version it retires,
+//     nrt_destroy_tensor_set, nrt_tensor_free and nrt_unload, while the workers execute other
+//     models, on the same cores or others. It never touches a model a worker may use: a version is detached from the
 //     workers and has no request in flight (VersionLoader::Drain) before its handles are freed,
 //     and is attached to them only after all its handles exist.
 //   - nrt_get_vnc_memory_stats (MemoryStats) from gRPC handlers (Enumerate) and the gauge
@@ -40,7 +43,9 @@
 // from (nrt-api.md) say nothing about which calls are thread-safe, apart from the developer
 // guide's note on nrt_execute above. The daemon therefore assumes what a runtime embedded in
 // multi-threaded frameworks must provide: calls on distinct handles (models, tensors, sets) may
-// run concurrently, including loads and allocations beside executions; and it never makes two
+// run concurrently, including loads and allocations beside executions, and two executions on
+// one core are serialized by the runtime or refused with NRT_EXEC_NC_BUSY (which the workers
+// retry once on another replica, core/serving/execution_failure.h); and it never makes two
 // calls on the same handle at once, nor frees a handle another thread may use. The simulator
 // (sim/) implements that contract, every entry point thread-safe and executions serialized per
 // core, so the tests exercise it (under TSAN too).
