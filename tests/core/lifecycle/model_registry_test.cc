@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
+#include "tests/support/temp_dir.h"
 #include "util/sha256.h"
 
 namespace neuronserve {
@@ -219,9 +220,8 @@ TEST_F(ModelRegistryTest, PersistsApiLoadsAndForgetsUnloads) {
 // records: it is not computed again. A wrong one proves it (the record says what was carried),
 // and List still catches it.
 TEST_F(ModelRegistryTest, PersistingRecordsTheCarriedDigest) {
-  const std::string dir = ::testing::TempDir() + "/registry_digest_" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  auto store = ModelStore::Open(dir);
+  testing::TempDir dir;  // removed with the store's files at the end
+  absl::StatusOr<std::unique_ptr<ModelStore>> store = ModelStore::Open(dir.Join("state"));
   ASSERT_TRUE(store.ok()) << store.status();
   ModelRegistry registry(*runtime_, workers_, store->get());
   LoadSpec spec = Spec("right");
@@ -241,7 +241,6 @@ TEST_F(ModelRegistryTest, PersistingRecordsTheCarriedDigest) {
   EXPECT_EQ((*stored)[0].neff_sha256, spec.neff_sha256);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_THAT(problems[0], HasSubstr("its record says " + wrong.neff_sha256));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {
