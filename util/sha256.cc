@@ -75,6 +75,10 @@ std::string Sha256Hex(absl::Span<const uint8_t> data) {
   return sha.FinalHex();
 }
 
+bool IsSha256Hex(absl::string_view text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == absl::string_view::npos;
+}
+
 absl::StatusOr<FileSha256> Sha256OfFile(const std::string& path) {
   FileSha256 digest;
   Sha256 sha;

@@ -52,6 +52,10 @@ class Sha256 {
 std::string Sha256Hex(absl::string_view data);
 std::string Sha256Hex(absl::Span<const uint8_t> data);
 
+// Whether `text` has the form FinalHex and Sha256Hex produce: exactly 64 lower-case hex digits.
+// A form check only; it says nothing of which bytes the digest is of.
+bool IsSha256Hex(absl::string_view text);
+
 // The SHA-256 of a file and its size, read in chunks (util/posix_file.h), so that a large file
 // is never in memory at once. Errors are ReadFileInChunks's.
 struct FileSha256 {

@@ -1,7 +1,9 @@
 // Between the plain inference types (infer_types.h) and the messages of both protocols (the
 // native neuronserve.v1 and the Open Inference Protocol's inference.ModelInfer*): one place that
 // knows the tensor forms (raw bytes, and the typed fields of each dtype), so unary calls and
-// sessions of either protocol encode and decode alike.
+// sessions of either protocol encode and decode alike. Its parts: element_bytes.h (elements as
+// little-endian bytes), typed_fields.h (the protocols' typed fields) and output_decoder.h (one
+// output checked and decoded, for both protocols).
 //
 // Thread safety: pure functions.
 #ifndef NEURON_SERVE_CLIENT_LIB_INFER_CODEC_H_

@@ -7,11 +7,14 @@
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
 #include "base/float_formats.h"
+#include "client/lib/element_bytes.h"
 #include "client/neuronctl/flag_values.h"
 #include "client/neuronctl/model_status_text.h"
 
 namespace neuronserve::neuronctl {
 namespace {
+
+using client::AppendLittleEndian;
 
 // One request's input larger than this (4 GiB of float32) cannot be sent over gRPC anyway.
 constexpr uint64_t kMaxElements = uint64_t{1} << 30;
@@ -27,10 +30,6 @@ absl::StatusOr<uint64_t> ElementsOf(const v1::ModelStatus& model, const v1::Tens
     }
   }
   return elements;
-}
-
-void AppendLittleEndian(uint64_t value, size_t size, std::vector<uint8_t>& out) {
-  for (size_t i = 0; i < size; ++i) out.push_back(static_cast<uint8_t>((value >> (8 * i)) & 0xff));
 }
 
 std::optional<neuronserve::FloatFormat> NarrowFloatFormat(DataType type) {
@@ -67,9 +66,9 @@ absl::StatusOr<uint64_t> GetRandomMax(const ParsedArgs& args) {
 absl::StatusOr<std::vector<float>> RandomInputs::ValuesFor(const v1::ModelStatus& model,
                                                            const v1::TensorInfo& input) {
   if (input.dtype() != "float32") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("input '", input.name(), "' of model '", model.name(), "' is ",
-                     input.dtype(), ", not float32"));
+    return absl::FailedPreconditionError(absl::StrCat("input '", input.name(), "' of model '",
+                                                      model.name(), "' is ", input.dtype(),
+                                                      ", not float32"));
   }
   absl::StatusOr<uint64_t> elements = ElementsOf(model, input);
   if (!elements.ok()) return elements.status();
@@ -103,19 +102,19 @@ absl::StatusOr<RandomTensor> RandomInputs::TensorFor(const v1::ModelStatus& mode
     }
   } else if (std::optional<neuronserve::FloatFormat> format = NarrowFloatFormat(*type)) {
     for (uint64_t i = 0; i < *elements; ++i) {
-      AppendLittleEndian(neuronserve::EncodeFloat(*format, uniform_(engine_)), size,
-                         tensor.bytes);
+      AppendLittleEndian(neuronserve::EncodeFloat(*format, uniform_(engine_)), size, tensor.bytes);
     }
   } else {
     const uint64_t largest = IntegerMax(*type, size);
     if (integer_max_ == 0 || integer_max_ - 1 > largest) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "--random-max=", integer_max_, " does not fit input '", input.name(), "' of model '",
-          model.name(), "', which is ", input.dtype(), " (at most ", largest, "); give at most ",
-          largest == UINT64_MAX ? largest : largest + 1));
+      return absl::FailedPreconditionError(
+          absl::StrCat("--random-max=", integer_max_, " does not fit input '", input.name(),
+                       "' of model '", model.name(), "', which is ", input.dtype(), " (at most ",
+                       largest, "); give at most ", largest == UINT64_MAX ? largest : largest + 1));
     }
     std::uniform_int_distribution<uint64_t> uniform(0, integer_max_ - 1);
-    for (uint64_t i = 0; i < *elements; ++i) AppendLittleEndian(uniform(engine_), size, tensor.bytes);
+    for (uint64_t i = 0; i < *elements; ++i)
+      AppendLittleEndian(uniform(engine_), size, tensor.bytes);
   }
   return tensor;
 }

@@ -1,6 +1,5 @@
 #include "core/lifecycle/model_record.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -10,15 +9,10 @@
 #include "core/lifecycle/model_name.h"
 #include "nlohmann/json.hpp"
 #include "util/posix_file.h"
+#include "util/sha256.h"
 
 namespace neuronserve {
 namespace {
-
-bool IsLowerHexDigest(const std::string& text) {
-  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 absl::Status BadField(absl::string_view field, absl::string_view why) {
   return absl::DataLossError(absl::StrCat("field \"", field, "\" ", why));
@@ -84,7 +78,7 @@ absl::StatusOr<ModelRecord> ParseModelRecord(absl::string_view text) {
     return BadField("version", valid.message());
   }
   if (!IsNeffFileName(record.neff_file)) return BadField("neff_file", "is not a NEFF file name");
-  if (!IsLowerHexDigest(record.neff_sha256)) {
+  if (!IsSha256Hex(record.neff_sha256)) {
     return BadField("neff_sha256", "is not 64 lower-case hex digits");
   }
   auto size = json.find("neff_size");

@@ -104,9 +104,10 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   const std::string name = spec.identity.name;
   absl::StatusOr<std::shared_ptr<LoadedModel>> loaded = loader_.Load(spec);
   if (loaded.ok() && spec.persist && store_ != nullptr) {
-    absl::Status saved = store_->Save(
-        name, spec.identity.version,
-        {reinterpret_cast<const uint8_t*>(spec.neff->data()), spec.neff->size()}, spec.config_text);
+    absl::Status saved =
+        store_->Save(name, spec.identity.version,
+                     {reinterpret_cast<const uint8_t*>(spec.neff->data()), spec.neff->size()},
+                     spec.config_text, spec.neff_sha256);
     if (!saved.ok()) {
       loader_.Retire(*std::move(loaded));
       loaded = absl::Status(saved.code(), absl::StrCat("model '", name,
@@ -144,11 +145,12 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
     const LoadedModel& model = **loaded;
     std::vector<CoreRange> ranges;
     for (const auto& replica : model.replicas()) ranges.push_back(replica->cores);
-    spdlog::info("model {} ready on cores {} ({} replica{}, loaded in {})", QuotedModel(spec.identity),
-                 FormatCoreRanges(ranges), ranges.size(), ranges.size() == 1 ? "" : "s",
-                 absl::FormatDuration(model.load_duration()));
+    spdlog::info("model {} ready on cores {} ({} replica{}, loaded in {})",
+                 QuotedModel(spec.identity), FormatCoreRanges(ranges), ranges.size(),
+                 ranges.size() == 1 ? "" : "s", absl::FormatDuration(model.load_duration()));
   } else {
-    spdlog::warn("model {} failed to load: {}", QuotedModel(spec.identity), loaded.status().message());
+    spdlog::warn("model {} failed to load: {}", QuotedModel(spec.identity),
+                 loaded.status().message());
   }
   // Drop this thread's reference to the error before handing `result` over: absl::Status counts
   // references inside Debian's uninstrumented libabsl, so TSAN cannot see that the caller's

@@ -194,9 +194,15 @@ absl::Status ModelStore::CleanModelDir(const std::string& name) {
 }
 
 absl::Status ModelStore::Save(const std::string& name, const std::string& version,
-                              absl::Span<const uint8_t> neff, const std::string& config_text) {
+                              absl::Span<const uint8_t> neff, const std::string& config_text,
+                              absl::string_view neff_sha256) {
   if (absl::Status valid = ValidateModelName(name); !valid.ok()) return valid;
   if (absl::Status valid = ValidateModelVersion(version); !valid.ok()) return valid;
+  if (!neff_sha256.empty() && !IsSha256Hex(neff_sha256)) {
+    return absl::InvalidArgumentError(absl::StrCat("model '", name, "': the given SHA-256 '",
+                                                   neff_sha256,
+                                                   "' is not 64 lower-case hex digits"));
+  }
 
   MutexLock lock(&mu_);
   std::string model_dir = ModelDir(name);
@@ -206,7 +212,8 @@ absl::Status ModelStore::Save(const std::string& name, const std::string& versio
   record.name = name;
   record.version = version;
   record.neff_size = neff.size();
-  record.neff_sha256 = Sha256Hex(neff);
+  // One pass over the bytes per upload: the uploader's verified digest when there is one.
+  record.neff_sha256 = neff_sha256.empty() ? Sha256Hex(neff) : std::string(neff_sha256);
   record.config_text = config_text;
 
   while (true) {

@@ -42,6 +42,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "base/mutex.h"
 
@@ -73,9 +74,20 @@ class ModelStore {
 
   // Records (or replaces) the model `name`: writes the NEFF and then the record, each atomically;
   // replacing keeps the old NEFF until the new record is in place, then deletes it.
-  // INVALID_ARGUMENT for a name or version that fails ValidateModelName/ValidateModelVersion.
+  //
+  // `neff_sha256` is the SHA-256 of `neff` (64 lower-case hex digits) when the caller already
+  // has it, e.g. an upload that hashed the bytes as they arrived and checked them against the
+  // client's digest: the record then holds it as given and the bytes are not hashed again.
+  // Empty: Save hashes `neff` itself (a repository load, whose bytes were read from disk and
+  // hashed by no one). A given digest that is not of `neff` is a caller's bug, and it cannot go
+  // unnoticed: List and ReadNeff hash the stored file against the record every time they read
+  // it, so such a model is skipped and reported with both digests, never loaded.
+  //
+  // INVALID_ARGUMENT for a name or version that fails ValidateModelName/ValidateModelVersion, or
+  // a non-empty `neff_sha256` that is not 64 lower-case hex digits.
   absl::Status Save(const std::string& name, const std::string& version,
-                    absl::Span<const uint8_t> neff, const std::string& config_text);
+                    absl::Span<const uint8_t> neff, const std::string& config_text,
+                    absl::string_view neff_sha256 = {});
 
   // Removes the record, then its NEFF and the model's directory. NOT_FOUND if there is no record.
   absl::Status Remove(const std::string& name);

@@ -61,6 +61,11 @@ struct LoadSpec {
   // The registry does that; the loader ignores both.
   bool persist = false;
   std::string config_text;
+  // The SHA-256 of *neff (64 lower-case hex digits) when whoever produced the bytes already
+  // verified it (an upload, against the client's announced digest), so that recording the model
+  // does not hash the bytes a second time; empty: nobody did, and the store hashes them
+  // (ModelStore::Save). The loader ignores it.
+  std::string neff_sha256;
 };
 
 struct VersionLoaderOptions {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/utf8.h"
+
 namespace neuronserve::metrics {
 namespace {
 
@@ -12,35 +14,6 @@ bool IsLetterOrUnderscore(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// The length of the valid UTF-8 sequence at the start of `text`, or 0 if there is none
-// (overlong forms, surrogates and code points past U+10FFFF are invalid).
-size_t Utf8SequenceLength(std::string_view text) {
-  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  size_t length;
-  unsigned char min_second = 0x80, max_second = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) min_second = 0xA0;  // overlong
-    if (lead == 0xED) max_second = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) min_second = 0x90;  // overlong
-    if (lead == 0xF4) max_second = 0x8F;  // past U+10FFFF
-  } else {
-    return 0;
-  }
-  if (text.size() < length) return 0;
-  if (byte(1) < min_second || byte(1) > max_second) return 0;
-  for (size_t i = 2; i < length; ++i) {
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  }
-  return length;
-}
 
 void AppendEscaped(std::string_view text, bool escape_quote, std::string* out) {
   while (!text.empty()) {

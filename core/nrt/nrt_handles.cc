@@ -6,115 +6,67 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/shape.h"
 #include "core/nrt/nrt_status.h"
 #include "spdlog/spdlog.h"
 #include "util/fmt_absl.h"
-#include "base/shape.h"
 
 namespace neuronserve {
 
+void LogNrtFreeFailure(absl::string_view operation, NRT_STATUS status) {
+  if (absl::Status error = NrtError(operation, status); !error.ok()) {
+    spdlog::warn("{}", error.message());
+  }
+}
+
 // ---- NrtTensor ----
 
-NrtTensor::NrtTensor(NrtTensor&& other) noexcept
-    : api_(other.api_), handle_(std::exchange(other.handle_, nullptr)) {}
-
-NrtTensor& NrtTensor::operator=(NrtTensor&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    api_ = other.api_;
-    handle_ = std::exchange(other.handle_, nullptr);
-  }
-  return *this;
-}
-
-void NrtTensor::Reset() {
-  if (handle_ != nullptr) api_->tensor_free(&handle_);
-  handle_ = nullptr;
-}
-
-size_t NrtTensor::size() const { return handle_ == nullptr ? 0 : api_->tensor_get_size(handle_); }
+size_t NrtTensor::size() const { return handle_ == nullptr ? 0 : api().tensor_get_size(get()); }
 
 absl::Status NrtTensor::Write(absl::Span<const uint8_t> bytes, size_t offset) {
   return NrtError("nrt_tensor_write",
-                  api_->tensor_write(handle_, bytes.data(), offset, bytes.size()));
+                  api().tensor_write(get(), bytes.data(), offset, bytes.size()));
 }
 
 absl::Status NrtTensor::Read(absl::Span<uint8_t> bytes, size_t offset) const {
-  return NrtError("nrt_tensor_read",
-                  api_->tensor_read(handle_, bytes.data(), offset, bytes.size()));
+  return NrtError("nrt_tensor_read", api().tensor_read(get(), bytes.data(), offset, bytes.size()));
 }
 
 absl::Status NrtTensor::Memset(int value, size_t offset, size_t size) {
-  return NrtError("nrt_tensor_memset", api_->tensor_memset(handle_, offset, value, size));
+  return NrtError("nrt_tensor_memset", api().tensor_memset(get(), offset, value, size));
 }
 
 // ---- NrtTensorSet ----
 
-NrtTensorSet::NrtTensorSet(NrtTensorSet&& other) noexcept
-    : api_(other.api_), handle_(std::exchange(other.handle_, nullptr)) {}
-
-NrtTensorSet& NrtTensorSet::operator=(NrtTensorSet&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    api_ = other.api_;
-    handle_ = std::exchange(other.handle_, nullptr);
-  }
-  return *this;
-}
-
-void NrtTensorSet::Reset() {
-  if (handle_ != nullptr) api_->destroy_tensor_set(&handle_);
-  handle_ = nullptr;
-}
-
 absl::Status NrtTensorSet::Add(const std::string& name, const NrtTensor& tensor) {
   return NrtError("nrt_add_tensor_to_tensor_set",
-                  api_->add_tensor_to_tensor_set(handle_, name.c_str(), tensor.get()),
+                  api().add_tensor_to_tensor_set(get(), name.c_str(), tensor.get()),
                   absl::StrCat("tensor '", name, "'"));
 }
 
 // ---- NrtModel ----
 
-NrtModel::NrtModel(NrtModel&& other) noexcept
-    : api_(other.api_),
-      handle_(std::exchange(other.handle_, nullptr)),
-      numbering_(other.numbering_) {}
-
-NrtModel& NrtModel::operator=(NrtModel&& other) noexcept {
-  if (this != &other) {
-    if (absl::Status status = Unload(); !status.ok()) spdlog::warn("{}", status.message());
-    api_ = other.api_;
-    handle_ = std::exchange(other.handle_, nullptr);
-    numbering_ = other.numbering_;
-  }
-  return *this;
-}
-
-NrtModel::~NrtModel() {
-  if (absl::Status status = Unload(); !status.ok()) spdlog::warn("{}", status.message());
-}
-
 absl::Status NrtModel::Unload() {
   if (handle_ == nullptr) return absl::OkStatus();
-  nrt_model_t* handle = std::exchange(handle_, nullptr);
-  return NrtError("nrt_unload", api_->unload(handle));
+  // Released first: the handle is the runtime's to dispose of even when the call fails.
+  return NrtError("nrt_unload", api().unload(handle_.release()));
 }
 
 absl::StatusOr<std::optional<ReportedCoreCount>> NrtModel::CoreCount() const {
-  if (api_->get_model_nc_count != nullptr) {
+  if (api().get_model_nc_count != nullptr) {
     uint32_t count = 0;
-    if (absl::Status status = NrtError(api_->model_nc_count_symbol,
-                                       api_->get_model_nc_count(handle_, &count));
+    if (absl::Status status =
+            NrtError(api().model_nc_count_symbol, api().get_model_nc_count(get(), &count));
         !status.ok()) {
       return status;
     }
-    return ReportedCoreCount{count, api_->model_nc_count_symbol};
+    return ReportedCoreCount{count, api().model_nc_count_symbol};
   }
-  if (api_->get_model_info != nullptr) {
+  if (api().get_model_info != nullptr) {
     nrt_model_info_t info{};
     size_t written = 0;
-    if (absl::Status status = NrtError(
-            "nrt_get_model_info", api_->get_model_info(handle_, &info, sizeof(info), &written));
+    if (absl::Status status = NrtError("nrt_get_model_info",
+                                       api().get_model_info(get(), &info, sizeof(info), &written));
         !status.ok()) {
       return status;
     }
@@ -177,7 +129,7 @@ TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numb
 absl::StatusOr<std::vector<TensorSpec>> NrtModel::Tensors(std::vector<std::string>* notes) const {
   nrt_tensor_info_array_t* infos = nullptr;
   if (absl::Status status =
-          NrtError("nrt_get_model_tensor_info", api_->get_model_tensor_info(handle_, &infos));
+          NrtError("nrt_get_model_tensor_info", api().get_model_tensor_info(get(), &infos));
       !status.ok()) {
     return status;
   }
@@ -187,12 +139,12 @@ absl::StatusOr<std::vector<TensorSpec>> NrtModel::Tensors(std::vector<std::strin
     specs.push_back(TensorSpecFromInfo(infos->tensor_array[i], numbering_, &note));
     if (!note.empty() && notes != nullptr) notes->push_back(note);
   }
-  api_->free_model_tensor_info(infos);
+  api().free_model_tensor_info(infos);
   return specs;
 }
 
 absl::Status NrtModel::Execute(const NrtTensorSet& inputs, NrtTensorSet& outputs) const {
-  return NrtError("nrt_execute", api_->execute(handle_, inputs.get(), outputs.get()));
+  return NrtError("nrt_execute", api().execute(get(), inputs.get(), outputs.get()));
 }
 
 }  // namespace neuronserve

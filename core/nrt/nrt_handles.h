@@ -1,9 +1,20 @@
 // RAII owners of the runtime's handles: a loaded model, a tensor, a tensor set.
 //
-// Each is move-only and releases its handle exactly once (nrt_unload, nrt_tensor_free,
-// nrt_destroy_tensor_set). They hold a pointer to the runtime's function table: the NrtRuntime
-// that made them must outlive them, which the daemon guarantees by unloading every model before
-// it closes the runtime.
+// Ownership: each is move-only and releases its handle exactly once (nrt_unload, nrt_tensor_free,
+// nrt_destroy_tensor_set), through one NrtHandle (nrt_handle.h). They hold a pointer to the
+// runtime's function table: the NrtRuntime that made them must outlive them, which the daemon
+// guarantees by unloading every model before it closes the runtime. A tensor set refers to its
+// tensors without owning them (the runtime's rule: a tensor must outlive every set it is in), so
+// an owner declares the tensors before the sets (core/serving/replica_tensors.h).
+//
+// Thread safety: an object is used by one thread at a time, and the daemon keeps it so: a
+// replica's model and tensors are used by its core's worker thread only, one request at a time
+// (Write, Execute, Read), and are made and freed by the loader thread only while no worker can
+// reach them (nrt_runtime.h says when, and which runtime calls therefore overlap). The const
+// methods do not make concurrent use safe: they are const because they do not change which
+// handle is held, not because the runtime allows two calls on one handle at once, which its
+// public documentation does not say (except nrt_execute on one model, which the daemon does not
+// rely on).
 #ifndef NEURON_SERVE_CORE_NRT_NRT_HANDLES_H_
 #define NEURON_SERVE_CORE_NRT_NRT_HANDLES_H_
 
@@ -17,6 +28,7 @@
 #include "absl/types/span.h"
 #include "base/dtype.h"
 #include "base/tensor_signature.h"
+#include "core/nrt/nrt_handle.h"
 #include "core/nrt/nrt_library.h"
 
 namespace neuronserve {
@@ -44,61 +56,58 @@ TensorSpec TensorSpecFromInfo(const nrt_tensor_info_t& info, DtypeNumbering numb
 // A loaded model's core count as the runtime reports it, and the function that reported it.
 struct ReportedCoreCount {
   uint32_t count = 0;
-  std::string source;  // "nrt_get_model_nc_count", "nrt_get_model_vnc_count" or "nrt_get_model_info"
+  std::string
+      source;  // "nrt_get_model_nc_count", "nrt_get_model_vnc_count" or "nrt_get_model_info"
 };
 
 class NrtTensor {
  public:
   NrtTensor() = default;
-  NrtTensor(const NrtApi* api, nrt_tensor_t* handle) : api_(api), handle_(handle) {}
-  NrtTensor(NrtTensor&& other) noexcept;
-  NrtTensor& operator=(NrtTensor&& other) noexcept;
-  ~NrtTensor() { Reset(); }
+  NrtTensor(const NrtApi* api, nrt_tensor_t* handle) : handle_(handle, {api, "nrt_tensor_free"}) {}
 
-  nrt_tensor_t* get() const { return handle_; }
+  nrt_tensor_t* get() const { return handle_.get(); }
   explicit operator bool() const { return handle_ != nullptr; }
   size_t size() const;
 
   absl::Status Write(absl::Span<const uint8_t> bytes, size_t offset = 0);
   absl::Status Read(absl::Span<uint8_t> bytes, size_t offset = 0) const;
   absl::Status Memset(int value, size_t offset, size_t size);
-  void Reset();
+  void Reset() { handle_.reset(); }
 
  private:
-  const NrtApi* api_ = nullptr;
-  nrt_tensor_t* handle_ = nullptr;
+  const NrtApi& api() const { return *handle_.get_deleter().api; }
+
+  NrtHandle<nrt_tensor_t, &NrtApi::tensor_free> handle_;
 };
 
 class NrtTensorSet {
  public:
   NrtTensorSet() = default;
-  NrtTensorSet(const NrtApi* api, nrt_tensor_set_t* handle) : api_(api), handle_(handle) {}
-  NrtTensorSet(NrtTensorSet&& other) noexcept;
-  NrtTensorSet& operator=(NrtTensorSet&& other) noexcept;
-  ~NrtTensorSet() { Reset(); }
+  NrtTensorSet(const NrtApi* api, nrt_tensor_set_t* handle)
+      : handle_(handle, {api, "nrt_destroy_tensor_set"}) {}
 
-  nrt_tensor_set_t* get() const { return handle_; }
+  nrt_tensor_set_t* get() const { return handle_.get(); }
   explicit operator bool() const { return handle_ != nullptr; }
 
   // The set refers to `tensor` without owning it: the tensor must outlive the set.
   absl::Status Add(const std::string& name, const NrtTensor& tensor);
-  void Reset();
+  void Reset() { handle_.reset(); }
 
  private:
-  const NrtApi* api_ = nullptr;
-  nrt_tensor_set_t* handle_ = nullptr;
+  const NrtApi& api() const { return *handle_.get_deleter().api; }
+
+  NrtHandle<nrt_tensor_set_t, &NrtApi::destroy_tensor_set> handle_;
 };
 
 class NrtModel {
  public:
   NrtModel() = default;
   NrtModel(const NrtApi* api, nrt_model_t* handle, DtypeNumbering numbering)
-      : api_(api), handle_(handle), numbering_(numbering) {}
-  NrtModel(NrtModel&& other) noexcept;
-  NrtModel& operator=(NrtModel&& other) noexcept;
-  ~NrtModel();  // unloads, logging (not throwing) a failure
+      : handle_(handle, {api, "nrt_unload"}), numbering_(numbering) {}
+  // The destructor and a move assignment unload the model held, logging (not throwing) a
+  // failure.
 
-  nrt_model_t* get() const { return handle_; }
+  nrt_model_t* get() const { return handle_.get(); }
   explicit operator bool() const { return handle_ != nullptr; }
 
   // From the first the runtime exports of nrt_get_model_nc_count, its twin
@@ -114,8 +123,9 @@ class NrtModel {
   absl::Status Unload();
 
  private:
-  const NrtApi* api_ = nullptr;
-  nrt_model_t* handle_ = nullptr;
+  const NrtApi& api() const { return *handle_.get_deleter().api; }
+
+  NrtHandle<nrt_model_t, &NrtApi::unload> handle_;
   DtypeNumbering numbering_ = DtypeNumbering::kRuntime230;
 };
 

@@ -5,6 +5,16 @@
 // clear startup error naming the library and the missing symbol, instead of a failure on the
 // first request. The same binary runs on hardware (libnrt.so.1) and on the simulator
 // (libnrtsim.so); nothing here knows which one it got.
+//
+// Thread safety: Open is called once, at start, by the daemon's main thread (dlopen itself is
+// thread-safe, but nothing needs it to be). After Open the table never changes, so any thread
+// may read it and call through it; which of those calls may overlap is the runtime's contract,
+// written down in nrt_runtime.h.
+//
+// Ownership: NrtLibrary owns the dlopen handle and dlcloses it when destroyed. NrtApi is a plain
+// table of pointers into the library: every copy of it and every handle that keeps a pointer to
+// it (nrt_handle.h) must be gone before the NrtLibrary is destroyed, which NrtRuntime ensures by
+// owning the library and outliving the handles.
 #ifndef NEURON_SERVE_CORE_NRT_NRT_LIBRARY_H_
 #define NEURON_SERVE_CORE_NRT_NRT_LIBRARY_H_
 

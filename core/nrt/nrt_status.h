@@ -4,6 +4,11 @@
 // The canonical codes are absl::StatusCode values, which are numerically the gRPC codes; server/
 // turns them into grpc::Status without a second table. The number travels as a payload so a
 // caller can still tell, say, NRT_HW_ERROR from NRT_EXEC_NC_BUSY (both UNAVAILABLE).
+//
+// Thread safety: free functions on values, over constant tables; callable from any thread (the
+// core workers map execution errors while the loader maps load errors). Ownership: the returned
+// statuses and strings are the caller's; the list AllKnownNrtStatuses returns is a static that
+// lives as long as the process.
 #ifndef NEURON_SERVE_CORE_NRT_NRT_STATUS_H_
 #define NEURON_SERVE_CORE_NRT_NRT_STATUS_H_
 

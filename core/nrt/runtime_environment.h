@@ -1,6 +1,11 @@
 // Runtime settings the daemon cannot honour with the runtime version it got. The runtime reads
 // its NEURON_RT_* variables itself; these checks run after nrt_init, when the version is known,
 // and make the daemon refuse to start rather than serve wrongly.
+//
+// Thread safety: CheckAsyncExecSetting is a pure function. CheckRuntimeEnvironment reads the
+// process environment (getenv), so it must not run while another thread changes it (setenv,
+// putenv); the daemon calls it once, from Daemon::Start, and never changes its own environment.
+// Nothing here owns or keeps anything.
 #ifndef NEURON_SERVE_CORE_NRT_RUNTIME_ENVIRONMENT_H_
 #define NEURON_SERVE_CORE_NRT_RUNTIME_ENVIRONMENT_H_
 

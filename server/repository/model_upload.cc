@@ -52,7 +52,7 @@ absl::Status ModelUpload::TakeHeader(const v1::LoadModelHeader& header) {
                      " bytes, more than --max-model-bytes=", max_model_bytes_));
   }
   const std::string digest = absl::AsciiStrToLower(header.sha256());
-  if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos) {
+  if (!IsSha256Hex(digest)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "LoadModel '", name, "': sha256 must be 64 hex digits, got '", header.sha256(), "'"));
   }
@@ -93,9 +93,11 @@ absl::StatusOr<LoadSpec> ModelUpload::Finish() {
         absl::StrCat("LoadModel '", name, "': SHA-256 of the received bytes is ", digest,
                      ", the header announced ", header_.sha256(), "; nothing was loaded"));
   }
-  return LoadSpecFromConfig(header_.config(), std::make_shared<const std::string>(std::move(neff_)),
-                            ModelSource::kUpload,
-                            /*persist=*/true);
+  LoadSpec spec =
+      LoadSpecFromConfig(header_.config(), std::make_shared<const std::string>(std::move(neff_)),
+                         ModelSource::kUpload, /*persist=*/true);
+  spec.neff_sha256 = digest;  // verified just above: the store records it without hashing again
+  return spec;
 }
 
 absl::StatusOr<LoadSpec> ModelUpload::FinishRepositoryLoad() {

@@ -9,8 +9,9 @@
 // messages and finishes the call with its errors.
 //
 // Thread safety: none; one stream's messages arrive one at a time (gRPC runs a reactor's reads
-// in order). Ownership: holds the received bytes until Finish hands them to the LoadSpec; the
-// repository is borrowed and must outlive the upload.
+// in order). Ownership: holds the received bytes until Finish hands them to the LoadSpec, with
+// their verified digest (so the model store does not hash them again); the repository is
+// borrowed and must outlive the upload.
 #ifndef NEURON_SERVE_SERVER_REPOSITORY_MODEL_UPLOAD_H_
 #define NEURON_SERVE_SERVER_REPOSITORY_MODEL_UPLOAD_H_
 

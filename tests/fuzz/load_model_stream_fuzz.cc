@@ -42,10 +42,6 @@ void Require(bool condition) {
   if (!condition) std::abort();
 }
 
-bool IsLowerHexDigest(const std::string& digest) {
-  return digest.size() == 64 && digest.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
-
 // The folder layout: <dir>/outside.neff and <dir>/repository/ with mlp/ (config.pbtxt and
 // model.neff), bare.neff, and the symlinks escape.neff (-> ../outside.neff) and up (-> ..).
 // <dir> is one fixed folder under $TMPDIR (or /tmp), made or remade by every process: libFuzzer
@@ -118,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (header.repository_path().empty()) {
         Require(!header.config().name().empty());
         Require(header.total_size() > 0 && header.total_size() <= kMaxModelBytes);
-        Require(IsLowerHexDigest(absl::AsciiStrToLower(header.sha256())));
+        Require(IsSha256Hex(absl::AsciiStrToLower(header.sha256())));
       }
       continue;
     }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/utf8.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -48,34 +49,13 @@ bool IsLabelNameChar(char c) { return IsLabelNameStart(c) || IsDigit(c); }
 bool IsMetricNameStart(char c) { return IsLabelNameStart(c) || c == ':'; }
 bool IsMetricNameChar(char c) { return IsLabelNameChar(c) || c == ':'; }
 
+// Prometheus rejects a scrape with a byte sequence that is not UTF-8; the validator is the
+// exposition's own (base/utf8.h), which has its own tests.
 bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = byte(i);
-    size_t length;
-    unsigned char low = 0x80, high = 0xBF;  // range of the second byte
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    } else if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3;
-      if (lead == 0xE0) low = 0xA0;
-      if (lead == 0xED) high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4;
-      if (lead == 0xF0) low = 0x90;
-      if (lead == 0xF4) high = 0x8F;
-    } else {
-      return false;
-    }
-    if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return false;
-    for (size_t k = 2; k < length; ++k) {
-      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return false;
-    }
-    i += length;
+  while (!text.empty()) {
+    const size_t length = Utf8SequenceLength(text);
+    if (length == 0) return false;
+    text.remove_prefix(length);
   }
   return true;
 }
@@ -197,7 +177,7 @@ class Parser {
     size_t help_line = 0;  // 0: none yet
     size_t type_line = 0;
     size_t first_sample_line = 0;
-    bool closed = false;                // another family's lines came after this one's
+    bool closed = false;               // another family's lines came after this one's
     std::vector<size_t> sample_lines;  // parallel to PromFamily::samples
     std::map<std::pair<std::string, LabelMap>, size_t> sample_by_key;  // -> line
   };
@@ -320,8 +300,8 @@ class Parser {
     if (pos < line.size()) {
       const std::string_view timestamp = TokenAt(line, pos);
       if (!IsValidTimestamp(timestamp)) {
-        return Error(absl::StrCat("unparsable timestamp ", Quote(timestamp), " for ",
-                                  Quote(name), " (milliseconds, an integer)"));
+        return Error(absl::StrCat("unparsable timestamp ", Quote(timestamp), " for ", Quote(name),
+                                  " (milliseconds, an integer)"));
       }
       if (SkipSpaces(line, pos + timestamp.size()) != line.size()) {
         return Error(absl::StrCat("unexpected text after the timestamp of ", Quote(name)));
@@ -342,8 +322,8 @@ class Parser {
         return absl::OkStatus();
       }
       size_t end = i;
-      while (end < line.size() && !IsSpace(line[end]) && line[end] != '=' &&
-             line[end] != ',' && line[end] != '}' && line[end] != '"') {
+      while (end < line.size() && !IsSpace(line[end]) && line[end] != '=' && line[end] != ',' &&
+             line[end] != '}' && line[end] != '"') {
         ++end;
       }
       const std::string label(line.substr(i, end - i));
@@ -353,8 +333,8 @@ class Parser {
       }
       i = SkipSpaces(line, end);
       if (i == line.size() || line[i] != '=') {
-        return Error(absl::StrCat("expected '=' after label name ", Quote(label), " in ",
-                                  Quote(metric)));
+        return Error(
+            absl::StrCat("expected '=' after label name ", Quote(label), " in ", Quote(metric)));
       }
       i = SkipSpaces(line, i + 1);
       if (i == line.size() || line[i] != '"') {
@@ -384,14 +364,14 @@ class Parser {
           value.push_back('\n');
         } else {
           return Error(absl::StrCat("invalid escape sequence ", Quote(line.substr(i, 2)),
-                                    " in the value of label ", Quote(label), " in ",
-                                    Quote(metric), " (only \\\\, \\\" and \\n)"));
+                                    " in the value of label ", Quote(label), " in ", Quote(metric),
+                                    " (only \\\\, \\\" and \\n)"));
         }
         i += 2;
       }
       if (!terminated) {
-        return Error(absl::StrCat("unterminated value of label ", Quote(label), " in ",
-                                  Quote(metric)));
+        return Error(
+            absl::StrCat("unterminated value of label ", Quote(label), " in ", Quote(metric)));
       }
       if (!IsValidUtf8(value)) {
         return Error(absl::StrCat("the value of label ", Quote(label), " in ", Quote(metric),
@@ -487,8 +467,8 @@ class Parser {
     }
     auto [existing, inserted] = state.sample_by_key.emplace(std::make_pair(name, labels), line_);
     if (!inserted) {
-      return Error(absl::StrCat("duplicate sample ", where, " (first on line ", existing->second,
-                                ")"));
+      return Error(
+          absl::StrCat("duplicate sample ", where, " (first on line ", existing->second, ")"));
     }
     if (family.samples.empty()) state.first_sample_line = line_;
     family.samples.push_back(PromSample{std::move(name), std::move(labels), value});
@@ -551,20 +531,19 @@ class Parser {
                                       lower_line, " counts ", lower.value));
         }
       }
-      if (one.buckets.empty() ||
-          one.buckets.back().le != std::numeric_limits<double>::infinity()) {
+      if (one.buckets.empty() || one.buckets.back().le != std::numeric_limits<double>::infinity()) {
         return ErrorAt(state.sample_lines[one.first_sample],
                        absl::StrCat("histogram ", where, " has no le=\"+Inf\" bucket"));
       }
       const size_t inf_sample = one.buckets.back().sample;
       if (one.count_sample.has_value() &&
           family.samples[*one.count_sample].value != family.samples[inf_sample].value) {
-        return ErrorAt(state.sample_lines[*one.count_sample],
-                       absl::StrCat("histogram ", where, ": _count is ",
-                                    family.samples[*one.count_sample].value,
-                                    " but the le=\"+Inf\" bucket on line ",
-                                    state.sample_lines[inf_sample], " is ",
-                                    family.samples[inf_sample].value));
+        return ErrorAt(
+            state.sample_lines[*one.count_sample],
+            absl::StrCat("histogram ", where, ": _count is ",
+                         family.samples[*one.count_sample].value,
+                         " but the le=\"+Inf\" bucket on line ", state.sample_lines[inf_sample],
+                         " is ", family.samples[inf_sample].value));
       }
     }
     return absl::OkStatus();
@@ -583,8 +562,7 @@ absl::StatusOr<std::vector<PromFamily>> ParsePrometheusText(std::string_view tex
   return Parser().Parse(text);
 }
 
-absl::StatusOr<double> FindSample(const std::vector<PromFamily>& families,
-                                  const std::string& name,
+absl::StatusOr<double> FindSample(const std::vector<PromFamily>& families, const std::string& name,
                                   const std::map<std::string, std::string>& labels) {
   std::vector<std::string> others;
   for (const PromFamily& family : families) {

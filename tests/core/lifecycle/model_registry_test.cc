@@ -6,12 +6,14 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "core/lifecycle/model_store.h"
 #include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
-#include "base/mutex.h"
+#include "tests/support/temp_dir.h"
+#include "util/sha256.h"
 
 namespace neuronserve {
 namespace {
@@ -212,6 +214,33 @@ TEST_F(ModelRegistryTest, PersistsApiLoadsAndForgetsUnloads) {
   ASSERT_TRUE(UnloadSync(registry, "kept").ok());
   EXPECT_TRUE((*store)->List()->empty());
   std::filesystem::remove_all(dir);
+}
+
+// The digest a LoadSpec carries (an upload's, verified as it arrived) is the one the store
+// records: it is not computed again. A wrong one proves it (the record says what was carried),
+// and List still catches it.
+TEST_F(ModelRegistryTest, PersistingRecordsTheCarriedDigest) {
+  testing::TempDir dir;  // removed with the store's files at the end
+  absl::StatusOr<std::unique_ptr<ModelStore>> store = ModelStore::Open(dir.Join("state"));
+  ASSERT_TRUE(store.ok()) << store.status();
+  ModelRegistry registry(*runtime_, workers_, store->get());
+  LoadSpec spec = Spec("right");
+  spec.persist = true;
+  spec.neff_sha256 = Sha256Hex(*spec.neff);
+  ASSERT_TRUE(LoadSync(registry, spec).ok());
+  LoadSpec wrong = Spec("wrong");
+  wrong.persist = true;
+  wrong.neff_sha256 = Sha256Hex(std::string("not the model's bytes"));
+  ASSERT_TRUE(LoadSync(registry, wrong).ok());
+
+  std::vector<std::string> problems;
+  auto stored = (*store)->List(&problems);
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ((*stored)[0].name, "right");
+  EXPECT_EQ((*stored)[0].neff_sha256, spec.neff_sha256);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_THAT(problems[0], HasSubstr("its record says " + wrong.neff_sha256));
 }
 
 TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -158,6 +159,57 @@ TEST_F(ModelStoreTest, RecordIsTheDocumentedJson) {
   EXPECT_EQ(record["config_text"], "config");
   EXPECT_EQ(record["neff_file"], NeffFiles(ModelDir("mlp")).at(0));
   EXPECT_TRUE(record["saved_at"].is_string());
+}
+
+// An upload's verified digest is carried to the store, which records it instead of hashing the
+// bytes a second time.
+TEST_F(ModelStoreTest, AGivenDigestIsRecordedAsGiven) {
+  OpenStore();
+  const std::string neff = "uploaded bytes";
+  const std::string digest = Sha256Hex(neff);
+  ASSERT_TRUE(store_->Save("mlp", "1", Bytes(neff), "config", digest).ok());
+  nlohmann::json record = nlohmann::json::parse(ReadAll(ModelDir("mlp") / "record.json"));
+  EXPECT_EQ(record["neff_sha256"], digest);
+  EXPECT_TRUE(NeffFiles(ModelDir("mlp")).at(0).starts_with(digest.substr(0, 16)));
+  std::vector<std::string> problems;
+  std::vector<StoredModel> models = List(&problems);
+  EXPECT_THAT(problems, IsEmpty());
+  ASSERT_THAT(models, SizeIs(1));
+  EXPECT_EQ(models[0].neff_sha256, digest);
+  EXPECT_EQ(*store_->ReadNeff(models[0]), neff);
+}
+
+// The store does not re-hash a given digest, so a wrong one (a caller's bug) is what the record
+// holds: it proves the digest was used as given. It is never loaded silently: List hashes the
+// stored file, skips the model and names both digests, now and after a restart.
+TEST_F(ModelStoreTest, AGivenDigestThatIsNotOfTheBytesIsCaughtByList) {
+  OpenStore();
+  const std::string neff = "uploaded bytes";
+  const std::string wrong = Sha256Hex(std::string("other bytes"));
+  ASSERT_TRUE(store_->Save("mlp", "1", Bytes(neff), "config", wrong).ok());
+  nlohmann::json record = nlohmann::json::parse(ReadAll(ModelDir("mlp") / "record.json"));
+  EXPECT_EQ(record["neff_sha256"], wrong);
+  for (int open = 0; open < 2; ++open) {
+    std::vector<std::string> problems;
+    EXPECT_THAT(List(&problems), IsEmpty());
+    ASSERT_THAT(problems, SizeIs(1));
+    EXPECT_THAT(problems[0], HasSubstr("has SHA-256 " + Sha256Hex(neff)));
+    EXPECT_THAT(problems[0], HasSubstr("its record says " + wrong));
+    OpenStore();  // a restart neither loads nor forgets it
+  }
+}
+
+TEST_F(ModelStoreTest, AGivenDigestMustBe64LowerCaseHexDigits) {
+  OpenStore();
+  const std::string neff = "bytes";
+  for (const std::string& bad :
+       {absl::AsciiStrToUpper(Sha256Hex(neff)), Sha256Hex(neff).substr(1), std::string("xyz")}) {
+    absl::Status saved = store_->Save("mlp", "", Bytes(neff), "config", bad);
+    EXPECT_EQ(saved.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(saved.message(), HasSubstr("is not 64 lower-case hex digits"));
+  }
+  EXPECT_FALSE(fs::exists(ModelDir("mlp")));
+  EXPECT_THAT(List(), IsEmpty());
 }
 
 TEST_F(ModelStoreTest, ListIsSortedByName) {

@@ -69,6 +69,8 @@ TEST_F(ModelUploadTest, AGoodUploadIsTheHeadersConfigWithTheBytes) {
   EXPECT_FALSE(spec->config_text.empty());
   ASSERT_NE(spec->neff, nullptr);
   EXPECT_EQ(*spec->neff, neff);
+  // The digest verified while streaming travels with the bytes, so the store need not hash them.
+  EXPECT_EQ(spec->neff_sha256, Sha256Hex(neff));
 }
 
 TEST_F(ModelUploadTest, AnUpperCaseDigestIsTheSameDigest) {
@@ -80,6 +82,7 @@ TEST_F(ModelUploadTest, AnUpperCaseDigestIsTheSameDigest) {
   absl::StatusOr<LoadSpec> spec = upload_.Finish();
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(*spec->neff, neff);
+  EXPECT_EQ(spec->neff_sha256, Sha256Hex(neff));  // lower-case, as the store records digests
 }
 
 TEST_F(ModelUploadTest, AChunkBeforeTheHeaderIsRefused) {
@@ -191,6 +194,8 @@ TEST_F(RepositoryModelUploadTest, ARepositoryLoadIsTheFoldersModelWithTheHeaders
   EXPECT_TRUE(spec->persist);
   ASSERT_NE(spec->neff, nullptr);
   EXPECT_EQ(*spec->neff, "bert bytes");
+  // Read from disk and hashed by no one: the store hashes the bytes when it records them.
+  EXPECT_TRUE(spec->neff_sha256.empty());
 }
 
 TEST_F(RepositoryModelUploadTest, ARepositoryLoadIsNotBoundByTheUploadLimit) {
