@@ -198,10 +198,17 @@ TEST_F(AuthE2ETest, EveryRpcAnswersEachCallerWithItsScopesCode) {
 
   // The audit log: the admin calls with the caller's label and model, and each refusal.
   std::string audit;
+  // Waits for the unload's own line (the last call): "rpc=UnloadModel" alone also matches the
+  // refusals, and "identity=ops model=id2 code=OK" the load before it.
   ASSERT_TRUE(WaitUntil([&] {
     audit = ReadWhole(dir_.Join("audit.log"));
-    return absl::StrContains(audit, "rpc=UnloadModel") &&
-           absl::StrContains(audit, "identity=ops model=id2 code=OK");
+    for (absl::string_view line : absl::StrSplit(audit, '\n', absl::SkipEmpty())) {
+      if (absl::StrContains(line, "rpc=UnloadModel") &&
+          absl::StrContains(line, "identity=ops model=id2 code=OK")) {
+        return true;
+      }
+    }
+    return false;
   })) << audit;
   int refusals = 0;
   int admin_calls_ok = 0;
