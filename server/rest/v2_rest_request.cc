@@ -1,3 +1,8 @@
+// Over 400 lines on purpose: the parser of a REST inference request is one class (a request's
+// parameters, inputs and outputs read in one pass over the JSON, each refusal naming the model
+// and the field), and cutting it would split one state machine across files. The parts that
+// stand alone live beside it: v2_rest_data.cc (a "data" array into typed fields) and
+// v2_rest_body.cc (the binary extension's split of the body).
 #include "server/rest/v2_rest_request.h"
 
 #include <limits>

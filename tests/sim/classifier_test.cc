@@ -6,6 +6,7 @@
 
 #include "client/simmodel/classifier_model.h"
 #include "client/simmodel/sim_neff.h"
+#include "tests/sim/compute/reference_formats.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace nrtsim_test {
@@ -41,9 +42,9 @@ class ClassifierTest : public SimTest {
   NRT_STATUS Classify(const std::vector<int64_t>& ids, const std::vector<int64_t>& mask,
                       std::vector<float>* logits, std::vector<uint16_t>* logits_fp16) {
     ByteMap out;
-    NRT_STATUS status = RunBytes(loaded_.get(),
-                                 {{"input_ids", Int64Bytes(ids)}, {"attention_mask", Int64Bytes(mask)}},
-                                 {{"logits", kClasses * 4}, {"logits_fp16", kClasses * 2}}, &out);
+    NRT_STATUS status = RunBytes(
+        loaded_.get(), {{"input_ids", Int64Bytes(ids)}, {"attention_mask", Int64Bytes(mask)}},
+        {{"logits", kClasses * 4}, {"logits_fp16", kClasses * 2}}, &out);
     if (status != NRT_SUCCESS) return status;
     logits->resize(kClasses);
     std::memcpy(logits->data(), out["logits"].data(), kClasses * 4);
@@ -80,11 +81,9 @@ class ClassifierTest : public SimTest {
     const std::vector<double> expected = Reference(ids, mask);
     for (int64_t c = 0; c < kClasses; ++c) {
       EXPECT_NEAR(logits[c], expected[c], 1e-5) << "class " << c;
-      // The float16 output is the float32 logit rounded to nearest even (GCC's _Float16).
-      const _Float16 rounded = static_cast<_Float16>(logits[c]);
-      uint16_t bits;
-      std::memcpy(&bits, &rounded, 2);
-      EXPECT_EQ(half[c], bits) << "class " << c;
+      // The float16 output is the float32 logit rounded to nearest even.
+      EXPECT_EQ(half[c], neuronserve::nrtsim::compute::testing::ReferenceFloat16Bits(logits[c]))
+          << "class " << c;
     }
   }
 

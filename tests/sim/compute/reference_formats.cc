@@ -7,6 +7,8 @@
 
 namespace neuronserve::nrtsim::compute::testing {
 
+#if defined(__FLT16_MAX__)  // the compiler has _Float16 (GCC 12, clang 15 and later on x86-64)
+
 uint16_t ReferenceFloat16Bits(double value) {
   const _Float16 half = static_cast<_Float16>(value);
   uint16_t bits;
@@ -19,6 +21,57 @@ float ReferenceFloat16Value(uint16_t bits) {
   std::memcpy(&half, &bits, sizeof half);
   return static_cast<float>(half);
 }
+
+#else  // clang 14 (CI's AddressSanitizer build) has no _Float16 on x86-64
+
+// The method of the fp8 references below: the format's values computed from their fields with
+// ldexp, and the nearest one taken (ties to the even pattern). The non-negative patterns'
+// values grow with their bits, so a binary search finds the two around a value. Pattern 0x7C00
+// (infinity) stands at 65536, where an unbounded exponent would put it, so values from halfway
+// above the largest finite (65520) round to infinity, as IEEE rounding does.
+namespace {
+
+double Float16MagnitudeValue(uint16_t bits) {  // bits <= 0x7C00, no sign
+  const int exponent = bits >> 10;
+  const int mantissa = bits & 0x3FF;
+  if (exponent == 0) return std::ldexp(mantissa, -24);
+  return std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+}  // namespace
+
+uint16_t ReferenceFloat16Bits(double value) {
+  const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  if (std::isnan(value)) return static_cast<uint16_t>(sign | 0x7E00);
+  const double magnitude = std::fabs(value);
+  if (magnitude >= Float16MagnitudeValue(0x7C00)) return static_cast<uint16_t>(sign | 0x7C00);
+  // The lowest pattern whose value is at least the magnitude.
+  uint16_t low = 0;
+  uint16_t high = 0x7C00;
+  while (low < high) {
+    const uint16_t middle = static_cast<uint16_t>((low + high) / 2);
+    if (Float16MagnitudeValue(middle) < magnitude) {
+      low = static_cast<uint16_t>(middle + 1);
+    } else {
+      high = middle;
+    }
+  }
+  if (low == 0) return sign;
+  const double above = Float16MagnitudeValue(low) - magnitude;
+  const double below = magnitude - Float16MagnitudeValue(low - 1);
+  const bool take_below = below < above || (below == above && ((low - 1) & 1) == 0);
+  return static_cast<uint16_t>(sign | (take_below ? low - 1 : low));
+}
+
+float ReferenceFloat16Value(uint16_t bits) {
+  const double sign = (bits & 0x8000) != 0 ? -1.0 : 1.0;
+  const uint16_t magnitude = bits & 0x7FFF;
+  if (magnitude > 0x7C00) return static_cast<float>(std::copysign(NAN, sign));
+  if (magnitude == 0x7C00) return static_cast<float>(sign * INFINITY);
+  return static_cast<float>(sign * Float16MagnitudeValue(magnitude));
+}
+
+#endif
 
 uint16_t ReferenceBFloat16Bits(float value) {
   uint32_t bits = std::bit_cast<uint32_t>(value);

@@ -1,5 +1,6 @@
 // Reference encodings of the narrow float formats for the compute tests, computed by methods
-// unrelated to base/float_formats.cc: GCC's _Float16 for float16, the well-known
+// unrelated to base/float_formats.cc: the compiler's _Float16 for float16 (where it has none,
+// as clang 14 on x86-64, the nearest of the format's values, as for fp8), the well-known
 // add-and-truncate bit formula for bfloat16, and for fp8 a search for the nearest of the format's
 // 256 values, each value computed from its fields with ldexp.
 //
@@ -11,9 +12,9 @@
 
 namespace neuronserve::nrtsim::compute::testing {
 
-// float16 bits of `value` rounded to nearest-even, by GCC's _Float16 conversion.
+// float16 bits of `value` rounded to nearest-even, by the compiler's _Float16 conversion.
 uint16_t ReferenceFloat16Bits(double value);
-// The value of float16 `bits`, by GCC's _Float16 conversion.
+// The value of float16 `bits`, by the compiler's _Float16 conversion.
 float ReferenceFloat16Value(uint16_t bits);
 
 // bfloat16 bits of a float32, rounded to nearest-even on the float32 bits; a NaN keeps its sign
