@@ -344,8 +344,10 @@ absl::StatusOr<RunningPod> StartPodSpec(const Manifest& manifest, const YAML::No
   // Where it really listens: from its log lines, in text or JSON format alike.
   const std::string log = pod.daemon->Stderr();
   for (auto& [port, flag] : pod.address_for_port) {
+    // Compared by name, not captured: clang 14 cannot capture a structured binding.
+    const std::string& name = flag;
     const ListenFlag* listen = std::find_if(std::begin(kListenFlags), std::end(kListenFlags),
-                                            [&](const ListenFlag& f) { return flag == f.flag; });
+                                            [&](const ListenFlag& f) { return name == f.flag; });
     const std::regex line(listen->log_pattern);
     std::smatch match;
     if (!std::regex_search(log, match, line)) {
