@@ -3,7 +3,9 @@
 # generator expression such as $<TARGET_FILE:nrtsim> is fine), written relative to <target>'s
 # own folder and resolved when the test runs (tests/support/build_paths.h says why: ccache
 # shares objects between clones only when no definition holds a path inside the clone). Links
-# neuronserve_build_paths, the header's target.
+# neuronserve_build_paths, the header's target. The path is resolved from the running
+# executable's folder, so a library <target> serves only executables built in its own folder
+# (tests/fuzz's sim_serving and its fuzz targets).
 function(neuron_serve_build_paths target)
   set(arguments ${ARGN})
   list(LENGTH arguments count)
