@@ -39,7 +39,7 @@ constexpr char kNeuronCore[] = "aws.amazon.com/neuroncore";
 // KServe's ports: HTTP on 8080, gRPC (h2c) on 8081.
 constexpr int kHttpPort = 8080;
 constexpr int kGrpcPort = 8081;
-constexpr int kServing = 1;  // grpc.health.v1 SERVING
+constexpr int kHealthServing = 1;  // grpc.health.v1 SERVING
 
 YAML::Node Runtime(const Manifest& manifest) {
   std::vector<YAML::Node> runtimes = manifest.OfKind("ClusterServingRuntime");
@@ -254,7 +254,7 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
   const std::string grpc_address = pod->address_for_port[kGrpcPort];
   const std::string http_address = pod->address_for_port[kHttpPort];
 
-  EXPECT_EQ(HealthStatus(grpc_address, ""), kServing);
+  EXPECT_EQ(HealthStatus(grpc_address, ""), kHealthServing);
   const HttpResult ready = HttpGet(absl::StrCat("http://", http_address, "/readyz"));
   EXPECT_EQ(ready.status, 200) << ready.body;
   // The kubelet's probes as the runtime declares them (the v2 health paths): 200 now.
@@ -279,7 +279,7 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
   const std::vector<float> input = {1.5f, -2.0f, 0.25f, 8.0f};
   for (const std::string& model : models) {
     SCOPED_TRACE(model);
-    EXPECT_EQ(HealthStatus(grpc_address, model), kServing);
+    EXPECT_EQ(HealthStatus(grpc_address, model), kHealthServing);
     grpc::ClientContext ready_context;
     inference::ModelReadyRequest ready_request;
     ready_request.set_name(model);

@@ -34,8 +34,8 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kInferToken[] = "e2e-infer-token-5f0c9a1d2b7e4c33";
-constexpr char kAdminToken[] = "e2e-admin-token-0a9b8c7d6e5f4a3b";
+constexpr char kAuthInferToken[] = "e2e-infer-token-5f0c9a1d2b7e4c33";
+constexpr char kAuthAdminToken[] = "e2e-admin-token-0a9b8c7d6e5f4a3b";
 constexpr char kWrongToken[] = "e2e-wrong-token-1111222233334444";
 
 std::string ReadWhole(const std::string& path) {
@@ -46,7 +46,7 @@ std::string ReadWhole(const std::string& path) {
 }
 
 // Who calls: the token it sends.
-enum class Caller { kNoToken, kWrongToken, kInferToken, kAdminToken };
+enum class Caller { kNoToken, kWrongToken, kAuthInferToken, kAuthAdminToken };
 
 std::string CallerName(Caller caller) {
   switch (caller) {
@@ -54,9 +54,9 @@ std::string CallerName(Caller caller) {
       return "no token";
     case Caller::kWrongToken:
       return "an unknown token";
-    case Caller::kInferToken:
+    case Caller::kAuthInferToken:
       return "the infer token";
-    case Caller::kAdminToken:
+    case Caller::kAuthAdminToken:
       return "the admin token";
   }
   return "";
@@ -67,8 +67,8 @@ std::string CallerName(Caller caller) {
 class AuthE2ETest : public ::testing::Test {
  protected:
   void StartWith(std::vector<std::string> extra, client::ConnectOptions base = {}) {
-    infer_file_ = dir_.Write("infer-tokens", absl::StrCat("# readers\n\napp:", kInferToken, "\n"));
-    admin_file_ = dir_.Write("admin-tokens", absl::StrCat("ops:", kAdminToken, "\n"));
+    infer_file_ = dir_.Write("infer-tokens", absl::StrCat("# readers\n\napp:", kAuthInferToken, "\n"));
+    admin_file_ = dir_.Write("admin-tokens", absl::StrCat("ops:", kAuthAdminToken, "\n"));
     model_file_ = dir_.Write("id.neff", EncodeNeff(IdentityModel({1, 4})));
     std::vector<std::string> flags = {"--infer-token-file=" + infer_file_,
                                       "--admin-token-file=" + admin_file_,
@@ -81,7 +81,7 @@ class AuthE2ETest : public ::testing::Test {
     ASSERT_NE(daemon_, nullptr) << log;
     base_ = std::move(base);
     absl::StatusOr<v1::LoadModelResponse> loaded =
-        ClientAs(Caller::kAdminToken)->LoadModelFromFile(Config("id"), model_file_);
+        ClientAs(Caller::kAuthAdminToken)->LoadModelFromFile(Config("id"), model_file_);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
   }
 
@@ -95,11 +95,11 @@ class AuthE2ETest : public ::testing::Test {
       case Caller::kWrongToken:
         options.token = kWrongToken;
         break;
-      case Caller::kInferToken:
-        options.token = kInferToken;
+      case Caller::kAuthInferToken:
+        options.token = kAuthInferToken;
         break;
-      case Caller::kAdminToken:
-        options.token = kAdminToken;
+      case Caller::kAuthAdminToken:
+        options.token = kAuthAdminToken;
         break;
     }
     absl::StatusOr<std::unique_ptr<client::Client>> client = client::Client::Connect(options);
@@ -157,7 +157,7 @@ TEST_F(AuthE2ETest, EveryRpcAnswersEachCallerWithItsScopesCode) {
       {"UnloadModel", true, [](client::Client& c) { return c.Unload("id2").status(); }},
   };
   for (Caller caller :
-       {Caller::kNoToken, Caller::kWrongToken, Caller::kInferToken, Caller::kAdminToken}) {
+       {Caller::kNoToken, Caller::kWrongToken, Caller::kAuthInferToken, Caller::kAuthAdminToken}) {
     std::unique_ptr<client::Client> client = ClientAs(caller);
     ASSERT_NE(client, nullptr);
     for (const Rpc& rpc : rpcs) {
@@ -169,7 +169,7 @@ TEST_F(AuthE2ETest, EveryRpcAnswersEachCallerWithItsScopesCode) {
           EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated) << status;
           EXPECT_THAT(std::string(status.message()), HasSubstr(rpc.name));
           break;
-        case Caller::kInferToken:
+        case Caller::kAuthInferToken:
           if (rpc.admin) {
             EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied) << status;
             EXPECT_THAT(std::string(status.message()),
@@ -178,12 +178,12 @@ TEST_F(AuthE2ETest, EveryRpcAnswersEachCallerWithItsScopesCode) {
             EXPECT_TRUE(status.ok()) << status;
           }
           break;
-        case Caller::kAdminToken:  // admin implies infer
+        case Caller::kAuthAdminToken:  // admin implies infer
           EXPECT_TRUE(status.ok()) << status;
           break;
       }
       EXPECT_THAT(std::string(status.message()),
-                  AllOf(Not(HasSubstr(kInferToken)), Not(HasSubstr(kAdminToken)),
+                  AllOf(Not(HasSubstr(kAuthInferToken)), Not(HasSubstr(kAuthAdminToken)),
                                  Not(HasSubstr(kWrongToken))));
     }
   }
@@ -245,7 +245,7 @@ TEST_F(AuthE2ETest, TokenFilesAreReadAgainAfterAChange) {
   ASSERT_TRUE(with_new.ok()) << with_new.status();
   EXPECT_TRUE(WaitUntil([&] { return (*with_new)->ListModels().ok(); }))
       << daemon_->process->Stderr();
-  EXPECT_EQ(ClientAs(Caller::kInferToken)->ListModels().status().code(),
+  EXPECT_EQ(ClientAs(Caller::kAuthInferToken)->ListModels().status().code(),
             absl::StatusCode::kUnauthenticated);
   // A file that no longer parses keeps the tokens it had, and says so naming file and line.
   std::ofstream(infer_file_, std::ios::trunc) << "app:short\n";
@@ -270,7 +270,7 @@ TEST_F(AuthE2ETest, NoTokenAndNoPrivateKeyInAnyLineAtAnyLevelAndTheCertificateNa
                                     tls));
   // Good and bad calls of every kind, a rotation of the certificate, a bad one refused.
   for (Caller caller :
-       {Caller::kNoToken, Caller::kWrongToken, Caller::kInferToken, Caller::kAdminToken}) {
+       {Caller::kNoToken, Caller::kWrongToken, Caller::kAuthInferToken, Caller::kAuthAdminToken}) {
     std::unique_ptr<client::Client> client = ClientAs(caller);
     ASSERT_NE(client, nullptr);
     (void)client->Infer("id", {{"input", {1, 4}, kValues}});
@@ -281,7 +281,7 @@ TEST_F(AuthE2ETest, NoTokenAndNoPrivateKeyInAnyLineAtAnyLevelAndTheCertificateNa
   // A new certificate whose key does not match (refused and logged), then SIGHUP.
   dir_.Write("tls.crt", certificates.server_rotated.CertPem());
   kill(daemon_->process->pid(), SIGHUP);
-  std::unique_ptr<client::Client> reader = ClientAs(Caller::kInferToken);
+  std::unique_ptr<client::Client> reader = ClientAs(Caller::kAuthInferToken);
   ASSERT_TRUE(reader->ListModels().ok());
 
   // The caller's name is its certificate's (the first subject alternative name), in both logs.
@@ -293,7 +293,7 @@ TEST_F(AuthE2ETest, NoTokenAndNoPrivateKeyInAnyLineAtAnyLevelAndTheCertificateNa
            absl::StrContains(ReadWhole(dir_.Join("access.log")), "identity=client-a") &&
            absl::StrContains(ReadWhole(dir_.Join("audit.log")), "identity=client-a");
   })) << logged;
-  for (const char* token : {kInferToken, kAdminToken, kWrongToken}) {
+  for (const char* token : {kAuthInferToken, kAuthAdminToken, kWrongToken}) {
     EXPECT_THAT(logged, Not(HasSubstr(token)));
   }
   // Not one line of any private key's body (the base64 between the PEM markers).
@@ -309,7 +309,7 @@ TEST_F(AuthE2ETest, NoTokenAndNoPrivateKeyInAnyLineAtAnyLevelAndTheCertificateNa
 
 TEST_F(AuthE2ETest, NeuronctlSendsItsTokenFile) {
   ASSERT_NO_FATAL_FAILURE(StartWith({}));
-  const std::string token_file = dir_.Write("my-token", absl::StrCat(kInferToken, "\n"));
+  const std::string token_file = dir_.Write("my-token", absl::StrCat(kAuthInferToken, "\n"));
   ProcessResult listed =
       RunProcess({NEURONCTL_PATH, "models", "--server=" + daemon_->address,
                   "--token-file=" + token_file});

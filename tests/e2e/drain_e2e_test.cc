@@ -27,7 +27,7 @@ using HC = grpc::health::v1::HealthCheckResponse;
 constexpr int kInFlight = 32;
 // 250 ms per execution on 2 replicas: 4 s for all 32, so none has finished when the signal
 // comes right after they are all in.
-constexpr uint64_t kLatencyUs = 250000;
+constexpr uint64_t kDrainLatencyUs = 250000;
 
 v1::InferRequest Request(int i) {
   v1::InferRequest request;
@@ -61,7 +61,7 @@ std::unique_ptr<RunningDaemon> StartWithSlowModel(const std::vector<std::string>
   if (daemon == nullptr) return nullptr;
   v1::ModelConfig config = Config("slow");
   config.set_replicas(2);
-  if (!Upload(*daemon->stub, config, EncodeNeff(IdentityModel({1, 4}, kLatencyUs))).status.ok()) {
+  if (!Upload(*daemon->stub, config, EncodeNeff(IdentityModel({1, 4}, kDrainLatencyUs))).status.ok()) {
     *log = daemon->process->Stderr();
     return nullptr;
   }

@@ -43,8 +43,8 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 constexpr int kHealthServing = 1;  // grpc.health.v1 HealthCheckResponse.SERVING
-constexpr int kMlpIn = 8;
-constexpr int kMlpOut = 4;
+constexpr int kHostileMlpIn = 8;
+constexpr int kHostileMlpOut = 4;
 // The probe's count of inputs (or outputs) in one request.
 constexpr int kManyTensors = 100'000;
 // Inputs (and as many outputs) of the crafted model with thousands of tensors.
@@ -63,14 +63,6 @@ void ExpectRefused(const grpc::Status& status, grpc::StatusCode code,
   for (const std::string& part : parts) {
     EXPECT_THAT(status.error_message(), HasSubstr(part)) << what;
   }
-}
-
-std::string ErrorOf(const HttpResult& result) {
-  const Json json = Json::parse(result.body, nullptr, false);
-  if (!json.is_object() || !json.contains("error") || !json["error"].is_string()) {
-    return "<no error: " + result.body.substr(0, 300) + ">";
-  }
-  return json["error"].get<std::string>();
 }
 
 grpc::Status ModelInfer(GRPCInferenceService::Stub& stub, const ModelInferRequest& request,
@@ -102,7 +94,7 @@ class HostileInputE2ETest : public ::testing::Test {
     EXPECT_EQ(HealthCheck(daemon_->channel, ""), kHealthServing);
     v1::InferRequest request;
     request.set_model("mlp");
-    AddInput(request, "input", {1, kMlpIn}, MlpRow(), TensorForm::kFloat);
+    AddInput(request, "input", {1, kHostileMlpIn}, MlpRow(), TensorForm::kFloat);
     v1::InferResponse response;
     grpc::Status status = Infer(*daemon_->stub, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
@@ -155,28 +147,28 @@ TEST_F(HostileInputE2ETest, CraftedShapesOnNativeInfer) {
   const std::vector<Case> cases = {
       {"a zero dimension",
        {1, 0},
-       kMlpIn,
+       kHostileMlpIn,
        grpc::StatusCode::INVALID_ARGUMENT,
        {"model 'mlp' input 'input'", "expected shape [1,8], got [1,0]"}},
       {"2^32-1 dimensions whose product overflows 64 bits",
        {4294967295u, 4294967295u, 4294967295u},
-       kMlpIn,
+       kHostileMlpIn,
        grpc::StatusCode::INVALID_ARGUMENT,
        {"model 'mlp' input 'input'",
         "expected shape [1,8], got [4294967295,4294967295,4294967295]"}},
       {"rank 70",
        rank70,
-       kMlpIn,
+       kHostileMlpIn,
        grpc::StatusCode::INVALID_ARGUMENT,
        {"model 'mlp' input 'input'", "expected shape [1,8], got [1,1,1"}},
       {"a shape of the right count but another layout",
        {8},
-       kMlpIn,
+       kHostileMlpIn,
        grpc::StatusCode::INVALID_ARGUMENT,
        {"model 'mlp' input 'input'", "expected shape [1,8], got [8]"}},
       {"a larger shape than the data",
        {2, 8},
-       kMlpIn,
+       kHostileMlpIn,
        grpc::StatusCode::INVALID_ARGUMENT,
        {"model 'mlp' input 'input'", "expected shape [1,8], got [2,8]"}},
       // No shape is allowed on native Infer (the model's is used), but the count is checked.
@@ -218,43 +210,43 @@ TEST_F(HostileInputE2ETest, CraftedShapesOnV2ModelInfer) {
   const std::vector<Case> cases = {
       {"a negative dimension",
        {1, -8},
-       kMlpIn,
+       kHostileMlpIn,
        false,
        {"model 'mlp' input 'input': shape dimension -8 is not a size"}},
       {"-1 as a wildcard",
        {-1, 8},
-       kMlpIn,
+       kHostileMlpIn,
        true,
        {"model 'mlp' input 'input': shape dimension -1 is not a size"}},
       {"a zero dimension",
        {1, 0},
-       kMlpIn,
+       kHostileMlpIn,
        false,
        {"model 'mlp' input 'input': expected shape [1,8], got [1,0]"}},
       {"a dimension of 2^62",
        {1, two62},
-       kMlpIn,
+       kHostileMlpIn,
        true,
        {absl::StrCat("model 'mlp' input 'input': shape dimension ", two62, " is not a size")}},
       {"dimensions whose product overflows 64 bits",
        {two31, two31, two31},
-       kMlpIn,
+       kHostileMlpIn,
        false,
        {absl::StrCat("model 'mlp' input 'input': expected shape [1,8], got [", two31, ",", two31,
                      ",", two31, "]")}},
       {"rank 70",
        rank70,
-       kMlpIn,
+       kHostileMlpIn,
        false,
        {"model 'mlp' input 'input': expected shape [1,8], got [1,1,1,1,"}},
       {"an empty shape for a [1,8] tensor",
        {},
-       kMlpIn,
+       kHostileMlpIn,
        false,
        {"model 'mlp' input 'input': expected shape [1,8], got []"}},
       {"a shape larger than the data",
        {2, 8},
-       kMlpIn,
+       kHostileMlpIn,
        true,
        {"model 'mlp' input 'input': expected shape [1,8], got [2,8]"}},
       {"fewer values than the shape",
@@ -297,25 +289,25 @@ TEST_F(HostileInputE2ETest, CraftedShapesOnRestV2) {
   };
   const std::string rank70 = absl::StrCat("[", absl::StrJoin(std::vector<int>(70, 1), ","), "]");
   const std::vector<Case> cases = {
-      {"a negative dimension", R"("shape":[1,-8],"data":)" + Floats(kMlpIn),
+      {"a negative dimension", R"("shape":[1,-8],"data":)" + Floats(kHostileMlpIn),
        ": 'shape' holds -8, which is not a size"},
-      {"a zero dimension", R"("shape":[1,0],"data":)" + Floats(kMlpIn),
+      {"a zero dimension", R"("shape":[1,0],"data":)" + Floats(kHostileMlpIn),
        ": expected shape [1,8], got [1,0]"},
-      {"a dimension of 2^62", R"("shape":[1,4611686018427387904],"data":)" + Floats(kMlpIn),
+      {"a dimension of 2^62", R"("shape":[1,4611686018427387904],"data":)" + Floats(kHostileMlpIn),
        ": 'shape' holds 4611686018427387904, which is not a size"},
       {"dimensions whose product overflows 64 bits",
-       R"("shape":[2147483648,2147483648,2147483648],"data":)" + Floats(kMlpIn),
+       R"("shape":[2147483648,2147483648,2147483648],"data":)" + Floats(kHostileMlpIn),
        ": expected shape [1,8], got [2147483648,2147483648,2147483648]"},
-      {"a dimension past int64", R"("shape":[1,99999999999999999999999],"data":)" + Floats(kMlpIn),
+      {"a dimension past int64", R"("shape":[1,99999999999999999999999],"data":)" + Floats(kHostileMlpIn),
        ": 'shape' holds 1e+23, which is not a size"},
-      {"a fractional dimension", R"("shape":[1,8.5],"data":)" + Floats(kMlpIn),
+      {"a fractional dimension", R"("shape":[1,8.5],"data":)" + Floats(kHostileMlpIn),
        ": 'shape' holds 8.5, which is not a size"},
-      {"rank 70", R"("shape":)" + rank70 + R"(,"data":)" + Floats(kMlpIn),
+      {"rank 70", R"("shape":)" + rank70 + R"(,"data":)" + Floats(kHostileMlpIn),
        ": expected shape [1,8], got [1,1,1,1,"},
       // Refused since this test found it accepted: [] is a scalar's shape, not "no shape".
-      {"an empty shape for a [1,8] tensor", R"("shape":[],"data":)" + Floats(kMlpIn),
+      {"an empty shape for a [1,8] tensor", R"("shape":[],"data":)" + Floats(kHostileMlpIn),
        ": expected shape [1,8], got []"},
-      {"a shape larger than the data", R"("shape":[2,8],"data":)" + Floats(kMlpIn),
+      {"a shape larger than the data", R"("shape":[2,8],"data":)" + Floats(kHostileMlpIn),
        ": expected shape [1,8], got [2,8]"},
       {"a shape but no data", R"("shape":[1,8])",
        " (shape [1,8] FP32): carries no values; send data (8 values) or binary data (32 bytes)"},
@@ -323,7 +315,7 @@ TEST_F(HostileInputE2ETest, CraftedShapesOnRestV2) {
   for (const Case& c : cases) {
     const HttpResult result = PostMlpInput(c.fields);
     EXPECT_EQ(result.status, 400) << c.what << ": " << result.body.substr(0, 300);
-    EXPECT_THAT(ErrorOf(result), HasSubstr("model 'mlp' input 'input'" + c.message)) << c.what;
+    EXPECT_THAT(result.ErrorField(), HasSubstr("model 'mlp' input 'input'" + c.message)) << c.what;
   }
   ExpectStillServing();
 }
@@ -333,7 +325,7 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnNativeInfer) {
   v1::InferRequest inputs;
   inputs.set_model("mlp");
   for (int i = 0; i < kManyTensors; ++i) {
-    AddInput(inputs, absl::StrCat("in", i), {1, kMlpIn}, MlpRow(), TensorForm::kRaw);
+    AddInput(inputs, absl::StrCat("in", i), {1, kHostileMlpIn}, MlpRow(), TensorForm::kRaw);
   }
   ExpectRefused(Infer(*daemon_->stub, inputs, nullptr), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' has no input 'in0'",
@@ -343,7 +335,7 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnNativeInfer) {
   v1::InferRequest same;
   same.set_model("mlp");
   for (int i = 0; i < kManyTensors; ++i) {
-    AddInput(same, "input", {1, kMlpIn}, MlpRow(), TensorForm::kRaw);
+    AddInput(same, "input", {1, kHostileMlpIn}, MlpRow(), TensorForm::kRaw);
   }
   ExpectRefused(Infer(*daemon_->stub, same, nullptr), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' input 'input' is given more than once"},
@@ -351,7 +343,7 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnNativeInfer) {
 
   v1::InferRequest outputs;
   outputs.set_model("mlp");
-  AddInput(outputs, "input", {1, kMlpIn}, MlpRow(), TensorForm::kFloat);
+  AddInput(outputs, "input", {1, kHostileMlpIn}, MlpRow(), TensorForm::kFloat);
   for (int i = 0; i < kManyTensors; ++i) outputs.add_outputs("output");
   ExpectRefused(Infer(*daemon_->stub, outputs, nullptr), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp'", "output 'output' is asked for more than once"}, "100,000 outputs");
@@ -367,8 +359,8 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnV2ModelInfer) {
     input->set_name(absl::StrCat("in", i));
     input->set_datatype("FP32");
     input->add_shape(1);
-    input->add_shape(kMlpIn);
-    inputs.add_raw_input_contents(std::string(kMlpIn * sizeof(float), '\0'));
+    input->add_shape(kHostileMlpIn);
+    inputs.add_raw_input_contents(std::string(kHostileMlpIn * sizeof(float), '\0'));
   }
   ExpectRefused(ModelInfer(*v2_, inputs), grpc::StatusCode::INVALID_ARGUMENT,
                 {"model 'mlp' has no input 'in0'",
@@ -381,7 +373,7 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnV2ModelInfer) {
   input->set_name("input");
   input->set_datatype("FP32");
   input->add_shape(1);
-  input->add_shape(kMlpIn);
+  input->add_shape(kHostileMlpIn);
   for (float v : MlpRow()) input->mutable_contents()->add_fp32_contents(v);
   for (int i = 0; i < kManyTensors; ++i) outputs.add_outputs()->set_name(absl::StrCat("out", i));
   ExpectRefused(ModelInfer(*v2_, outputs), grpc::StatusCode::INVALID_ARGUMENT,
@@ -399,7 +391,7 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnRestV2) {
   inputs += "]}";
   HttpResult result = Post("/v2/models/mlp/infer", inputs);
   EXPECT_EQ(result.status, 400) << result.body.substr(0, 300);
-  EXPECT_THAT(ErrorOf(result), HasSubstr("model 'mlp' input 'input' is given more than once"));
+  EXPECT_THAT(result.ErrorField(), HasSubstr("model 'mlp' input 'input' is given more than once"));
 
   std::string outputs =
       R"({"inputs":[{"name":"input","datatype":"FP32","shape":[1,8],"data":[0,1,2,3,4,5,6,7]}],)"
@@ -410,7 +402,7 @@ TEST_F(HostileInputE2ETest, AHundredThousandInputsOrOutputsOnRestV2) {
   outputs += "]}";
   result = Post("/v2/models/mlp/infer", outputs);
   EXPECT_EQ(result.status, 400) << result.body.substr(0, 300);
-  EXPECT_THAT(ErrorOf(result),
+  EXPECT_THAT(result.ErrorField(),
               HasSubstr("model 'mlp': output 'output' is asked for more than once"));
   ExpectStillServing();
 }
@@ -435,7 +427,7 @@ void AppendVarint(std::string& out, uint64_t value) {
 TEST_F(HostileInputE2ETest, TwoHundredThousandNestedGroupsInANativeInferRequest) {
   v1::InferRequest valid;
   valid.set_model("mlp");
-  AddInput(valid, "input", {1, kMlpIn}, MlpRow(), TensorForm::kFloat);
+  AddInput(valid, "input", {1, kHostileMlpIn}, MlpRow(), TensorForm::kFloat);
   std::string bytes = valid.SerializeAsString();
   constexpr int kDepth = 200'000;
   constexpr uint64_t kField = 1000;

@@ -29,9 +29,9 @@ using ::testing::Not;
 
 namespace fs = std::filesystem;
 
-constexpr char kInferToken[] = "e2e-http-infer-token-7c1d0e9a";
-constexpr char kAdminToken[] = "e2e-http-admin-token-4b6f2a8c";
-constexpr absl::Duration kRotationDeadline = absl::Seconds(10);
+constexpr char kHttpInferToken[] = "e2e-http-infer-token-7c1d0e9a";
+constexpr char kHttpAdminToken[] = "e2e-http-admin-token-4b6f2a8c";
+constexpr absl::Duration kHttpRotationDeadline = absl::Seconds(10);
 
 class HttpE2ETest : public ::testing::Test {
  protected:
@@ -52,7 +52,7 @@ class HttpE2ETest : public ::testing::Test {
           return result.status == 200 &&
                  result.error.find("subject: CN=" + common_name) != std::string::npos;
         },
-        kRotationDeadline);
+        kHttpRotationDeadline);
   }
 
   static const TestCertificates* certs_;
@@ -94,7 +94,7 @@ TEST_F(HttpE2ETest, ARewrittenPairIsServedToNewConnectionsAndABadOneIsRefused) {
   const std::string refused = "refused new HTTP TLS certificate from " + cert + ": ";
   EXPECT_TRUE(
       WaitUntil([&] { return daemon->process->Stderr().find(refused) != std::string::npos; },
-                kRotationDeadline))
+                kHttpRotationDeadline))
       << daemon->process->Stderr();
   EXPECT_THAT(daemon->process->Stderr(), HasSubstr("the previous one keeps serving"));
   EXPECT_THAT(daemon->process->Stderr(), Not(HasSubstr("PRIVATE KEY")));
@@ -153,8 +153,8 @@ TEST_F(HttpE2ETest, HttpsFlagMistakesStopTheStart) {
 
 TEST_F(HttpE2ETest, TokensGuardThePathsThatNameModelsAndNotTheProbes) {
   TempDir dir;
-  const std::string infer = dir.Write("infer-tokens", absl::StrCat("app:", kInferToken, "\n"));
-  const std::string admin = dir.Write("admin-tokens", absl::StrCat("ops:", kAdminToken, "\n"));
+  const std::string infer = dir.Write("infer-tokens", absl::StrCat("app:", kHttpInferToken, "\n"));
+  const std::string admin = dir.Write("admin-tokens", absl::StrCat("ops:", kHttpAdminToken, "\n"));
   START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0", "--infer-token-file=" + infer,
                                       "--admin-token-file=" + admin}));
   const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
@@ -172,15 +172,15 @@ TEST_F(HttpE2ETest, TokensGuardThePathsThatNameModelsAndNotTheProbes) {
     const HttpResult wrong = HttpFetch(
         {.url = base + path, .headers = {"Authorization: Bearer e2e-not-a-token-0000000000"}});
     EXPECT_EQ(wrong.status, 401);
-    for (const char* token : {kInferToken, kAdminToken}) {
+    for (const char* token : {kHttpInferToken, kHttpAdminToken}) {
       const HttpResult ok = HttpFetch(
           {.url = base + path, .headers = {absl::StrCat("Authorization: Bearer ", token)}});
       EXPECT_EQ(ok.status, 200) << ok.body;
     }
   }
   const std::string log = daemon->process->Stderr();
-  EXPECT_THAT(log, Not(HasSubstr(kInferToken)));
-  EXPECT_THAT(log, Not(HasSubstr(kAdminToken)));
+  EXPECT_THAT(log, Not(HasSubstr(kHttpInferToken)));
+  EXPECT_THAT(log, Not(HasSubstr(kHttpAdminToken)));
   EXPECT_THAT(log, Not(HasSubstr("e2e-not-a-token")));
 }
 

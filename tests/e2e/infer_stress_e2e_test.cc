@@ -38,13 +38,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int kUnaryClients = 32;
+constexpr int kStressUnaryClients = 32;
 constexpr int kStreamClients = 32;
 constexpr int kRequestsPerClient = 500;
 constexpr int64_t kTotalRequests =
-    int64_t{kUnaryClients + kStreamClients} * kRequestsPerClient;
-constexpr uint32_t kWidth = 16;
-constexpr uint64_t kLatencyUs = 500;
+    int64_t{kStressUnaryClients + kStreamClients} * kRequestsPerClient;
+constexpr uint32_t kStressWidth = 16;
+constexpr uint64_t kStressLatencyUs = 500;
 // Below what the clients can have in flight at once (32 unary + 32 streams of 2-6), so the
 // queue fills up at times and RESOURCE_EXHAUSTED occurs, but most requests are admitted.
 constexpr int kMaxQueue = 128;
@@ -129,9 +129,9 @@ struct Tally {
   std::vector<std::string> problems;
 };
 
-std::vector<float> RandomRow(std::mt19937& random) {
+std::vector<float> RandomWideRow(std::mt19937& random) {
   std::uniform_real_distribution<float> value(-1000.0f, 1000.0f);
-  std::vector<float> row(kWidth);
+  std::vector<float> row(kStressWidth);
   for (float& v : row) v = value(random);
   return row;
 }
@@ -141,7 +141,7 @@ v1::InferRequest MakeRequest(const std::string& id, const std::vector<float>& in
   v1::InferRequest request;
   request.set_id(id);
   request.set_model(kModel);
-  AddInput(request, "input", random() % 2 == 0 ? std::vector<uint32_t>{1, kWidth}
+  AddInput(request, "input", random() % 2 == 0 ? std::vector<uint32_t>{1, kStressWidth}
                                                : std::vector<uint32_t>{},
            input, random() % 2 == 0 ? TensorForm::kFloat : TensorForm::kRaw);
   return request;
@@ -246,7 +246,7 @@ void UnaryClient(int client, v1::NeuronServing::Stub& stub, Tally& tally) {
   for (int i = 0; i < kRequestsPerClient; ++i) {
     const Kind kind = RollKind(random);
     const std::string id = absl::StrCat("u", client, "-", i);
-    const std::vector<float> input = RandomRow(random);
+    const std::vector<float> input = RandomWideRow(random);
     const v1::InferRequest request = MakeRequest(id, input, random);
     grpc::ClientContext context;
     const absl::Duration deadline = kind == Kind::kShortDeadline
@@ -378,7 +378,7 @@ int RunOneStream(const std::string& prefix, int planned, v1::NeuronServing::Stub
         back_off = false;
       }
       const std::string id = absl::StrCat(prefix, "-", sent);
-      const std::vector<float> input = RandomRow(random);
+      const std::vector<float> input = RandomWideRow(random);
       outstanding[id] = input;
       ++sent;
       ++tally.sent;
@@ -452,12 +452,12 @@ TEST(InferStressE2ETest, SixtyFourClientsWithCancellationsAndDeadlinesGetOneCorr
   v1::ModelConfig config = Config(kModel, "1");
   config.set_replicas(2);
   LoadResult loaded = Upload(*daemon->stub, config,
-                             EncodeNeff(IdentityModel({1, kWidth}, kLatencyUs)));
+                             EncodeNeff(IdentityModel({1, kStressWidth}, kStressLatencyUs)));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
   ASSERT_EQ(loaded.response.model().replicas_size(), 2);
 
   std::vector<std::unique_ptr<v1::NeuronServing::Stub>> stubs;
-  for (int c = 0; c < kUnaryClients + kStreamClients; ++c) {
+  for (int c = 0; c < kStressUnaryClients + kStreamClients; ++c) {
     stubs.push_back(OwnConnection(daemon->address));
     ASSERT_NE(stubs.back(), nullptr) << "client " << c << " could not connect";
   }
@@ -465,19 +465,19 @@ TEST(InferStressE2ETest, SixtyFourClientsWithCancellationsAndDeadlinesGetOneCorr
   Tally tally;
   const absl::Time started = absl::Now();
   RunThreads(
-      kUnaryClients + kStreamClients,
+      kStressUnaryClients + kStreamClients,
       [&](int c) {
-        if (c < kUnaryClients) {
+        if (c < kStressUnaryClients) {
           UnaryClient(c, *stubs[c], tally);
         } else {
-          StreamClient(c - kUnaryClients, *stubs[c], tally);
+          StreamClient(c - kStressUnaryClients, *stubs[c], tally);
         }
       },
       kClientsTimeout, [&] { return tally.Summary(); });
   const absl::Duration elapsed = absl::Now() - started;
   std::printf("%d clients x %d requests in %s: %s; streams plain/cancelled/short-deadline "
               "%lld/%lld/%lld, cancels fired %lld\n",
-              kUnaryClients + kStreamClients, kRequestsPerClient,
+              kStressUnaryClients + kStreamClients, kRequestsPerClient,
               absl::FormatDuration(elapsed).c_str(), tally.Summary().c_str(),
               static_cast<long long>(tally.streams_by_kind[0].load()),
               static_cast<long long>(tally.streams_by_kind[1].load()),
@@ -527,7 +527,7 @@ TEST(InferStressE2ETest, SixtyFourClientsWithCancellationsAndDeadlinesGetOneCorr
   std::unique_ptr<v1::NeuronServing::Stub> fresh = OwnConnection(daemon->address);
   ASSERT_NE(fresh, nullptr);
   std::mt19937 random(99);
-  const std::vector<float> input = RandomRow(random);
+  const std::vector<float> input = RandomWideRow(random);
   v1::InferResponse response;
   grpc::Status status =
       Infer(*fresh, MakeRequest("fresh", input, random), &response, absl::Seconds(10));

@@ -140,6 +140,10 @@ void WriteFile(const std::string& path, const std::string& contents) {
   out << contents;
 }
 
+std::vector<std::string> ResidentModels(const v1::NeuronCore& core) {
+  return {core.resident_models().begin(), core.resident_models().end()};
+}
+
 std::vector<std::string> FilesUnder(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code error;

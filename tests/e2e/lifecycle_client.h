@@ -73,6 +73,8 @@ std::string GarbageNeff();
 
 // Writes `contents` to `path`, creating the parent directories.
 void WriteFile(const std::string& path, const std::string& contents);
+// The names of the models resident on `core`, in the order ListCores gives them.
+std::vector<std::string> ResidentModels(const v1::NeuronCore& core);
 // Regular files under `dir`, recursively, relative to it; empty if `dir` does not exist.
 std::vector<std::string> FilesUnder(const std::string& dir);
 

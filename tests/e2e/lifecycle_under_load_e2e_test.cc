@@ -34,7 +34,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr uint32_t kWidth = 8;
+constexpr uint32_t kReluWidth = 8;
 
 // Threads that must all finish within a deadline: a hang aborts the test binary (printing
 // `what`) instead of blocking until ctest's timeout. The threads use the test's frame, so
@@ -81,11 +81,11 @@ class ThreadGroup {
   std::vector<std::thread> threads_;
 };
 
-// y = x (identity) or y = relu(x) over float32 [1, kWidth], tensors named "input"/"output".
+// y = x (identity) or y = relu(x) over float32 [1, kReluWidth], tensors named "input"/"output".
 std::string VersionNeff(bool relu, uint64_t latency_us, uint64_t load_latency_ms = 0) {
   simmodel::SimModel model;
-  model.inputs = {{"input", DataType::kFloat32, {1, kWidth}}};
-  model.outputs = {{"output", DataType::kFloat32, {1, kWidth}}};
+  model.inputs = {{"input", DataType::kFloat32, {1, kReluWidth}}};
+  model.outputs = {{"output", DataType::kFloat32, {1, kReluWidth}}};
   model.ops = {{relu ? simmodel::OpKind::kRelu : simmodel::OpKind::kIdentity, {"input"},
                 "output"}};
   model.latency_us = latency_us;
@@ -94,11 +94,11 @@ std::string VersionNeff(bool relu, uint64_t latency_us, uint64_t load_latency_ms
 }
 
 // Random values with at least one negative one, so relu(x) != x.
-std::vector<float> RandomRow(std::mt19937& random) {
+std::vector<float> RandomRowWithANegative(std::mt19937& random) {
   std::uniform_real_distribution<float> value(-10.0f, 10.0f);
-  std::vector<float> row(kWidth);
+  std::vector<float> row(kReluWidth);
   for (float& v : row) v = value(random);
-  row[random() % kWidth] = -1.0f - std::abs(value(random));
+  row[random() % kReluWidth] = -1.0f - std::abs(value(random));
   return row;
 }
 
@@ -112,7 +112,7 @@ v1::InferRequest MakeRequest(const std::string& model, const std::string& id,
   v1::InferRequest request;
   request.set_model(model);
   request.set_id(id);
-  AddInput(request, "input", {1, kWidth}, input, TensorForm::kFloat);
+  AddInput(request, "input", {1, kReluWidth}, input, TensorForm::kFloat);
   return request;
 }
 
@@ -120,7 +120,7 @@ std::vector<float> Values(const v1::InferResponse& response) {
   return response.outputs_size() == 1 ? OutputValues(response.outputs(0)) : std::vector<float>();
 }
 
-uint64_t ReplicaDeviceBytes() { return 2 * uint64_t{kWidth} * sizeof(float); }
+uint64_t ReplicaDeviceBytes() { return 2 * uint64_t{kReluWidth} * sizeof(float); }
 
 // The device memory in use on each core.
 std::vector<uint64_t> MemoryUsed(v1::NeuronServing::Stub& stub) {
@@ -183,7 +183,7 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
     clients.Start([&, c] {
       std::mt19937 random(c + 1);
       for (int64_t i = 0; !stop.load(); ++i) {
-        const std::vector<float> input = RandomRow(random);
+        const std::vector<float> input = RandomRowWithANegative(random);
         Answer answer;
         answer.client = c;
         answer.sequence = i;
@@ -212,7 +212,7 @@ TEST(LifecycleUnderLoadE2ETest, ReplacementUnderLoadFailsNoRequest) {
       for (;;) {
         if (!stop.load() && !broken && outstanding.size() < kStreamWindow) {
           const std::string id = absl::StrCat("s", c, "-", mine.size());
-          const std::vector<float> input = RandomRow(random);
+          const std::vector<float> input = RandomRowWithANegative(random);
           Answer answer;
           answer.client = c;
           answer.stream = true;
@@ -367,9 +367,9 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   constexpr int kUnary = 6;
   std::mt19937 random(7);
   std::vector<InFlight> unary(kUnary);
-  for (InFlight& call : unary) call.input = RandomRow(random);
+  for (InFlight& call : unary) call.input = RandomRowWithANegative(random);
   const std::vector<v1::InferRequest> streamed = {
-      MakeRequest("m", "s0", RandomRow(random)), MakeRequest("m", "s1", RandomRow(random))};
+      MakeRequest("m", "s0", RandomRowWithANegative(random)), MakeRequest("m", "s1", RandomRowWithANegative(random))};
   std::atomic<int> calling{0};
   ThreadGroup clients;
   for (int i = 0; i < kUnary; ++i) {
@@ -410,14 +410,14 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
       absl::Seconds(10));
   EXPECT_TRUE(saw_unloading);
   v1::InferResponse refused;
-  grpc::Status during = Infer(*daemon->stub, MakeRequest("m", "during", RandomRow(random)),
+  grpc::Status during = Infer(*daemon->stub, MakeRequest("m", "during", RandomRowWithANegative(random)),
                               &refused, absl::Seconds(10));
   EXPECT_EQ(during.error_code(), grpc::StatusCode::NOT_FOUND) << during.error_message();
   EXPECT_THAT(during.error_message(), HasSubstr("'m'"));
   EXPECT_THAT(during.error_message(), HasSubstr("UNLOADING"));
   grpc::Status during_stream_status;
   std::vector<v1::InferResponse> during_stream =
-      RunStream(*daemon->stub, {MakeRequest("m", "during-stream", RandomRow(random))},
+      RunStream(*daemon->stub, {MakeRequest("m", "during-stream", RandomRowWithANegative(random))},
                 &during_stream_status, absl::Seconds(10));
   EXPECT_TRUE(during_stream_status.ok()) << during_stream_status.error_message();
   ASSERT_EQ(during_stream.size(), 1u);
@@ -455,13 +455,13 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   }
 
   // After the unload: NOT_FOUND naming the model, unary and streamed; nothing left on device.
-  grpc::Status after = Infer(*daemon->stub, MakeRequest("m", "after", RandomRow(random)),
+  grpc::Status after = Infer(*daemon->stub, MakeRequest("m", "after", RandomRowWithANegative(random)),
                              &refused, absl::Seconds(10));
   EXPECT_EQ(after.error_code(), grpc::StatusCode::NOT_FOUND) << after.error_message();
   EXPECT_THAT(after.error_message(), HasSubstr("'m'"));
   grpc::Status after_stream_status;
   std::vector<v1::InferResponse> after_stream =
-      RunStream(*daemon->stub, {MakeRequest("m", "after-stream", RandomRow(random))},
+      RunStream(*daemon->stub, {MakeRequest("m", "after-stream", RandomRowWithANegative(random))},
                 &after_stream_status, absl::Seconds(10));
   EXPECT_TRUE(after_stream_status.ok()) << after_stream_status.error_message();
   ASSERT_EQ(after_stream.size(), 1u);
@@ -490,7 +490,7 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
   constexpr int kUnary = 5;
   std::mt19937 random(11);
   std::vector<InFlight> unary(kUnary);
-  for (InFlight& call : unary) call.input = RandomRow(random);
+  for (InFlight& call : unary) call.input = RandomRowWithANegative(random);
   ThreadGroup clients;
   auto start_unary = [&](int i) {
     clients.Start([&, i] {
@@ -506,8 +506,8 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
   std::vector<v1::InferResponse> stream_responses;
   clients.Start([&] {
     stream_responses = RunStream(*daemon->stub,
-                                 {MakeRequest("slow", "s0", RandomRow(random)),
-                                  MakeRequest("slow", "s1", RandomRow(random))},
+                                 {MakeRequest("slow", "s0", RandomRowWithANegative(random)),
+                                  MakeRequest("slow", "s1", RandomRowWithANegative(random))},
                                  &stream_status, absl::Seconds(30));
   });
   ASSERT_TRUE(WaitUntilInFlight(*daemon->process, kUnary + 2));  // all of them reached the daemon
@@ -550,7 +550,7 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
   }
   // And the daemon serves a new model at once.
   ASSERT_TRUE(Upload(*daemon->stub, Config("next"), VersionNeff(false, 0)).status.ok());
-  const std::vector<float> input = RandomRow(random);
+  const std::vector<float> input = RandomRowWithANegative(random);
   v1::InferResponse response;
   ASSERT_TRUE(Infer(*daemon->stub, MakeRequest("next", "n", input), &response).ok());
   EXPECT_EQ(Values(response), input);

@@ -17,6 +17,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/neuronctl_runner.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/support/health_check.h"
 #include "tests/support/sim_model_files.h"
@@ -74,13 +75,6 @@ client::ConnectOptions To(const std::string& target) {
   return options;
 }
 
-ProcessResult Neuronctl(std::vector<std::string> args, const std::string& server) {
-  std::vector<std::string> argv = {NEURONCTL_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--server=" + server);
-  return RunProcess(argv);
-}
-
 TEST(ListenersE2ETest, AdminCallsGoThroughTheUnixSocketWithMode0660) {
   TempDir dir;
   const std::string socket = dir.Join("admin.sock");
@@ -111,11 +105,11 @@ TEST(ListenersE2ETest, AdminCallsGoThroughTheUnixSocketWithMode0660) {
   // So does neuronctl.
   const std::string model_path = dir.Join("second.neff");
   WriteFile(model_path, neff);
-  ProcessResult load = Neuronctl({"load", model_path, "--name=second"}, *admin);
+  ProcessResult load = NeuronctlAt(*admin, {"load", model_path, "--name=second"});
   EXPECT_EQ(load.exit_code, 0) << load.out << load.err;
-  ProcessResult probe = Neuronctl({"health"}, *admin);
+  ProcessResult probe = NeuronctlAt(*admin, {"health"});
   EXPECT_EQ(probe.exit_code, 0) << probe.out << probe.err;
-  ProcessResult models = Neuronctl({"models"}, *admin);
+  ProcessResult models = NeuronctlAt(*admin, {"models"});
   EXPECT_THAT(models.out, HasSubstr("second"));
 }
 

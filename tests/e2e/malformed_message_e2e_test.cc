@@ -137,11 +137,11 @@ grpc::Status RawUnary(grpc::GenericStub& stub, std::string_view method, const st
 }
 
 // The MLP of these tests and one request for it.
-constexpr uint32_t kMlpIn = 8;
+constexpr uint32_t kMalformedMlpIn = 8;
 
 simmodel::SimModel Mlp() {
   simmodel::MlpOptions options;
-  options.layer_sizes = {kMlpIn, 16, 4};
+  options.layer_sizes = {kMalformedMlpIn, 16, 4};
   options.seed = 2026120420;
   options.input_name = "x";
   options.output_name = "y";
@@ -151,7 +151,7 @@ simmodel::SimModel Mlp() {
 std::vector<float> Row(int seed) {
   std::mt19937 random(seed);
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
-  std::vector<float> row(kMlpIn);
+  std::vector<float> row(kMalformedMlpIn);
   for (float& v : row) v = value(random);
   return row;
 }
@@ -160,7 +160,7 @@ v1::InferRequest MlpRequest(const std::vector<float>& row, const std::string& id
   v1::InferRequest request;
   request.set_model("mlp");
   request.set_id(id);
-  AddInput(request, "x", {1, kMlpIn}, row, TensorForm::kFloat);
+  AddInput(request, "x", {1, kMalformedMlpIn}, row, TensorForm::kFloat);
   return request;
 }
 
@@ -172,7 +172,7 @@ inference::ModelInferRequest V2MlpRequest(const std::vector<float>& row, const s
   input->set_name("x");
   input->set_datatype("FP32");
   input->add_shape(1);
-  input->add_shape(kMlpIn);
+  input->add_shape(kMalformedMlpIn);
   input->mutable_contents()->mutable_fp32_contents()->Add(row.begin(), row.end());
   return request;
 }

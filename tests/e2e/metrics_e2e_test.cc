@@ -23,7 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int kUnaryClients = 4;
+constexpr int kMetricsUnaryClients = 4;
 constexpr int kUnaryPerClient = 150;
 constexpr int kStreamed = 200;
 constexpr int kUnknownModel = 40;
@@ -109,7 +109,7 @@ TEST(MetricsE2ETest, ScrapesParseAndCountersEqualTheRequestsSentByCode) {
     }
   };
   std::vector<std::thread> clients;
-  for (int c = 0; c < kUnaryClients; ++c) {
+  for (int c = 0; c < kMetricsUnaryClients; ++c) {
     clients.emplace_back([&, c] {
       for (int i = 0; i < kUnaryPerClient; ++i) tally(Infer(*daemon->stub, Request("id"), nullptr).error_code());
       if (c == 0) {
@@ -138,7 +138,7 @@ TEST(MetricsE2ETest, ScrapesParseAndCountersEqualTheRequestsSentByCode) {
   scraper.join();
   EXPECT_GE(scrapes.load(), 3);
 
-  const int sent_ok = kUnaryClients * kUnaryPerClient + kStreamed;
+  const int sent_ok = kMetricsUnaryClients * kUnaryPerClient + kStreamed;
   ASSERT_EQ(ok.load(), sent_ok);
   ASSERT_EQ(not_found.load(), kUnknownModel);
   ASSERT_EQ(invalid.load(), kBadShapeUnary + kBadNameStreamed);

@@ -31,10 +31,6 @@ std::vector<std::string> Names(const v1::ListModelsResponse& list) {
   return names;
 }
 
-std::vector<std::string> Residents(const v1::NeuronCore& core) {
-  return {core.resident_models().begin(), core.resident_models().end()};
-}
-
 void ExpectTensor(const v1::TensorInfo& tensor, const std::string& name, uint32_t width) {
   EXPECT_EQ(tensor.name(), name);
   EXPECT_EQ(tensor.dtype(), "float32");
@@ -75,9 +71,9 @@ TEST(ModelLifecycleE2ETest, ChunkedUploadOfALargeNeff) {
 
   v1::EnumerateResponse cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 2);
-  EXPECT_THAT(Residents(cores.cores(0)), ElementsAre("big"));
+  EXPECT_THAT(ResidentModels(cores.cores(0)), ElementsAre("big"));
   EXPECT_GE(cores.cores(0).memory_used_bytes(), 4u * 1'400'000);
-  EXPECT_THAT(Residents(cores.cores(1)), IsEmpty());
+  EXPECT_THAT(ResidentModels(cores.cores(1)), IsEmpty());
   EXPECT_EQ(cores.cores(1).memory_used_bytes(), 0u);
 }
 
@@ -232,7 +228,7 @@ TEST(ModelLifecycleE2ETest, NewVersionReplacesAndAFailedOneLeavesItServing) {
   ASSERT_EQ(cores.cores_size(), 2);
   EXPECT_EQ(cores.cores(0).memory_used_bytes(),
             SimNeffDeviceBytes({.input_width = 6, .constant_floats = 64}));
-  EXPECT_THAT(Residents(cores.cores(0)), ElementsAre("m"));
+  EXPECT_THAT(ResidentModels(cores.cores(0)), ElementsAre("m"));
 }
 
 // 8. Unload.
@@ -260,7 +256,7 @@ TEST(ModelLifecycleE2ETest, UnloadFreesTheCoresAndTheMemory) {
   const v1::EnumerateResponse enumerated = EnumerateCores(*daemon->stub);
   ASSERT_GT(enumerated.cores_size(), 0);
   for (const v1::NeuronCore& core : enumerated.cores()) {
-    EXPECT_THAT(Residents(core), IsEmpty());
+    EXPECT_THAT(ResidentModels(core), IsEmpty());
     EXPECT_EQ(core.memory_used_bytes(), 0u);
   }
 }
@@ -328,7 +324,7 @@ TEST(ModelLifecycleE2ETest, TwoHundredLoadUnloadCyclesLeakNothing) {
   ASSERT_GT(enumerated.cores_size(), 0);
   for (const v1::NeuronCore& core : enumerated.cores()) {
     EXPECT_EQ(core.memory_used_bytes(), 0u) << "core " << core.index();
-    EXPECT_THAT(Residents(core), IsEmpty());
+    EXPECT_THAT(ResidentModels(core), IsEmpty());
   }
   ASSERT_GT(rss_after_warmup, 0u);
   // Leaking one NEFF per cycle would add ~180 MiB over the last 180 cycles.

@@ -29,10 +29,6 @@ std::vector<std::vector<uint32_t>> ReplicaCores(const v1::ModelStatus& model) {
   return cores;
 }
 
-std::vector<std::string> Residents(const v1::NeuronCore& core) {
-  return {core.resident_models().begin(), core.resident_models().end()};
-}
-
 // good/ (2 replicas), broken/ (garbage), renamed/ (name "custom", file weights.neff), and a
 // folder and a file outside the repository with symlinks to them from inside.
 struct Repository {
@@ -156,7 +152,7 @@ TEST(ModelPlacementE2ETest, ReplicasOfMultiCoreModelsAndExhaustion) {
   v1::EnumerateResponse cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 4);
   for (const v1::NeuronCore& core : cores.cores())
-    EXPECT_THAT(Residents(core), ElementsAre("wide"));
+    EXPECT_THAT(ResidentModels(core), ElementsAre("wide"));
 
   LoadResult refused = Upload(*daemon->stub, Config("other"), SimNeff());
   EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
@@ -172,7 +168,7 @@ TEST(ModelPlacementE2ETest, ReplicasOfMultiCoreModelsAndExhaustion) {
   EXPECT_THAT(ReplicaCores(on_two.response.model()), ElementsAre(ElementsAre(2u)));
   cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 4);
-  EXPECT_THAT(Residents(cores.cores(2)), ElementsAre("other"));
+  EXPECT_THAT(ResidentModels(cores.cores(2)), ElementsAre("other"));
   EXPECT_EQ(cores.cores(2).memory_used_bytes(), SimNeffDeviceBytes({.constant_floats = 8}));
   EXPECT_EQ(cores.cores(0).memory_used_bytes(), 0u);
 
@@ -213,7 +209,7 @@ TEST(ModelPlacementE2ETest, SharedModelsShareAnExplicitStartCore) {
   }
   const v1::EnumerateResponse cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 4);
-  EXPECT_THAT(Residents(cores.cores(1)), UnorderedElementsAre("s1", "s2"));
+  EXPECT_THAT(ResidentModels(cores.cores(1)), UnorderedElementsAre("s1", "s2"));
   // An exclusive model may not join them.
   v1::ModelConfig exclusive = Config("x");
   exclusive.add_start_cores(1);
@@ -251,10 +247,10 @@ TEST(ModelPlacementE2ETest, ExhaustionIsAllOrNothing) {
   v1::EnumerateResponse cores = EnumerateCores(*daemon->stub);
   ASSERT_EQ(cores.cores_size(), 4);
   for (uint32_t core : {0u, 2u, 3u}) {
-    EXPECT_THAT(Residents(cores.cores(core)), IsEmpty()) << "core " << core;
+    EXPECT_THAT(ResidentModels(cores.cores(core)), IsEmpty()) << "core " << core;
     EXPECT_EQ(cores.cores(core).memory_used_bytes(), 0u) << "core " << core;
   }
-  EXPECT_THAT(Residents(cores.cores(1)), ElementsAre("holder"));
+  EXPECT_THAT(ResidentModels(cores.cores(1)), ElementsAre("holder"));
 }
 
 }  // namespace

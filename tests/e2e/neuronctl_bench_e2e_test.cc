@@ -29,18 +29,18 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr uint64_t kLatencyUs = 1000;
+constexpr uint64_t kBenchLatencyUs = 1000;
 
 struct ModelSetup {
   std::string name = "id";
-  uint64_t latency_us = kLatencyUs;
+  uint64_t latency_us = kBenchLatencyUs;
   uint32_t replicas = 2;
   uint32_t max_queue = 0;
   std::vector<std::string> faults;
 };
 
 // Loads an identity model over float32 [1, 16] through the client library.
-void LoadIdentity(const RunningDaemon& daemon, const ModelSetup& setup) {
+void LoadBenchModel(const RunningDaemon& daemon, const ModelSetup& setup) {
   client::ConnectOptions options;
   options.target = daemon.address;
   options.timeout = absl::Seconds(60);
@@ -91,18 +91,18 @@ void ExpectHealthyLevel(const nlohmann::json& level, int concurrency) {
   EXPECT_LE(latency["p90"].get<double>(), latency["p95"].get<double>());
   EXPECT_LE(latency["p95"].get<double>(), latency["p99"].get<double>());
   const double device_ms = level["mean_device_ms"].get<double>();
-  EXPECT_GE(device_ms, 0.9 * kLatencyUs / 1000.0);
+  EXPECT_GE(device_ms, 0.9 * kBenchLatencyUs / 1000.0);
   EXPECT_LT(device_ms, 50.0);
   EXPECT_GE(level["mean_queue_ms"].get<double>(), 0.0);
   // The client waits at least as long as the device works.
-  EXPECT_GE(latency["p50"].get<double>(), 0.9 * kLatencyUs / 1000.0);
+  EXPECT_GE(latency["p50"].get<double>(), 0.9 * kBenchLatencyUs / 1000.0);
   EXPECT_NEAR(level["throughput_rps"].get<double>(),
               level["requests"].get<double>() / level["measured_s"].get<double>(), 1e-6);
 }
 
 TEST(NeuronctlBenchE2ETest, JsonReportsEveryLevelWithTheModelsDeviceTime) {
   START_DAEMON(daemon, SimDaemonArgs());
-  LoadIdentity(*daemon, {});
+  LoadBenchModel(*daemon, {});
   if (HasFatalFailure()) return;
   const ProcessResult run =
       Bench(daemon->address, "id",
@@ -138,7 +138,7 @@ TEST(NeuronctlBenchE2ETest, JsonReportsEveryLevelWithTheModelsDeviceTime) {
 
 TEST(NeuronctlBenchE2ETest, StreamingKeepsOneRequestInFlightPerStream) {
   START_DAEMON(daemon, SimDaemonArgs());
-  LoadIdentity(*daemon, {});
+  LoadBenchModel(*daemon, {});
   if (HasFatalFailure()) return;
   const ProcessResult run =
       Bench(daemon->address, "id",
@@ -153,7 +153,7 @@ TEST(NeuronctlBenchE2ETest, StreamingKeepsOneRequestInFlightPerStream) {
 
 TEST(NeuronctlBenchE2ETest, CsvHasAHeaderAndARowPerLevel) {
   START_DAEMON(daemon, SimDaemonArgs());
-  LoadIdentity(*daemon, {});
+  LoadBenchModel(*daemon, {});
   if (HasFatalFailure()) return;
   const ProcessResult run =
       Bench(daemon->address, "id",
@@ -175,7 +175,7 @@ TEST(NeuronctlBenchE2ETest, CsvHasAHeaderAndARowPerLevel) {
 
 TEST(NeuronctlBenchE2ETest, RequestsGivesExactlyThatManyPerLevel) {
   START_DAEMON(daemon, SimDaemonArgs());
-  LoadIdentity(*daemon, {});
+  LoadBenchModel(*daemon, {});
   if (HasFatalFailure()) return;
   const ProcessResult run = Bench(daemon->address, "id",
                                   {"--requests=37", "--concurrency-range=1:3", "--warmup=100ms",
@@ -194,7 +194,7 @@ TEST(NeuronctlBenchE2ETest, RequestsGivesExactlyThatManyPerLevel) {
 
 TEST(NeuronctlBenchE2ETest, TheDefaultTableHasItsColumnsAndARowPerLevel) {
   START_DAEMON(daemon, SimDaemonArgs());
-  LoadIdentity(*daemon, {});
+  LoadBenchModel(*daemon, {});
   if (HasFatalFailure()) return;
   const ProcessResult run =
       Bench(daemon->address, "id", {"--requests=20", "--concurrency-range=2", "--warmup=0"});
@@ -217,7 +217,7 @@ TEST(NeuronctlBenchE2ETest, AFullQueueCountsResourceExhaustedUnderErrors) {
   START_DAEMON(daemon, SimDaemonArgs());
   // One replica at 100 ms and room for one waiting request: of 6 in flight, at most 2 are
   // accepted at any time, so the others are refused with RESOURCE_EXHAUSTED from the start.
-  LoadIdentity(
+  LoadBenchModel(
       *daemon,
       {.name = "slow", .latency_us = 100'000, .replicas = 1, .max_queue = 1, .faults = {}});
   if (HasFatalFailure()) return;
@@ -240,7 +240,7 @@ TEST(NeuronctlBenchE2ETest, AFullQueueCountsResourceExhaustedUnderErrors) {
 
 TEST(NeuronctlBenchE2ETest, EveryRequestFailingPrintsTheReportAndExitsOne) {
   START_DAEMON(daemon, SimDaemonArgs());
-  LoadIdentity(
+  LoadBenchModel(
       *daemon,
       {.name = "bad", .latency_us = 0, .replicas = 1, .faults = {"every=1:NRT_EXEC_BAD_INPUT"}});
   if (HasFatalFailure()) return;

@@ -21,6 +21,7 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/neuronctl_runner.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -37,18 +38,7 @@ constexpr uint32_t kVocab = kClassifierVocab;
 constexpr uint32_t kSequence = kClassifierSequence;
 constexpr uint32_t kClasses = kClassifierClasses;
 
-ProcessResult At(const std::string& address, std::vector<std::string> args) {
-  std::vector<std::string> argv = {NEURONCTL_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--server=" + address);
-  return RunProcess(argv);
-}
 
-nlohmann::json Json(const ProcessResult& result) {
-  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, /*allow_exceptions=*/false);
-  EXPECT_FALSE(json.is_discarded()) << "not JSON: " << result.out << "\n" << result.err;
-  return json;
-}
 
 // A version 1.0 .npy file as numpy.save lays it out, for `descr` and the raw element bytes.
 std::string NpyBytes(const std::string& descr, const std::string& shape, const std::string& data) {
@@ -73,12 +63,6 @@ std::string LittleEndianBytes(const std::vector<T>& values) {
   return bytes;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // The data of a .npy file, parsed here; checks the header's dtype and shape.
 std::string NpyData(const std::string& bytes, const std::string& descr, const std::string& shape) {
@@ -101,7 +85,7 @@ class NeuronctlDtypesE2ETest : public ::testing::Test {
     model_ = ExampleClassifier();
     const std::string path = dir_.Join("classifier.neff");
     WriteFile(path, EncodeNeff(model_));
-    ProcessResult load = At(address(), {"load", path});
+    ProcessResult load = NeuronctlAt(address(), {"load", path});
     ASSERT_EQ(load.exit_code, 0) << load.err;
   }
 
@@ -134,7 +118,7 @@ TEST_F(NeuronctlDtypesE2ETest, InferReadsInt64NpyAndWritesFloat32AndFloat16Outpu
   const std::vector<double> expected = ClassifierReference(model_, Ids(), Mask());
 
   const std::string out_dir = dir_.Join("out");
-  ProcessResult infer = At(address(), {"infer", "classifier", "--input", "input_ids=" + ids,
+  ProcessResult infer = NeuronctlAt(address(), {"infer", "classifier", "--input", "input_ids=" + ids,
                                        "--input", "attention_mask=" + mask,
                                        "--output-dir=" + out_dir});
   ASSERT_EQ(infer.exit_code, 0) << infer.err;
@@ -142,14 +126,14 @@ TEST_F(NeuronctlDtypesE2ETest, InferReadsInt64NpyAndWritesFloat32AndFloat16Outpu
   EXPECT_THAT(infer.out,
               HasSubstr("logits_fp16 float16 [1,4] -> " + out_dir + "/logits_fp16.npy"));
 
-  const std::string logits_data = NpyData(ReadFile(out_dir + "/logits.npy"), "<f4", "(1, 4)");
+  const std::string logits_data = NpyData(ReadFileContents(out_dir + "/logits.npy"), "<f4", "(1, 4)");
   ASSERT_EQ(logits_data.size(), kClasses * 4);
   std::vector<float> logits(kClasses);
   std::memcpy(logits.data(), logits_data.data(), logits_data.size());
   for (uint32_t c = 0; c < kClasses; ++c) EXPECT_NEAR(logits[c], expected[c], 1e-5) << c;
 
   // float16: the float32 logits rounded to nearest even, bit for bit.
-  const std::string half_data = NpyData(ReadFile(out_dir + "/logits_fp16.npy"), "<f2", "(1, 4)");
+  const std::string half_data = NpyData(ReadFileContents(out_dir + "/logits_fp16.npy"), "<f2", "(1, 4)");
   ASSERT_EQ(half_data.size(), kClasses * 2);
   for (uint32_t c = 0; c < kClasses; ++c) {
     const uint32_t bits = static_cast<uint8_t>(half_data[2 * c]) |
@@ -163,11 +147,11 @@ TEST_F(NeuronctlDtypesE2ETest, InferReadsInt64NpyAndWritesFloat32AndFloat16Outpu
 
   // JSON, in both tensor forms: dtypes, shapes and the same numbers.
   for (const std::string form : {"raw", "typed"}) {
-    ProcessResult json = At(address(), {"infer", "classifier", "--input=input_ids=" + ids,
+    ProcessResult json = NeuronctlAt(address(), {"infer", "classifier", "--input=input_ids=" + ids,
                                         "--input=attention_mask=" + mask, "--form=" + form,
                                         "--output=json"});
     ASSERT_EQ(json.exit_code, 0) << form << ": " << json.err;
-    const nlohmann::json result = Json(json);
+    const nlohmann::json result = JsonOutput(json);
     EXPECT_EQ(result["outputs"]["logits"]["dtype"], "float32");
     EXPECT_EQ(result["outputs"]["logits_fp16"]["dtype"], "float16");
     EXPECT_EQ(result["outputs"]["logits_fp16"]["shape"], nlohmann::json::array({1, kClasses}));
@@ -193,7 +177,7 @@ TEST_F(NeuronctlDtypesE2ETest, AFileOfAnotherDtypeThanTheInputsIsExitOneNamingBo
   const std::string mask = dir_.Join("mask.npy");
   WriteFile(ids, NpyBytes("<i4", "(1, 16)", LittleEndianBytes(ids32)));
   WriteFile(mask, NpyBytes("<i8", "(1, 16)", LittleEndianBytes(Mask())));
-  ProcessResult wrong = At(address(), {"infer", "classifier", "--input=input_ids=" + ids,
+  ProcessResult wrong = NeuronctlAt(address(), {"infer", "classifier", "--input=input_ids=" + ids,
                                        "--input=attention_mask=" + mask});
   EXPECT_EQ(wrong.exit_code, 1) << wrong.err;
   EXPECT_THAT(wrong.err, AllOf(HasSubstr(ids), HasSubstr("'input_ids'"), HasSubstr("int64"),
@@ -201,7 +185,7 @@ TEST_F(NeuronctlDtypesE2ETest, AFileOfAnotherDtypeThanTheInputsIsExitOneNamingBo
   // A float64 file is refused before the server is asked.
   const std::string doubles = dir_.Join("doubles.npy");
   WriteFile(doubles, NpyBytes("<f8", "(1, 16)", std::string(128, '\0')));
-  ProcessResult f8 = At(address(), {"infer", "classifier", "--input=input_ids=" + doubles});
+  ProcessResult f8 = NeuronctlAt(address(), {"infer", "classifier", "--input=input_ids=" + doubles});
   EXPECT_EQ(f8.exit_code, 1);
   EXPECT_THAT(f8.err, HasSubstr(doubles + ": dtype '<f8' is not one neuronctl reads"));
 }
@@ -210,9 +194,9 @@ TEST_F(NeuronctlDtypesE2ETest, RandomKeepsIdsAndMaskValidAndIsSeeded) {
   auto run = [&](const std::vector<std::string>& flags) {
     std::vector<std::string> args = {"infer", "classifier", "--random", "--output=json"};
     args.insert(args.end(), flags.begin(), flags.end());
-    ProcessResult result = At(address(), args);
+    ProcessResult result = NeuronctlAt(address(), args);
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    return Json(result)["outputs"];
+    return JsonOutput(result)["outputs"];
   };
   const nlohmann::json first = run({"--seed=3"});
   ASSERT_EQ(first["logits"]["values"].size(), kClasses);
@@ -232,37 +216,37 @@ TEST_F(NeuronctlDtypesE2ETest, RandomKeepsIdsAndMaskValidAndIsSeeded) {
   // A mix: ids from a file, the mask made up.
   const std::string ids = dir_.Join("ids.npy");
   WriteFile(ids, NpyBytes("<i8", "(1, 16)", LittleEndianBytes(Ids())));
-  ProcessResult mixed = At(address(), {"infer", "classifier", "--input=input_ids=" + ids,
+  ProcessResult mixed = NeuronctlAt(address(), {"infer", "classifier", "--input=input_ids=" + ids,
                                        "--random", "--seed=1"});
   EXPECT_EQ(mixed.exit_code, 0) << mixed.err;
   EXPECT_THAT(mixed.out, HasSubstr("logits float32 [1,4]"));
 
-  ProcessResult zero = At(address(), {"infer", "classifier", "--random", "--random-max=0"});
+  ProcessResult zero = NeuronctlAt(address(), {"infer", "classifier", "--random", "--random-max=0"});
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_THAT(zero.err, HasSubstr("--random-max: '0' is not a positive integer"));
 }
 
 TEST_F(NeuronctlDtypesE2ETest, BenchModelAndDevicesWorkOnTheClassifier) {
-  ProcessResult bench = At(address(), {"bench", "classifier", "--requests=20", "--warmup=0",
+  ProcessResult bench = NeuronctlAt(address(), {"bench", "classifier", "--requests=20", "--warmup=0",
                                        "--format=json"});
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
-  const nlohmann::json report = Json(bench);
+  const nlohmann::json report = JsonOutput(bench);
   ASSERT_EQ(report["levels"].size(), 1u);
   EXPECT_EQ(report["levels"][0]["requests"], 20);
   EXPECT_EQ(report["levels"][0]["error_count"], 0);
   EXPECT_EQ(report["random_max"], 2);
-  ProcessResult typed = At(address(), {"bench", "classifier", "--requests=5", "--warmup=0",
+  ProcessResult typed = NeuronctlAt(address(), {"bench", "classifier", "--requests=5", "--warmup=0",
                                        "--form=typed", "--random-max=512", "--format=json"});
   ASSERT_EQ(typed.exit_code, 0) << typed.err;
-  EXPECT_EQ(Json(typed)["levels"][0]["error_count"], 0);
+  EXPECT_EQ(JsonOutput(typed)["levels"][0]["error_count"], 0);
 
-  ProcessResult model = At(address(), {"model", "classifier"});
+  ProcessResult model = NeuronctlAt(address(), {"model", "classifier"});
   ASSERT_EQ(model.exit_code, 0) << model.err;
   EXPECT_THAT(model.out, HasSubstr("  input_ids  int64 [1,16]  128 B"));
   EXPECT_THAT(model.out, HasSubstr("  attention_mask  int64 [1,16]  128 B"));
   EXPECT_THAT(model.out, HasSubstr("  logits  float32 [1,4]  16 B"));
   EXPECT_THAT(model.out, HasSubstr("  logits_fp16  float16 [1,4]  8 B"));
-  ProcessResult devices = At(address(), {"devices"});
+  ProcessResult devices = NeuronctlAt(address(), {"devices"});
   ASSERT_EQ(devices.exit_code, 0) << devices.err;
   EXPECT_THAT(devices.out, HasSubstr("classifier"));
 }

@@ -23,6 +23,7 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/neuronctl_runner.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
@@ -39,23 +40,8 @@ using ::testing::Not;
 constexpr int kMlpInput = 16;
 constexpr int kMlpOutput = 8;
 
-ProcessResult Neuronctl(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {NEURONCTL_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv);
-}
 
-// Runs neuronctl against `address`, the command's words first, then --server.
-ProcessResult At(const std::string& address, std::vector<std::string> args) {
-  args.push_back("--server=" + address);
-  return Neuronctl(args);
-}
 
-nlohmann::json Json(const ProcessResult& result) {
-  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, /*allow_exceptions=*/false);
-  EXPECT_FALSE(json.is_discarded()) << "not JSON: " << result.out;
-  return json;
-}
 
 // A loopback port nothing listens on: bound once to get a free number, then closed.
 std::string ClosedAddress() {
@@ -95,12 +81,6 @@ std::string NpyBytes(const std::string& dict, const std::vector<float>& values) 
   return bytes;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // The float32 values of a .npy file, parsed here; checks the header says float32 of `shape`.
 std::vector<float> NpyValues(const std::string& bytes, const std::string& shape) {
@@ -147,7 +127,7 @@ class NeuronctlE2ETest : public ::testing::Test {
   }
 
   void LoadMlp() {
-    ProcessResult load = At(daemon_->address, {"load", model_path_, "--replicas=2"});
+    ProcessResult load = NeuronctlAt(daemon_->address, {"load", model_path_, "--replicas=2"});
     ASSERT_EQ(load.exit_code, 0) << load.err;
   }
 
@@ -161,7 +141,7 @@ class NeuronctlE2ETest : public ::testing::Test {
 };
 
 TEST_F(NeuronctlE2ETest, LoadUploadsWithProgressAndReportsWhereTheModelRuns) {
-  ProcessResult load = At(address(), {"load", model_path_, "--replicas=2", "--version=4"});
+  ProcessResult load = NeuronctlAt(address(), {"load", model_path_, "--replicas=2", "--version=4"});
   ASSERT_EQ(load.exit_code, 0) << load.err;
   // The name defaults to the file's stem; both replicas are placed.
   EXPECT_THAT(load.out, HasSubstr("model 'mlp' version '4' READY on cores 0, 1 (2 replicas"));
@@ -171,9 +151,9 @@ TEST_F(NeuronctlE2ETest, LoadUploadsWithProgressAndReportsWhereTheModelRuns) {
 
   // Loading the same name again replaces it; JSON gives the LoadModel response.
   ProcessResult again =
-      At(address(), {"load", model_path_, "--name=mlp", "--cores=1", "--output=json"});
+      NeuronctlAt(address(), {"load", model_path_, "--name=mlp", "--cores=1", "--output=json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  const nlohmann::json loaded = Json(again);
+  const nlohmann::json loaded = JsonOutput(again);
   EXPECT_EQ(loaded["model"]["name"], "mlp");
   EXPECT_EQ(loaded["model"]["state"], "MODEL_STATE_READY");
   ASSERT_EQ(loaded["model"]["replicas"].size(), 1u);
@@ -192,7 +172,7 @@ TEST_F(NeuronctlE2ETest, LoadFromTheDaemonsRepository) {
       StartDaemon(SimDaemonArgs({"--model-repository=" + repository.path()}), &log);
   ASSERT_NE(daemon, nullptr) << log;
 
-  ProcessResult load = At(daemon->address, {"load", "id", "--repository"});
+  ProcessResult load = NeuronctlAt(daemon->address, {"load", "id", "--repository"});
   ASSERT_EQ(load.exit_code, 0) << load.err;
   EXPECT_THAT(load.out, HasSubstr("model 'id' version '2' READY on cores 0"));
   EXPECT_THAT(load.err, Not(HasSubstr("uploading")));  // nothing was sent
@@ -200,7 +180,7 @@ TEST_F(NeuronctlE2ETest, LoadFromTheDaemonsRepository) {
 
 TEST_F(NeuronctlE2ETest, DevicesShowsEveryCoreWithItsModelsAndHealth) {
   LoadMlp();
-  ProcessResult text = At(address(), {"devices"});
+  ProcessResult text = NeuronctlAt(address(), {"devices"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("Instance:  inf2.xlarge"));
   EXPECT_THAT(text.out, HasSubstr("Cores:     2 of 2 visible"));
@@ -218,9 +198,9 @@ TEST_F(NeuronctlE2ETest, DevicesShowsEveryCoreWithItsModelsAndHealth) {
   }
   EXPECT_EQ(core_rows, 2) << text.out;
 
-  ProcessResult json = At(address(), {"devices", "--output=json"});
+  ProcessResult json = NeuronctlAt(address(), {"devices", "--output=json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  const nlohmann::json devices = Json(json);
+  const nlohmann::json devices = JsonOutput(json);
   EXPECT_EQ(devices["visible_cores"], 2);
   ASSERT_EQ(devices["cores"].size(), 2u);
   for (const nlohmann::json& core : devices["cores"]) {
@@ -232,24 +212,24 @@ TEST_F(NeuronctlE2ETest, DevicesShowsEveryCoreWithItsModelsAndHealth) {
 }
 
 TEST_F(NeuronctlE2ETest, ModelsAndModelDescribeTheLoadedModel) {
-  ProcessResult empty = At(address(), {"models"});
+  ProcessResult empty = NeuronctlAt(address(), {"models"});
   ASSERT_EQ(empty.exit_code, 0) << empty.err;
   EXPECT_EQ(empty.out, "no models loaded\n");
 
   LoadMlp();
-  ProcessResult table = At(address(), {"models"});
+  ProcessResult table = NeuronctlAt(address(), {"models"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, HasSubstr("NAME  VERSION  STATE  REPLICAS  CORES  REQUESTS OK/FAILED"));
   EXPECT_THAT(table.out, HasSubstr("mlp   -        READY  2         0, 1   0/0"));
 
-  ProcessResult list = At(address(), {"models", "--output=json"});
+  ProcessResult list = NeuronctlAt(address(), {"models", "--output=json"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  const nlohmann::json models = Json(list);
+  const nlohmann::json models = JsonOutput(list);
   ASSERT_EQ(models["models"].size(), 1u);
   EXPECT_EQ(models["models"][0]["name"], "mlp");
   EXPECT_EQ(models["models"][0]["source"], "upload");
 
-  ProcessResult details = At(address(), {"model", "mlp"});
+  ProcessResult details = NeuronctlAt(address(), {"model", "mlp"});
   ASSERT_EQ(details.exit_code, 0) << details.err;
   EXPECT_THAT(details.out, HasSubstr("State:     READY"));
   EXPECT_THAT(details.out, HasSubstr("  input  float32 [1,16]  64 B"));
@@ -257,9 +237,9 @@ TEST_F(NeuronctlE2ETest, ModelsAndModelDescribeTheLoadedModel) {
   EXPECT_THAT(details.out, HasSubstr("  cores 0  healthy  0 executions"));
   EXPECT_THAT(details.out, HasSubstr("  cores 1  healthy  0 executions"));
 
-  ProcessResult json = At(address(), {"model", "mlp", "--output=json"});
+  ProcessResult json = NeuronctlAt(address(), {"model", "mlp", "--output=json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  const nlohmann::json model = Json(json);
+  const nlohmann::json model = JsonOutput(json);
   EXPECT_EQ(model["inputs"][0]["name"], "input");
   EXPECT_EQ(model["inputs"][0]["shape"], nlohmann::json::array({1, kMlpInput}));
   EXPECT_EQ(model["outputs"][0]["shape"], nlohmann::json::array({1, kMlpOutput}));
@@ -275,19 +255,19 @@ TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
 
   const std::string out_dir = dir_.Join("out");
   ProcessResult infer =
-      At(address(), {"infer", "mlp", "--input", "input=" + input, "--output-dir=" + out_dir});
+      NeuronctlAt(address(), {"infer", "mlp", "--input", "input=" + input, "--output-dir=" + out_dir});
   ASSERT_EQ(infer.exit_code, 0) << infer.err;
   EXPECT_THAT(infer.out, HasSubstr("output float32 [1,8] -> " + out_dir + "/output.npy"));
-  const std::vector<float> got = NpyValues(ReadFile(out_dir + "/output.npy"), "(1, 8)");
+  const std::vector<float> got = NpyValues(ReadFileContents(out_dir + "/output.npy"), "(1, 8)");
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5) << i;
 
   // Printed values and JSON values, in both tensor forms, say the same.
   for (const std::string form : {"raw", "float"}) {
-    ProcessResult json = At(address(), {"infer", "mlp", "--input=input=" + input,
+    ProcessResult json = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + input,
                                         "--form=" + form, "--output=json"});
     ASSERT_EQ(json.exit_code, 0) << json.err;
-    const nlohmann::json result = Json(json);
+    const nlohmann::json result = JsonOutput(json);
     EXPECT_EQ(result["model"], "mlp");
     EXPECT_EQ(result["outputs"]["output"]["shape"], nlohmann::json::array({1, kMlpOutput}));
     const std::vector<float> values = result["outputs"]["output"]["values"];
@@ -295,7 +275,7 @@ TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
     for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], expected[i], 1e-5) << i;
     EXPECT_GE(result["device_ms"].get<double>(), 0.0);
   }
-  ProcessResult text = At(address(), {"infer", "mlp", "--input=input=" + input});
+  ProcessResult text = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + input});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("model 'mlp': queue "));
   EXPECT_THAT(text.out, HasSubstr(absl::StrFormat("%.7g", static_cast<float>(expected[0]))));
@@ -304,10 +284,10 @@ TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
 TEST_F(NeuronctlE2ETest, InferRandomIsSeededAndFitsTheModelsShape) {
   LoadMlp();
   auto run = [&](const std::string& seed) {
-    ProcessResult result = At(address(), {"infer", "mlp", "--random", "--seed=" + seed,
+    ProcessResult result = NeuronctlAt(address(), {"infer", "mlp", "--random", "--seed=" + seed,
                                           "--output=json"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    return Json(result)["outputs"]["output"]["values"].get<std::vector<float>>();
+    return JsonOutput(result)["outputs"]["output"]["values"].get<std::vector<float>>();
   };
   const std::vector<float> first = run("3");
   ASSERT_EQ(first.size(), static_cast<size_t>(kMlpOutput));
@@ -319,27 +299,27 @@ TEST_F(NeuronctlE2ETest, InferRandomIsSeededAndFitsTheModelsShape) {
 
 TEST_F(NeuronctlE2ETest, HealthExitsZeroOnlyWhenServing) {
   LoadMlp();
-  ProcessResult daemon = At(address(), {"health"});
+  ProcessResult daemon = NeuronctlAt(address(), {"health"});
   EXPECT_EQ(daemon.exit_code, 0) << daemon.err;
   EXPECT_EQ(daemon.out, "SERVING\n");
-  EXPECT_EQ(At(address(), {"health", "mlp"}).exit_code, 0);
-  EXPECT_EQ(At(address(), {"health", "neuronserve/liveness"}).exit_code, 0);
-  ProcessResult json = At(address(), {"health", "mlp", "--output=json"});
-  EXPECT_EQ(Json(json), nlohmann::json({{"service", "mlp"}, {"status", "SERVING"}}));
+  EXPECT_EQ(NeuronctlAt(address(), {"health", "mlp"}).exit_code, 0);
+  EXPECT_EQ(NeuronctlAt(address(), {"health", "neuronserve/liveness"}).exit_code, 0);
+  ProcessResult json = NeuronctlAt(address(), {"health", "mlp", "--output=json"});
+  EXPECT_EQ(JsonOutput(json), nlohmann::json({{"service", "mlp"}, {"status", "SERVING"}}));
 
-  ProcessResult unknown = At(address(), {"health", "nosuch"});
+  ProcessResult unknown = NeuronctlAt(address(), {"health", "nosuch"});
   EXPECT_EQ(unknown.exit_code, 3);
   EXPECT_EQ(unknown.out, "SERVICE_UNKNOWN\n");
   EXPECT_THAT(unknown.err, HasSubstr("service 'nosuch' is unknown to " + address()));
 
-  ProcessResult unload = At(address(), {"unload", "mlp"});
+  ProcessResult unload = NeuronctlAt(address(), {"unload", "mlp"});
   ASSERT_EQ(unload.exit_code, 0) << unload.err;
   EXPECT_EQ(unload.out, "model 'mlp' unloaded from cores 0, 1\n");
   // The daemon re-evaluates health on its own thread: --wait would hide a real failure, so
   // poll briefly for the change the unload causes.
   ProcessResult gone;
   WaitUntil([&] {
-    gone = At(address(), {"health", "mlp"});
+    gone = NeuronctlAt(address(), {"health", "mlp"});
     return gone.exit_code != 0;
   }, absl::Seconds(5));
   EXPECT_EQ(gone.exit_code, 3);
@@ -349,15 +329,15 @@ TEST_F(NeuronctlE2ETest, HealthExitsZeroOnlyWhenServing) {
 
 TEST_F(NeuronctlE2ETest, UnloadForgetsTheModel) {
   LoadMlp();
-  ProcessResult unload = At(address(), {"unload", "mlp", "--output=json"});
+  ProcessResult unload = NeuronctlAt(address(), {"unload", "mlp", "--output=json"});
   ASSERT_EQ(unload.exit_code, 0) << unload.err;
-  EXPECT_EQ(Json(unload)["model"]["name"], "mlp");
+  EXPECT_EQ(JsonOutput(unload)["model"]["name"], "mlp");
 
-  ProcessResult model = At(address(), {"model", "mlp"});
+  ProcessResult model = NeuronctlAt(address(), {"model", "mlp"});
   EXPECT_EQ(model.exit_code, 1);
   EXPECT_THAT(model.err, HasSubstr("neuronctl model: NOT_FOUND: "));
   EXPECT_THAT(model.err, HasSubstr("'mlp'"));
-  ProcessResult again = At(address(), {"unload", "mlp"});
+  ProcessResult again = NeuronctlAt(address(), {"unload", "mlp"});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_THAT(again.err, HasSubstr("NOT_FOUND"));
 }
@@ -372,14 +352,14 @@ TEST_F(NeuronctlE2ETest, AnUnreachableServerIsExitOneNamingIt) {
                                              {"unload", "mlp"},
                                              {"infer", "mlp", "--random"},
                                              {"health"}}) {
-    ProcessResult result = At(closed, command);
+    ProcessResult result = NeuronctlAt(closed, command);
     EXPECT_EQ(result.exit_code, 1) << command[0] << ": " << result.err;
     EXPECT_THAT(result.err, HasSubstr("neuronctl " + command[0] + ": UNAVAILABLE: cannot reach "
                                       "neuron-serve at " + closed))
         << command[0];
   }
   // --wait keeps asking, then gives the same answer.
-  ProcessResult waited = At(closed, {"health", "--wait=600ms"});
+  ProcessResult waited = NeuronctlAt(closed, {"health", "--wait=600ms"});
   EXPECT_EQ(waited.exit_code, 1);
   EXPECT_THAT(waited.err, HasSubstr("cannot reach neuron-serve at " + closed));
 }
@@ -390,27 +370,27 @@ TEST_F(NeuronctlE2ETest, UnknownModelAndBadInputFilesAreExitOneWithTheReason) {
   WriteFile(good, NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 16), }",
                            InputRow()));
 
-  ProcessResult unknown = At(address(), {"infer", "nosuch", "--input=input=" + good});
+  ProcessResult unknown = NeuronctlAt(address(), {"infer", "nosuch", "--input=input=" + good});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("neuronctl infer: NOT_FOUND: "));
   EXPECT_THAT(unknown.err, HasSubstr("'nosuch'"));
-  EXPECT_EQ(At(address(), {"infer", "nosuch", "--random"}).exit_code, 1);
+  EXPECT_EQ(NeuronctlAt(address(), {"infer", "nosuch", "--random"}).exit_code, 1);
 
   const std::string missing = dir_.Join("missing.npy");
-  ProcessResult no_file = At(address(), {"infer", "mlp", "--input=input=" + missing});
+  ProcessResult no_file = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + missing});
   EXPECT_EQ(no_file.exit_code, 1);
   EXPECT_THAT(no_file.err, HasSubstr("cannot open " + missing + ": No such file or directory"));
 
   const std::string doubles = dir_.Join("doubles.npy");
   WriteFile(doubles, NpyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 8), }",
                               std::vector<float>(16)));
-  ProcessResult wrong_dtype = At(address(), {"infer", "mlp", "--input=input=" + doubles});
+  ProcessResult wrong_dtype = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + doubles});
   EXPECT_EQ(wrong_dtype.exit_code, 1);
   EXPECT_THAT(wrong_dtype.err, HasSubstr(doubles + ": dtype '<f8' is not one neuronctl reads"));
 
   const std::string garbage = dir_.Join("garbage.npy");
   WriteFile(garbage, "not a numpy file");
-  ProcessResult not_npy = At(address(), {"infer", "mlp", "--input=input=" + garbage});
+  ProcessResult not_npy = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + garbage});
   EXPECT_EQ(not_npy.exit_code, 1);
   EXPECT_THAT(not_npy.err, HasSubstr(garbage + ": not a valid .npy file"));
 
@@ -419,14 +399,14 @@ TEST_F(NeuronctlE2ETest, UnknownModelAndBadInputFilesAreExitOneWithTheReason) {
   const std::string wide = dir_.Join("wide.npy");
   WriteFile(wide, NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 17), }",
                            std::vector<float>(17, 0.5f)));
-  ProcessResult wrong_shape = At(address(), {"infer", "mlp", "--input=input=" + wide});
+  ProcessResult wrong_shape = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + wide});
   EXPECT_EQ(wrong_shape.exit_code, 1);
   EXPECT_THAT(wrong_shape.err, HasSubstr("neuronctl infer: INVALID_ARGUMENT: "));
   EXPECT_THAT(wrong_shape.err, AllOf(HasSubstr("mlp"), HasSubstr("input"), HasSubstr("17"),
                                      HasSubstr("16")));
-  EXPECT_THAT(At(address(), {"infer", "mlp", "--input=input=" + good}).exit_code, 0);
+  EXPECT_THAT(NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + good}).exit_code, 0);
 
-  ProcessResult no_neff = At(address(), {"load", dir_.Join("none.neff")});
+  ProcessResult no_neff = NeuronctlAt(address(), {"load", dir_.Join("none.neff")});
   EXPECT_EQ(no_neff.exit_code, 1);
   EXPECT_THAT(no_neff.err, HasSubstr(dir_.Join("none.neff")));
 }
@@ -454,23 +434,23 @@ TEST_F(NeuronctlE2ETest, BadCommandLinesAreExitTwoAndNeverReachTheServer) {
       {{"models", "extra"}, "unexpected argument 'extra'"},
   };
   for (const Case& c : cases) {
-    ProcessResult result = At(address(), c.args);
+    ProcessResult result = NeuronctlAt(address(), c.args);
     EXPECT_EQ(result.exit_code, 2) << c.args[0] << ": " << result.err;
     EXPECT_THAT(result.err, HasSubstr(c.message)) << c.args[0];
     EXPECT_THAT(result.err, HasSubstr("Run 'neuronctl " + c.args[0] + " --help' for usage."));
   }
   // The daemon saw none of it.
-  ProcessResult models = At(address(), {"models"});
+  ProcessResult models = NeuronctlAt(address(), {"models"});
   EXPECT_EQ(models.out, "no models loaded\n");
 }
 
 TEST_F(NeuronctlE2ETest, TokenAndTlsFilesThatCannotBeReadAreNamed) {
   const std::string token = dir_.Join("no-token");
-  ProcessResult no_token = At(address(), {"models", "--token-file=" + token});
+  ProcessResult no_token = NeuronctlAt(address(), {"models", "--token-file=" + token});
   EXPECT_EQ(no_token.exit_code, 1);
   EXPECT_THAT(no_token.err, HasSubstr(token));
   const std::string ca = dir_.Join("no-ca.pem");
-  ProcessResult no_ca = At(address(), {"models", "--tls-ca=" + ca});
+  ProcessResult no_ca = NeuronctlAt(address(), {"models", "--tls-ca=" + ca});
   EXPECT_EQ(no_ca.exit_code, 1);
   EXPECT_THAT(no_ca.err, HasSubstr(ca));
 }

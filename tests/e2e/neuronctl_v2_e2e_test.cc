@@ -18,6 +18,7 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/e2e/neuronctl_runner.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -29,30 +30,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-ProcessResult Neuronctl(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {NEURONCTL_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv);
-}
 
-// Runs neuronctl against `address`, the command's words first, then --server.
-ProcessResult At(const std::string& address, std::vector<std::string> args) {
-  args.push_back("--server=" + address);
-  return Neuronctl(args);
-}
 
-nlohmann::json Json(const ProcessResult& result) {
-  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, /*allow_exceptions=*/false);
-  EXPECT_FALSE(json.is_discarded()) << "not JSON: " << result.out << "\n" << result.err;
-  return json;
-}
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // A daemon with an MLP, the example classifier (int64 in, float32 and float16 out) and identity
 // models of int8, uint16 and bfloat16, all loaded with `neuronctl load`.
@@ -73,7 +53,7 @@ class NeuronctlV2E2ETest : public ::testing::Test {
       const ProcessResult made =
           Neuronctl({"sim-model", "--identity", "2,3", "--dtype", dtype, "--out", path});
       ASSERT_EQ(made.exit_code, 0) << made.err;
-      const ProcessResult load = At(daemon_->address, {"load", path, "--name=id_" + dtype});
+      const ProcessResult load = NeuronctlAt(daemon_->address, {"load", path, "--name=id_" + dtype});
       ASSERT_EQ(load.exit_code, 0) << load.err;
     }
   }
@@ -81,7 +61,7 @@ class NeuronctlV2E2ETest : public ::testing::Test {
   void Load(const std::string& name, const std::string& neff) {
     const std::string path = dir_.Join(name + ".neff");
     WriteFile(path, neff);
-    const ProcessResult load = At(daemon_->address, {"load", path, "--name=" + name});
+    const ProcessResult load = NeuronctlAt(daemon_->address, {"load", path, "--name=" + name});
     ASSERT_EQ(load.exit_code, 0) << load.err;
   }
 
@@ -114,9 +94,9 @@ TEST_F(NeuronctlV2E2ETest, InferV2WritesTheSameNpyFilesAsNative) {
       native.push_back("--output-dir=" + native_dir);
       std::vector<std::string> v2 = common;
       v2.insert(v2.end(), {"--protocol=v2", "--output-dir=" + v2_dir});
-      const ProcessResult native_run = At(address(), native);
+      const ProcessResult native_run = NeuronctlAt(address(), native);
       ASSERT_EQ(native_run.exit_code, 0) << native_run.err;
-      const ProcessResult v2_run = At(address(), v2);
+      const ProcessResult v2_run = NeuronctlAt(address(), v2);
       ASSERT_EQ(v2_run.exit_code, 0) << v2_run.err;
       // Past the first line (queue and device times), the summary names each output with its
       // dtype, shape and file, as natively.
@@ -124,9 +104,9 @@ TEST_F(NeuronctlV2E2ETest, InferV2WritesTheSameNpyFilesAsNative) {
       EXPECT_EQ(v2_out.substr(v2_out.find('\n') + 1),
                 native_run.out.substr(native_run.out.find('\n') + 1));
       for (const std::string& output : model.outputs) {
-        const std::string native_file = ReadFile(native_dir + "/" + output + ".npy");
+        const std::string native_file = ReadFileContents(native_dir + "/" + output + ".npy");
         EXPECT_FALSE(native_file.empty()) << output;
-        EXPECT_EQ(ReadFile(v2_dir + "/" + output + ".npy"), native_file) << output;
+        EXPECT_EQ(ReadFileContents(v2_dir + "/" + output + ".npy"), native_file) << output;
       }
     }
   }
@@ -154,10 +134,10 @@ TEST_F(NeuronctlV2E2ETest, InferV2JsonValuesMatchTheReference) {
   for (double& value : expected) value /= sum;
 
   for (const std::string form : {"raw", "typed"}) {
-    const ProcessResult run = At(address(), {"infer", "mlp", "--input=input=" + input,
+    const ProcessResult run = NeuronctlAt(address(), {"infer", "mlp", "--input=input=" + input,
                                              "--protocol=v2", "--form=" + form, "--output=json"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
-    const nlohmann::json result = Json(run);
+    const nlohmann::json result = JsonOutput(run);
     EXPECT_EQ(result["model"], "mlp");
     EXPECT_EQ(result["outputs"]["output"]["dtype"], "float32");
     const std::vector<float> values = result["outputs"]["output"]["values"];
@@ -168,12 +148,12 @@ TEST_F(NeuronctlV2E2ETest, InferV2JsonValuesMatchTheReference) {
 
 TEST_F(NeuronctlV2E2ETest, InferV2ErrorsComeBackWithTheirCode) {
   const ProcessResult unknown_output =
-      At(address(), {"infer", "mlp", "--random", "--protocol=v2", "--outputs=nope"});
+      NeuronctlAt(address(), {"infer", "mlp", "--random", "--protocol=v2", "--outputs=nope"});
   EXPECT_EQ(unknown_output.exit_code, 1);
   EXPECT_THAT(unknown_output.err, StartsWith("neuronctl infer: INVALID_ARGUMENT"));
   EXPECT_THAT(unknown_output.err, HasSubstr("nope"));
 
-  const ProcessResult bad_protocol = At(address(), {"infer", "mlp", "--random", "--protocol=v3"});
+  const ProcessResult bad_protocol = NeuronctlAt(address(), {"infer", "mlp", "--random", "--protocol=v3"});
   EXPECT_EQ(bad_protocol.exit_code, 2);
   EXPECT_THAT(bad_protocol.err, HasSubstr("--protocol must be native or v2, got 'v3'"));
 }
@@ -181,7 +161,7 @@ TEST_F(NeuronctlV2E2ETest, InferV2ErrorsComeBackWithTheirCode) {
 // Requests the report counted, and the executions the server made for them.
 void ExpectV2Report(const ProcessResult& run, const std::string& api) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const nlohmann::json report = Json(run);
+  const nlohmann::json report = JsonOutput(run);
   ASSERT_TRUE(report.is_object());
   EXPECT_EQ(report["protocol"], "v2");
   EXPECT_EQ(report["api"], api);
@@ -198,11 +178,11 @@ void ExpectV2Report(const ProcessResult& run, const std::string& api) {
 TEST_F(NeuronctlV2E2ETest, BenchV2UnaryAndStream) {
   for (const std::string model : {"mlp", "classifier"}) {
     SCOPED_TRACE(model);
-    ExpectV2Report(At(address(), {"bench", model, "--protocol=v2", "--concurrency-range=1:2",
+    ExpectV2Report(NeuronctlAt(address(), {"bench", model, "--protocol=v2", "--concurrency-range=1:2",
                                   "--requests=40", "--warmup=0", "--output=json"}),
                    "unary");
     ExpectV2Report(
-        At(address(), {"bench", model, "--protocol=v2", "--stream", "--concurrency-range=1:2",
+        NeuronctlAt(address(), {"bench", model, "--protocol=v2", "--stream", "--concurrency-range=1:2",
                        "--requests=40", "--warmup=0", "--form=typed", "--output=json"}),
         "stream");
   }

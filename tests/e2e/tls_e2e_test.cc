@@ -44,7 +44,7 @@ using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
 // Within the provider's 1 s refresh, with a margin for a loaded machine.
-constexpr absl::Duration kRotationDeadline = absl::Seconds(5);
+constexpr absl::Duration kTlsRotationDeadline = absl::Seconds(5);
 
 class TlsE2ETest : public ::testing::Test {
  protected:
@@ -115,7 +115,7 @@ class TlsE2ETest : public ::testing::Test {
           served = ServedCommonName(address, identity);
           return served.ok() && *served == common_name;
         },
-        kRotationDeadline);
+        kTlsRotationDeadline);
     return served;
   }
 
@@ -130,7 +130,7 @@ class TlsE2ETest : public ::testing::Test {
 
   // Waits until the daemon's log holds `needle` more than `before` times.
   static bool WaitForLog(DaemonProcess& daemon, const std::string& needle, int before) {
-    return WaitUntil([&] { return Count(daemon.Stderr(), needle) > before; }, kRotationDeadline);
+    return WaitUntil([&] { return Count(daemon.Stderr(), needle) > before; }, kTlsRotationDeadline);
   }
 
   // The daemon on the simulator with `flags`, its TMPDIR in the test's own folder: the daemon

@@ -34,8 +34,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kHeaderLength[] = "Inference-Header-Content-Length";
-constexpr int kMlpIn = 8;
-constexpr int kMlpOut = 4;
+constexpr int kRestMlpIn = 8;
+constexpr int kRestMlpOut = 4;
 
 // curl against the daemon's HTTP endpoint; bodies go through files of its own folder.
 class Rest {
@@ -86,19 +86,13 @@ Answer Split(const HttpResult& result) {
   return answer;
 }
 
-std::string ErrorOf(const HttpResult& result) {
-  const Json json = Json::parse(result.body, nullptr, false);
-  if (!json.is_object() || !json.contains("error")) return "<no error: " + result.body + ">";
-  return json["error"].get<std::string>();
-}
-
 std::string MlpJson(const std::vector<float>& x, bool nested, const std::string& id) {
   Json data = Json::array();
   for (float v : x) data.push_back(v);
   if (nested) data = Json::array({data});
   return Json{{"id", id},
               {"inputs",
-               {{{"name", "input"}, {"shape", {1, kMlpIn}}, {"datatype", "FP32"}, {"data", data}}}}}
+               {{{"name", "input"}, {"shape", {1, kRestMlpIn}}, {"datatype", "FP32"}, {"data", data}}}}}
       .dump();
 }
 
@@ -137,10 +131,10 @@ TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   EXPECT_EQ(rest.Get("/v2/models/mlp/versions/1/ready").status, 200);
   const HttpResult other_version = rest.Get("/v2/models/mlp/versions/9/ready");
   EXPECT_EQ(other_version.status, 400);
-  EXPECT_EQ(ErrorOf(other_version), "model 'mlp' version '9' is not ready");
+  EXPECT_EQ(other_version.ErrorField(), "model 'mlp' version '9' is not ready");
   const HttpResult unknown_ready = rest.Get("/v2/models/nope/ready");
   EXPECT_EQ(unknown_ready.status, 400);
-  EXPECT_EQ(ErrorOf(unknown_ready), "model 'nope' is not ready");
+  EXPECT_EQ(unknown_ready.ErrorField(), "model 'nope' is not ready");
 
   const HttpResult server = rest.Get("/v2");
   ASSERT_EQ(server.status, 200) << server.body;
@@ -164,14 +158,14 @@ TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   }
   const HttpResult unknown = rest.Get("/v2/models/nope");
   EXPECT_EQ(unknown.status, 404);
-  EXPECT_THAT(ErrorOf(unknown), HasSubstr("'nope'"));
+  EXPECT_THAT(unknown.ErrorField(), HasSubstr("'nope'"));
   const HttpResult mismatch = rest.Get("/v2/models/mlp/versions/9");
   EXPECT_EQ(mismatch.status, 400);
-  EXPECT_EQ(ErrorOf(mismatch),
+  EXPECT_EQ(mismatch.ErrorField(),
             "model 'mlp': version '9' was asked for, but version '1' is serving");
   const HttpResult stats_unknown = rest.Get("/v2/models/nope/stats");
   EXPECT_EQ(stats_unknown.status, 404);
-  EXPECT_THAT(ErrorOf(stats_unknown), HasSubstr("'nope'"));
+  EXPECT_THAT(stats_unknown.ErrorField(), HasSubstr("'nope'"));
   EXPECT_EQ(rest.Post("/v2", "{}").status, 405);
 }
 
@@ -186,7 +180,7 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
   std::mt19937 random(5);
   std::uniform_real_distribution<float> value(-2, 2);
   for (int i = 0; i < 10; ++i) {
-    std::vector<float> x(kMlpIn);
+    std::vector<float> x(kRestMlpIn);
     for (float& v : x) v = value(random);
     const std::string id = absl::StrCat("r", i);
     const std::string path =
@@ -201,7 +195,7 @@ TEST(V2RestE2ETest, JsonInferenceOnTheMlpAndTheClassifierMatchesReferences) {
     ASSERT_EQ(json["outputs"].size(), 1u);
     EXPECT_EQ(json["outputs"][0]["name"], "output");
     EXPECT_EQ(json["outputs"][0]["datatype"], "FP32");
-    EXPECT_EQ(json["outputs"][0]["shape"], Json::array({1, kMlpOut}));
+    EXPECT_EQ(json["outputs"][0]["shape"], Json::array({1, kRestMlpOut}));
     ExpectNear(json["outputs"][0]["data"], MlpReference(mlp, x, 2), id);
   }
   std::uniform_int_distribution<int64_t> token(0, kClassifierVocab - 1);
@@ -281,7 +275,7 @@ TEST(V2RestE2ETest, EveryDtypeRoundTripsThroughJsonAndThroughBinary) {
                                {"data", {1, 2, 3, 4, 5, 6}}}}}};
       const HttpResult refused = rest.Post(path, request.dump());
       EXPECT_EQ(refused.status, 400) << datatype;
-      EXPECT_THAT(ErrorOf(refused), HasSubstr("cannot be sent as JSON data")) << datatype;
+      EXPECT_THAT(refused.ErrorField(), HasSubstr("cannot be sent as JSON data")) << datatype;
       const Json plain_binary = {{"inputs",
                                   {{{"name", "input"},
                                     {"shape", {2, 3}},
@@ -367,7 +361,7 @@ TEST(V2RestE2ETest, ASixteenMiBTensorGoesThroughTheBinaryExtensionIntactBothWays
 TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoesOn) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{"--max-message-bytes=4194304"});
   ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(SmallMlp(11))).status.ok());
-  const std::string good = MlpJson(std::vector<float>(kMlpIn, 0.5f), false, "ok");
+  const std::string good = MlpJson(std::vector<float>(kRestMlpIn, 0.5f), false, "ok");
   const std::string floats8 = "[0,1,2,3,4,5,6,7]";
   const auto input = [](const std::string& fields) {
     return absl::StrCat(R"({"inputs":[{"name":"input",)", fields, "}]}");
@@ -531,7 +525,7 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
     const HttpResult result = rest.Post(c.path, c.body, c.headers);
     EXPECT_EQ(result.status, c.status) << c.what << ": " << result.body.substr(0, 300);
     EXPECT_EQ(result.Header("Content-Type"), "application/json") << c.what;
-    EXPECT_THAT(ErrorOf(result), HasSubstr(c.message)) << c.what;
+    EXPECT_THAT(result.ErrorField(), HasSubstr(c.message)) << c.what;
   }
   // An integer out of its datatype's range (an INT8 identity model).
   LoadIdentity(*daemon->stub, DataType::kInt8, {1, 2});
@@ -539,12 +533,12 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
       rest.Post("/v2/models/" + ModelNameFor(DataType::kInt8) + "/infer",
                 R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT8","data":[1,300]}]})");
   EXPECT_EQ(range.status, 400);
-  EXPECT_THAT(ErrorOf(range), HasSubstr("data[1] = 300 is outside its range [-128, 127]"));
+  EXPECT_THAT(range.ErrorField(), HasSubstr("data[1] = 300 is outside its range [-128, 127]"));
   const HttpResult fraction =
       rest.Post("/v2/models/" + ModelNameFor(DataType::kInt8) + "/infer",
                 R"({"inputs":[{"name":"input","shape":[1,2],"datatype":"INT8","data":[1,2.5]}]})");
   EXPECT_EQ(fraction.status, 400);
-  EXPECT_THAT(ErrorOf(fraction), HasSubstr("data[1] = 2.5 is not an integer"));
+  EXPECT_THAT(fraction.ErrorField(), HasSubstr("data[1] = 2.5 is not an integer"));
 
   // A body over --max-message-bytes: 413, and the daemon goes on.
   const HttpResult big = rest.Post("/v2/models/mlp/infer", std::string(5 << 20, ' '));
@@ -559,13 +553,13 @@ TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
   ASSERT_TRUE(Upload(*daemon->stub, Config("mlp", "1"), EncodeNeff(SmallMlp(11))).status.ok());
   for (int i = 0; i < 5; ++i) {
     ASSERT_EQ(
-        rest.Post("/v2/models/mlp/infer", MlpJson(std::vector<float>(kMlpIn, i), false, "")).status,
+        rest.Post("/v2/models/mlp/infer", MlpJson(std::vector<float>(kRestMlpIn, i), false, "")).status,
         200);
   }
   EXPECT_EQ(rest.Post("/v2/models/mlp/infer", R"({"inputs":[]})").status, 400);
   const HttpResult other_version = rest.Get("/v2/models/mlp/versions/2/stats");
   EXPECT_EQ(other_version.status, 400);
-  EXPECT_EQ(ErrorOf(other_version),
+  EXPECT_EQ(other_version.ErrorField(),
             "model 'mlp': version '2' was asked for, but version '1' is serving");
   auto v2 = inference::GRPCInferenceService::NewStub(daemon->channel);
   grpc::ClientContext context;
@@ -600,13 +594,13 @@ TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
   }
 }
 
-constexpr char kInferToken[] = "e2e-rest-infer-token-5a1c9d7e";
-constexpr char kAdminToken[] = "e2e-rest-admin-token-8e2f4b6a";
+constexpr char kRestInferToken[] = "e2e-rest-infer-token-5a1c9d7e";
+constexpr char kRestAdminToken[] = "e2e-rest-admin-token-8e2f4b6a";
 
 TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
   TempDir dir;
-  const std::string infer_file = dir.Write("infer", absl::StrCat("app:", kInferToken, "\n"));
-  const std::string admin_file = dir.Write("admin", absl::StrCat("ops:", kAdminToken, "\n"));
+  const std::string infer_file = dir.Write("infer", absl::StrCat("app:", kRestInferToken, "\n"));
+  const std::string admin_file = dir.Write("admin", absl::StrCat("ops:", kRestAdminToken, "\n"));
   WriteFile(dir.Join("repo/id/model.neff"), EncodeNeff(IdentityModel({1, 4})));
   WriteFile(dir.Join("repo/id/config.pbtxt"), "name: \"id\"\nversion: \"3\"\n");
   const std::string audit_log = dir.Join("audit.log");
@@ -614,8 +608,8 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
                     (std::vector<std::string>{
                         "--infer-token-file=" + infer_file, "--admin-token-file=" + admin_file,
                         "--audit-log=" + audit_log, "--model-repository=" + dir.Join("repo")}));
-  const std::string infer = absl::StrCat("Authorization: Bearer ", kInferToken);
-  const std::string admin = absl::StrCat("Authorization: Bearer ", kAdminToken);
+  const std::string infer = absl::StrCat("Authorization: Bearer ", kRestInferToken);
+  const std::string admin = absl::StrCat("Authorization: Bearer ", kRestAdminToken);
   // Probes need no token.
   EXPECT_EQ(rest.Get("/v2/health/live").status, 200);
   EXPECT_EQ(rest.Get("/v2/health/ready").status, 200);
@@ -657,13 +651,13 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
   for (const auto& c : refused) {
     const HttpResult result = rest.Post(c.path, c.body, {admin});
     EXPECT_EQ(result.status, c.status) << c.path << " " << c.body << ": " << result.body;
-    EXPECT_THAT(ErrorOf(result), HasSubstr(c.message)) << c.body;
+    EXPECT_THAT(result.ErrorField(), HasSubstr(c.message)) << c.body;
   }
   const HttpResult bad_config =
       rest.Post("/v2/repository/models/id/load",
                 R"({"parameters":{"config":"{\"replicas\": \"x\"}"}})", {admin});
   EXPECT_EQ(bad_config.status, 400);
-  EXPECT_THAT(ErrorOf(bad_config),
+  EXPECT_THAT(bad_config.ErrorField(),
               HasSubstr("parameter 'config' is not a neuronserve.v1.ModelConfig"));
   const HttpResult load = rest.Post("/v2/repository/models/id/load",
                                     R"({"parameters":{"config":"{\"version\": \"7\"}"}})", {admin});
@@ -691,7 +685,7 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
   EXPECT_THAT(audit, HasSubstr("identity=ops model=id code=OK"));
   EXPECT_THAT(audit, HasSubstr("code=INVALID_ARGUMENT"));
   EXPECT_THAT(audit, HasSubstr("rpc=RestRepositoryIndex"));
-  EXPECT_THAT(audit, Not(HasSubstr(kAdminToken)));
+  EXPECT_THAT(audit, Not(HasSubstr(kRestAdminToken)));
 }
 
 TEST(V2RestE2ETest, WithAnAdminListenerTheRepositoryRoutesAreRefusedNamingIt) {
@@ -702,7 +696,7 @@ TEST(V2RestE2ETest, WithAnAdminListenerTheRepositoryRoutesAreRefusedNamingIt) {
        {"/v2/repository/index", "/v2/repository/models/x/load", "/v2/repository/models/x/unload"}) {
     const HttpResult result = rest.Post(path, "");
     EXPECT_EQ(result.status, 403) << path;
-    EXPECT_THAT(ErrorOf(result), HasSubstr("is served on the admin listener " + socket)) << path;
+    EXPECT_THAT(result.ErrorField(), HasSubstr("is served on the admin listener " + socket)) << path;
   }
 }
 

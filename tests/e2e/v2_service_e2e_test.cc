@@ -38,8 +38,8 @@ using ::testing::HasSubstr;
 using HC = grpc::health::v1::HealthCheckResponse;
 using V2Stub = inference::GRPCInferenceService::Stub;
 
-constexpr char kInferToken[] = "v2-e2e-infer-token-7d1c0b2a99e8";
-constexpr char kAdminToken[] = "v2-e2e-admin-token-3e4f5a6b7c8d";
+constexpr char kV2InferToken[] = "v2-e2e-infer-token-7d1c0b2a99e8";
+constexpr char kV2AdminToken[] = "v2-e2e-admin-token-3e4f5a6b7c8d";
 
 // A v2 client on one channel, sending `token` (if any) as a bearer token on every call.
 class V2Client {
@@ -454,15 +454,15 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
   TempDir dir;
   TempDir repo;
   WriteRepository(repo);
-  const std::string infer_file = dir.Write("infer-tokens", absl::StrCat("app:", kInferToken, "\n"));
-  const std::string admin_file = dir.Write("admin-tokens", absl::StrCat("ops:", kAdminToken, "\n"));
+  const std::string infer_file = dir.Write("infer-tokens", absl::StrCat("app:", kV2InferToken, "\n"));
+  const std::string admin_file = dir.Write("admin-tokens", absl::StrCat("ops:", kV2AdminToken, "\n"));
   START_DAEMON(
       daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=id",
                              "--infer-token-file=" + infer_file, "--admin-token-file=" + admin_file,
                              "--audit-log=" + dir.Join("audit.log")}));
   const V2Client anonymous(daemon->channel);
-  const V2Client reader(daemon->channel, kInferToken);
-  const V2Client admin(daemon->channel, kAdminToken);
+  const V2Client reader(daemon->channel, kV2InferToken);
+  const V2Client admin(daemon->channel, kV2AdminToken);
   const V2Client stranger(daemon->channel, "v2-e2e-unknown-token-000000000000");
 
   // Probes: no token needed.
@@ -528,7 +528,7 @@ TEST(V2ServiceE2ETest, ProbesNeedNoTokenMetadataNeedsInferAndTheRepositoryNeedsA
   EXPECT_THAT(audit, HasSubstr("identity=app model=other code=PERMISSION_DENIED"));
   EXPECT_THAT(audit, HasSubstr("rpc=ServerMetadata"));
   EXPECT_THAT(audit, ::testing::Not(HasSubstr("rpc=ServerReady")));
-  EXPECT_THAT(audit, ::testing::Not(HasSubstr(kAdminToken)));
+  EXPECT_THAT(audit, ::testing::Not(HasSubstr(kV2AdminToken)));
 }
 
 TEST(V2ServiceE2ETest, WithAnAdminListenerTheRepositoryIsServedThereOnly) {

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -33,6 +34,14 @@ std::vector<std::pair<std::string, std::string>> ParseHeaders(const std::string&
 }
 
 }  // namespace
+
+std::string HttpResult::ErrorField() const {
+  const nlohmann::json json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("error") || !json["error"].is_string()) {
+    return "<no error: " + body.substr(0, 300) + ">";
+  }
+  return json["error"].get<std::string>();
+}
 
 std::string HttpResult::Header(const std::string& name) const {
   for (const auto& [key, value] : headers) {

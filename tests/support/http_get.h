@@ -21,6 +21,9 @@ struct HttpResult {
   std::string error;  // curl's message when it failed (its stderr)
   // The value of header `name` (any case); empty when absent.
   std::string Header(const std::string& name) const;
+  // The "error" string of a JSON body (the Open Inference Protocol's error answer); a marker
+  // quoting the start of the body when it has none.
+  std::string ErrorField() const;
 };
 
 struct HttpRequest {

@@ -6,14 +6,14 @@
 namespace neuronserve {
 namespace {
 
-constexpr uint64_t kGiB = uint64_t{1} << 30;
+constexpr uint64_t kGibibyte = uint64_t{1} << 30;
 
 TEST(GenerationTest, Inf1) {
   const Generation& g = GenerationForFamily(NRT_INSTANCE_INF1);
   EXPECT_EQ(g.family, "inf1");
   EXPECT_EQ(g.architecture, "NeuronCore-v1");
   EXPECT_EQ(g.cores_per_chip, 4u);
-  EXPECT_EQ(g.MemoryPerCoreBytes(), 2 * kGiB);  // 8 GiB per chip, not per core
+  EXPECT_EQ(g.MemoryPerCoreBytes(), 2 * kGibibyte);  // 8 GiB per chip, not per core
   EXPECT_TRUE(HasCapability(g.capabilities, Capability::kBf16));
   EXPECT_TRUE(HasCapability(g.capabilities, Capability::kInt8));
   EXPECT_FALSE(HasCapability(g.capabilities, Capability::kFp8E4M3));
@@ -25,7 +25,7 @@ TEST(GenerationTest, Inf2AndTrn1ShareNeuronCoreV2) {
        {NRT_INSTANCE_INF2, NRT_INSTANCE_INF2E, NRT_INSTANCE_TRN1, NRT_INSTANCE_TRN1N}) {
     const Generation& g = GenerationForFamily(family);
     EXPECT_EQ(g.architecture, "NeuronCore-v2") << family;
-    EXPECT_EQ(g.MemoryPerCoreBytes(), 16 * kGiB) << family;
+    EXPECT_EQ(g.MemoryPerCoreBytes(), 16 * kGibibyte) << family;
     EXPECT_TRUE(HasCapability(g.capabilities, Capability::kFp32));
     EXPECT_TRUE(HasCapability(g.capabilities, Capability::kFp8E4M3));
     EXPECT_TRUE(HasCapability(g.capabilities, Capability::kFp8E5M2));
@@ -42,7 +42,7 @@ TEST(GenerationTest, Trn2LogicalCores) {
     const Generation& g = GenerationForFamily(family);
     EXPECT_EQ(g.family, "trn2") << family;
     EXPECT_EQ(g.architecture, "NeuronCore-v3");
-    EXPECT_EQ(g.MemoryPerCoreBytes(), 24 * kGiB);  // 96 GiB per chip, 4 logical cores at LNC=2
+    EXPECT_EQ(g.MemoryPerCoreBytes(), 24 * kGibibyte);  // 96 GiB per chip, 4 logical cores at LNC=2
     EXPECT_TRUE(HasCapability(g.capabilities, Capability::kFp8E4M3));
   }
 }

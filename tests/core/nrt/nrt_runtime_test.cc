@@ -21,7 +21,7 @@ using testing::SimNeffFromJson;
 using testing::SimStats;
 using testing::StartSimRuntime;
 
-absl::Span<const uint8_t> Bytes(const std::string& text) {
+absl::Span<const uint8_t> TextBytes(const std::string& text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
 }
 
@@ -84,7 +84,7 @@ TEST(NrtRuntimeTest, HandlesLoadBindExecuteAndReleaseEverything) {
   auto runtime = StartSimRuntime();
   ASSERT_NE(runtime, nullptr);
   {
-    auto model = runtime->LoadModel(Bytes(SimNeffFromJson(kAffineModel)), 1);
+    auto model = runtime->LoadModel(TextBytes(SimNeffFromJson(kAffineModel)), 1);
     ASSERT_TRUE(model.ok()) << model.status();
     auto cores = model->CoreCount();
     ASSERT_TRUE(cores.ok()) << cores.status();
@@ -152,7 +152,7 @@ TEST(NrtRuntimeTest, SequentialDtypeNumberingOfOlderRuntimes) {
   auto runtime = StartSimRuntime();
   ASSERT_NE(runtime, nullptr);
   EXPECT_EQ(runtime->dtype_numbering(), DtypeNumbering::kSequential);
-  auto model = runtime->LoadModel(Bytes(SimNeffFromJson(kAffineModel)), 0);
+  auto model = runtime->LoadModel(TextBytes(SimNeffFromJson(kAffineModel)), 0);
   ASSERT_TRUE(model.ok()) << model.status();
   auto specs = model->Tensors();
   ASSERT_TRUE(specs.ok()) << specs.status();
@@ -163,7 +163,7 @@ TEST(NrtRuntimeTest, SequentialDtypeNumberingOfOlderRuntimes) {
 TEST(NrtRuntimeTest, BadModelIsInvalidArgumentFromNrtLoad) {
   auto runtime = StartSimRuntime();
   ASSERT_NE(runtime, nullptr);
-  auto model = runtime->LoadModel(Bytes("definitely not a NEFF"), 0);
+  auto model = runtime->LoadModel(TextBytes("definitely not a NEFF"), 0);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(model.status().message(), HasSubstr("nrt_load: NRT_INVALID (2)"));

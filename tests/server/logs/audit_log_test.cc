@@ -14,7 +14,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const absl::Time kTime = absl::FromUnixMillis(1796277005123);  // 2026-12-03T05:50:05.123Z
+const absl::Time kAuditTime = absl::FromUnixMillis(1796277005123);  // 2026-12-03T05:50:05.123Z
 
 AuditRecord Refusal() {
   AuditRecord record;
@@ -31,7 +31,7 @@ std::string Line(LogFormat format, const AuditRecord& record) {
   testing::TempDir dir;
   absl::StatusOr<std::unique_ptr<AuditLog>> log = AuditLog::Open(dir.Join("audit.log"), format);
   EXPECT_TRUE(log.ok()) << log.status();
-  return log.ok() ? (*log)->Format(record, kTime) : "";
+  return log.ok() ? (*log)->Format(record, kAuditTime) : "";
 }
 
 TEST(AuditLogTest, TextLineHasEveryFieldInOrder) {
@@ -95,9 +95,9 @@ TEST(AccessLogIdentityTest, TheIdentityFollowsThePeerAndIsLeftOutOfTextWhenEmpty
     record.method = "Infer";
     record.peer = "ipv4:127.0.0.1:1";
     record.model = "m";
-    const std::string anonymous = (*log)->Format(record, kTime);
+    const std::string anonymous = (*log)->Format(record, kAuditTime);
     record.identity = "ci-runner";
-    const std::string named = (*log)->Format(record, kTime);
+    const std::string named = (*log)->Format(record, kAuditTime);
     if (format == LogFormat::kText) {
       EXPECT_THAT(anonymous, HasSubstr(" peer=ipv4:127.0.0.1:1 model=m "));
       EXPECT_THAT(named, HasSubstr(" peer=ipv4:127.0.0.1:1 identity=ci-runner model=m "));

@@ -122,12 +122,6 @@ TestTensor ExpectedBinary(BinaryOp op, const TestTensor& a, const TestTensor& b,
   return expected;
 }
 
-std::vector<DataType> AllTypes() {
-  std::vector<DataType> types(std::begin(testing::kFloatTypes), std::end(testing::kFloatTypes));
-  types.insert(types.end(), std::begin(testing::kIntegerTypes), std::end(testing::kIntegerTypes));
-  return types;
-}
-
 struct ShapePair {
   Shape a;
   Shape b;
@@ -146,7 +140,7 @@ const ShapePair kShapePairs[] = {
 };
 
 TEST(Binary, EveryOpOnEveryDtypeWithBroadcasting) {
-  for (DataType type : AllTypes()) {
+  for (DataType type : testing::AllComputeTypes()) {
     for (const ShapePair& shapes : kShapePairs) {
       const TestTensor a =
           testing::AnyTensor(type, shapes.a, Dividends(ElementCount(shapes.a), type));

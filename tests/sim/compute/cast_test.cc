@@ -19,12 +19,6 @@ namespace {
 using testing::Int128;
 using testing::TestTensor;
 
-std::vector<DataType> AllTypes() {
-  std::vector<DataType> types(std::begin(testing::kFloatTypes), std::end(testing::kFloatTypes));
-  types.insert(types.end(), std::begin(testing::kIntegerTypes), std::end(testing::kIntegerTypes));
-  return types;
-}
-
 // Source values for float dtypes (each rounded into the source dtype first): fractions that
 // truncate both ways, values beyond every integer range, infinities, NaN of both signs.
 const std::vector<double> kFloatSources = {
@@ -121,9 +115,9 @@ std::vector<std::byte> ExpectedElement(const TestTensor& source, size_t i, DataT
 
 TEST(Cast, EveryPairOfDtypesFollowsTheRules) {
   int pairs = 0;
-  for (DataType from : AllTypes()) {
+  for (DataType from : testing::AllComputeTypes()) {
     const TestTensor source = SourceTensor(from);
-    for (DataType to : AllTypes()) {
+    for (DataType to : testing::AllComputeTypes()) {
       TestTensor expected{to, source.shape, {}};
       for (size_t i = 0; i < source.count(); ++i) {
         const std::vector<std::byte> bytes = ExpectedElement(source, i, to);

@@ -7,6 +7,7 @@
 #define NEURON_SERVE_TESTS_SIM_COMPUTE_TEST_TENSOR_H_
 
 #include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ inline constexpr DataType kIntegerTypes[] = {
     DataType::kInt8,  DataType::kUInt8,  DataType::kInt16, DataType::kUInt16,
     DataType::kInt32, DataType::kUInt32, DataType::kInt64, DataType::kUInt64,
 };
+// kFloatTypes then kIntegerTypes: every dtype the kernels compute in.
+inline std::vector<DataType> AllComputeTypes() {
+  std::vector<DataType> types(std::begin(kFloatTypes), std::end(kFloatTypes));
+  types.insert(types.end(), std::begin(kIntegerTypes), std::end(kIntegerTypes));
+  return types;
+}
 
 bool IsFloatType(DataType type);
 bool IsSignedType(DataType type);
