@@ -126,7 +126,6 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
   std::string_view identity() const override { return identity_; }
 
   void Respond(HttpResponse response) override {
-    Impl* server = server_;
     MHD_Connection* connection = connection_;
     bool resume = false;
     {

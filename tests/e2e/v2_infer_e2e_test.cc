@@ -186,8 +186,8 @@ TEST(V2InferE2ETest, TheClassifierMatchesAReferenceAndAnswersRawWhenAnOutputHasN
   std::uniform_int_distribution<int64_t> token(0, kClassifierVocab - 1);
   for (int i = 0; i < 20; ++i) {
     std::vector<int64_t> ids(kClassifierSequence), mask(kClassifierSequence);
-    const int kept = 1 + i % kClassifierSequence;
-    for (int s = 0; s < kClassifierSequence; ++s) {
+    const uint32_t kept = 1 + i % kClassifierSequence;
+    for (uint32_t s = 0; s < kClassifierSequence; ++s) {
       ids[s] = s < kept ? token(random) : 0;
       mask[s] = s < kept ? 1 : 0;
     }
