@@ -5,11 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/lifecycle/batch_variants.h"
 #include "core/lifecycle/model_name.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/nrt/nrt_runtime.h"
 #include "core/nrt/nrt_status.h"
 #include "core/serving/core_range.h"
+#include "core/serving/fifo_scheduler.h"
 #include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
 
@@ -64,6 +66,15 @@ absl::StatusOr<uint32_t> ReplicaCoreCount(const NrtRuntime& runtime, const NrtMo
   return spec.declared_core_count;
 }
 
+absl::Span<const uint8_t> BytesOf(const std::string& neff) {
+  return {reinterpret_cast<const uint8_t*>(neff.data()), neff.size()};
+}
+
+// How errors name a variant: nothing for a model of one NEFF.
+std::string VariantLabel(const VariantSpec& variant) {
+  return variant.batch_size == 0 ? "" : absl::StrCat(" (variant of batch ", variant.batch_size, ")");
+}
+
 }  // namespace
 
 VersionLoader::VersionLoader(const NrtRuntime& runtime, CoreAllocator& allocator,
@@ -73,8 +84,10 @@ VersionLoader::VersionLoader(const NrtRuntime& runtime, CoreAllocator& allocator
 absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec& spec) {
   const absl::Time started = absl::Now();
   const std::string& name = spec.identity.name;
-  const absl::Span<const uint8_t> neff(reinterpret_cast<const uint8_t*>(spec.neff->data()),
-                                       spec.neff->size());
+  // The compiled variants in the spec's order; a model of one NEFF is one variant of batch 0.
+  std::vector<VariantSpec> compiled = spec.variants;
+  if (compiled.empty()) compiled.push_back(VariantSpec{0, spec.neff});
+  const absl::Span<const uint8_t> neff = BytesOf(*compiled.front().neff);
 
   // The model's core count is known only after a load, so the first replica is loaded on the
   // first core the model may use, and the placement is made from what it reports.
@@ -116,7 +129,8 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
                                                      first.status().message(), ")"));
     }
     return absl::Status(first.status().code(),
-                        absl::StrCat("model '", name, "': ", first.status().message()));
+                        absl::StrCat("model '", name, "'", VariantLabel(compiled.front()), ": ",
+                                     first.status().message()));
   }
   absl::StatusOr<uint32_t> core_count = ReplicaCoreCount(runtime_, *first, spec);
   if (!core_count.ok()) return core_count.status();
@@ -130,53 +144,96 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   for (const CoreRange& range : placement->ranges) {
     auto replica = std::make_unique<ModelReplica>();
     replica->cores = range;
-    if (range.start == probe_core && first->get() != nullptr) {
-      replica->model = *std::move(first);
-      first = NrtModel();
-    } else {
-      absl::StatusOr<NrtModel> model = runtime_.LoadModel(neff, static_cast<int32_t>(range.start));
+    for (size_t v = 0; v < compiled.size(); ++v) {
+      ReplicaVariant& variant = replica->variants.emplace_back();
+      variant.batch_size = compiled[v].batch_size;
+      if (v == 0 && range.start == probe_core && first->get() != nullptr) {
+        variant.model = *std::move(first);
+        first = NrtModel();
+        continue;
+      }
+      absl::StatusOr<NrtModel> model =
+          runtime_.LoadModel(BytesOf(*compiled[v].neff), static_cast<int32_t>(range.start));
       if (!model.ok()) {
-        status =
-            absl::Status(model.status().code(),
-                         absl::StrCat("model '", name, "' replica on cores ",
-                                      FormatCoreRanges({range}), ": ", model.status().message()));
+        status = absl::Status(
+            model.status().code(),
+            absl::StrCat("model '", name, "'", VariantLabel(compiled[v]), " replica on cores ",
+                         FormatCoreRanges({range}), ": ", model.status().message()));
         break;
       }
-      replica->model = *std::move(model);
+      variant.model = *std::move(model);
     }
-    replicas.push_back(std::move(replica));
+    replicas.push_back(std::move(replica));  // even part-loaded: clearing it unloads
+    if (!status.ok()) break;
   }
-  ModelTensors tensors;
-  if (status.ok()) {
+  // Every variant occupies the cores the first one does: they share the replica's range.
+  for (size_t v = 1; status.ok() && v < compiled.size(); ++v) {
+    absl::StatusOr<uint32_t> count =
+        ReplicaCoreCount(runtime_, replicas.front()->variants[v].model, spec);
+    if (!count.ok()) {
+      status = count.status();
+    } else if (*count != *core_count) {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "model '", name, "': the variant of batch ", compiled[v].batch_size, " occupies ",
+          *count, " cores per replica, but the variant of batch ", compiled.front().batch_size,
+          " occupies ", *core_count, ": every variant must occupy the same cores"));
+    }
+  }
+  // The tensors of each variant, as the runtime lists them; the model's are the first one's.
+  std::vector<ModelTensors> variant_tensors;
+  std::vector<VariantTensors> to_check;
+  for (size_t v = 0; status.ok() && v < compiled.size(); ++v) {
     std::vector<std::string> notes;
-    absl::StatusOr<std::vector<TensorSpec>> listed = replicas.front()->model.Tensors(&notes);
-    if (listed.ok()) {
-      // The runtime's size is the authority; a dtype it reports oddly does not stop the model,
-      // whose tensor is then served as raw bytes. One line per model says what was seen.
-      if (!notes.empty()) {
-        spdlog::warn("model {}: {} served as raw bytes with dtype unknown: {}",
-                     QuotedModel(spec.identity), notes.size() == 1 ? "1 tensor is" :
-                     absl::StrCat(notes.size(), " tensors are"), absl::StrJoin(notes, "; "));
-      }
-      tensors = ModelTensors::Split(*std::move(listed));
-    } else {
+    absl::StatusOr<std::vector<TensorSpec>> listed =
+        replicas.front()->variants[v].model.Tensors(&notes);
+    if (!listed.ok()) {
       status = listed.status();
+      break;
     }
+    // The runtime's size is the authority; a dtype it reports oddly does not stop the model,
+    // whose tensor is then served as raw bytes. One line per model says what was seen.
+    if (v == 0 && !notes.empty()) {
+      spdlog::warn("model {}: {} served as raw bytes with dtype unknown: {}",
+                   QuotedModel(spec.identity),
+                   notes.size() == 1 ? "1 tensor is" : absl::StrCat(notes.size(), " tensors are"),
+                   absl::StrJoin(notes, "; "));
+    }
+    to_check.push_back(VariantTensors{compiled[v].batch_size, *listed});
+    variant_tensors.push_back(ModelTensors::Split(*std::move(listed)));
   }
-  if (status.ok()) status = BindTensors(name, tensors, replicas);
+  if (status.ok() && !spec.variants.empty()) status = CheckBatchVariants(name, to_check);
+  if (status.ok()) status = BindTensors(name, variant_tensors, replicas);
   if (!status.ok()) {
     replicas.clear();  // nrt_unload of every replica made so far
     allocator_.Release(placement->id);
     return status;
   }
+  ModelTensors tensors = std::move(variant_tensors.front());
   std::vector<Doorbell*> doorbells;
   for (const auto& replica : replicas) doorbells.push_back(workers_.WorkerFor(replica->cores.start));
-  auto queue = std::make_unique<RequestQueue>(
-      name, spec.max_queue != 0 ? spec.max_queue : options_.max_queue, replicas.size(),
-      std::move(doorbells));
+  const uint32_t capacity = spec.max_queue != 0 ? spec.max_queue : options_.max_queue;
+  std::unique_ptr<Scheduler> scheduler;
+  if (spec.variants.empty()) {
+    scheduler = std::make_unique<FifoScheduler>(name, capacity, replicas.size(),
+                                                std::move(doorbells));
+  } else {
+    BatchingPolicy batching = spec.batching;
+    batching.variant_batch_sizes.clear();
+    for (const VariantSpec& variant : spec.variants) {
+      batching.variant_batch_sizes.push_back(variant.batch_size);
+    }
+    scheduler = std::make_unique<DynamicBatcher>(name, std::move(batching), capacity,
+                                                 replicas.size(), std::move(doorbells));
+    if (absl::Status warmed = WarmUp(name, replicas, *scheduler); !warmed.ok()) {
+      scheduler.reset();  // it rings the workers, none of which serves the model yet
+      replicas.clear();
+      allocator_.Release(placement->id);
+      return warmed;
+    }
+  }
   auto model = std::make_shared<LoadedModel>(spec.identity, std::move(replicas),
                                              std::move(tensors), placement->id, absl::Now(),
-                                             absl::Now() - started, std::move(queue));
+                                             absl::Now() - started, std::move(scheduler));
   if (options_.metrics != nullptr) {
     model->set_request_metrics(
         options_.metrics->ForModel(spec.identity.name, spec.identity.version));
@@ -184,14 +241,47 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   return model;
 }
 
-absl::Status VersionLoader::BindTensors(const std::string& name, const ModelTensors& tensors,
+absl::Status VersionLoader::WarmUp(const std::string& name,
+                                   const std::vector<std::unique_ptr<ModelReplica>>& replicas,
+                                   Scheduler& scheduler) {
+  std::vector<uint8_t> zeros;
+  for (const auto& replica : replicas) {
+    for (size_t v = 0; v < replica->variants.size(); ++v) {
+      ReplicaVariant& variant = replica->variants[v];
+      const std::string what =
+          absl::StrCat("model '", name, "': the warm-up of the variant of batch ",
+                       variant.batch_size, " on ", NameCoreRange(replica->cores));
+      for (size_t i = 0; i < variant.tensors.inputs.size(); ++i) {
+        const size_t bytes = variant.tensors.input_bytes[i];
+        if (zeros.size() < bytes) zeros.resize(bytes);
+        if (absl::Status written =
+                variant.tensors.inputs[i].Write(absl::MakeConstSpan(zeros.data(), bytes));
+            !written.ok()) {
+          return absl::Status(written.code(), absl::StrCat(what, " failed: ", written.message()));
+        }
+      }
+      const absl::Time started = absl::Now();
+      absl::Status executed =
+          variant.model.Execute(variant.tensors.input_set, variant.tensors.output_set);
+      if (!executed.ok()) {
+        return absl::Status(executed.code(), absl::StrCat(what, " failed: ", executed.message()));
+      }
+      scheduler.Executed(v, variant.batch_size, absl::Now() - started);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VersionLoader::BindTensors(const std::string& name,
+                                        const std::vector<ModelTensors>& tensors,
                                         std::vector<std::unique_ptr<ModelReplica>>& replicas) {
   for (const auto& replica : replicas) {
-    absl::StatusOr<ReplicaTensors> bound =
-        ReplicaTensors::Allocate(runtime_, name, replica->cores.start, tensors.inputs,
-                                 tensors.outputs);
-    if (!bound.ok()) return bound.status();
-    replica->tensors = *std::move(bound);
+    for (size_t v = 0; v < replica->variants.size(); ++v) {
+      absl::StatusOr<ReplicaTensors> bound = ReplicaTensors::Allocate(
+          runtime_, name, replica->cores.start, tensors[v].inputs, tensors[v].outputs);
+      if (!bound.ok()) return bound.status();
+      replica->variants[v].tensors = *std::move(bound);
+    }
   }
   return absl::OkStatus();
 }
@@ -212,9 +302,9 @@ void VersionLoader::Unload(std::shared_ptr<LoadedModel> model) {
 void VersionLoader::Drain(LoadedModel& version) {
   LoadedModel* const model = &version;
   if (!model->WaitUntilIdle(options_.drain_timeout)) {
-    std::vector<InferenceJob*> waiting;
-    if (model->queue() != nullptr) {
-      waiting = model->queue()->Close(
+    std::vector<JobRows> waiting;
+    if (model->scheduler() != nullptr) {
+      waiting = model->scheduler()->Close(
           absl::StatusCode::kUnavailable,
           absl::StrCat("model ", QuotedModel(model->identity()), " was unloaded"));
     }
@@ -222,19 +312,20 @@ void VersionLoader::Drain(LoadedModel& version) {
                  "UNAVAILABLE, waiting for the executing ones to finish",
                  QuotedModel(model->identity()), model->leases(),
                  absl::FormatDuration(options_.drain_timeout), waiting.size());
-    for (InferenceJob* job : waiting) {
+    for (const JobRows& rows : waiting) {
       // The job's owner counts the outcome (core/serving/request_outcome.h).
-      job->Complete(absl::UnavailableError(absl::StrCat(
-                        "model ", QuotedModel(model->identity()), " was unloaded after waiting ",
-                        absl::FormatDuration(options_.drain_timeout),
-                        " for earlier requests; this one did not run")),
-                    ExecutionTiming{absl::Now() - job->enqueued_at, absl::ZeroDuration()});
+      AnswerRows(rows,
+                 absl::UnavailableError(absl::StrCat(
+                     "model ", QuotedModel(model->identity()), " was unloaded after waiting ",
+                     absl::FormatDuration(options_.drain_timeout),
+                     " for earlier requests; this one did not run")),
+                 ExecutionTiming{absl::Now() - rows.job->enqueued_at, absl::ZeroDuration()});
     }
     // An execution on the device cannot be cut short; unloading under it would be a crash.
     model->WaitUntilIdle(absl::InfiniteDuration());
   }
-  if (model->queue() != nullptr) {
-    model->queue()->Close(absl::StatusCode::kUnavailable,
+  if (model->scheduler() != nullptr) {
+    model->scheduler()->Close(absl::StatusCode::kUnavailable,
                           absl::StrCat("model ", QuotedModel(model->identity()), " was unloaded"));
   }
   workers_.Detach(*model);

@@ -3,14 +3,14 @@
 //
 // Loading (Load, then Attach): place the replicas with the CoreAllocator (the core count of one
 // replica is known only after a first nrt_load, so that load is a probe on the first core the
-// model may use), one nrt_load per replica at its range's start core, the replica tensors of
-// each, and the LoadedModel with its request queue ringing the workers of those cores. Attach
+// model may use), one nrt_load per variant per replica at its range's start core, the tensors of
+// each, and the LoadedModel with its scheduler ringing the workers of those cores. Attach
 // then binds the replicas to the workers. A failed load leaves nothing behind: no replica stays
 // loaded and no core stays reserved.
 //
 // Unloading (Drain, then Unload; or Retire for both): wait for the version's leases up to the
 // drain timeout (then the requests still queued get UNAVAILABLE and those executing finish),
-// close its queue, detach it from the workers; then drop the last reference (nrt_unload of
+// close its scheduler, detach it from the workers; then drop the last reference (nrt_unload of
 // every replica) and release its placement.
 //
 // Errors name the model and say what to change: INVALID_ARGUMENT for an explicit start core
@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
+#include "core/serving/dynamic_batcher.h"
 #include "core/serving/loaded_model.h"
 
 namespace neuronserve {
@@ -46,9 +47,23 @@ class NrtRuntime;
 class ServingMetrics;
 class WorkerPool;
 
+// One compiled variant of a batched model: the network compiled for `batch_size` rows.
+struct VariantSpec {
+  uint32_t batch_size = 0;
+  std::shared_ptr<const std::string> neff;
+};
+
 struct LoadSpec {
   ModelIdentity identity;
+  // The model's one NEFF, when `variants` is empty: a model without a batch dimension, whose
+  // requests run one per execution (FifoScheduler).
   std::shared_ptr<const std::string> neff;
+  // A batched model: its compiled variants (distinct batch sizes, one network: the loader
+  // refuses variants that disagree, batch_variants.h), every one loaded on every replica and
+  // scheduled by the DynamicBatcher with `batching` (whose variant_batch_sizes the loader
+  // fills). `neff` is then unused.
+  std::vector<VariantSpec> variants;
+  BatchingPolicy batching;
   uint32_t replicas = 1;              // used when start_cores is empty
   std::vector<uint32_t> start_cores;  // explicit placement, one replica per start core
   bool shared = false;
@@ -103,8 +118,14 @@ class VersionLoader {
   void Retire(std::shared_ptr<LoadedModel> model);
 
  private:
-  // Device tensors for each replica.
-  absl::Status BindTensors(const std::string& name, const ModelTensors& tensors,
+  // A batched model's warm-up: every variant on every replica executes once on zero inputs
+  // before the model is READY, so that a variant the runtime cannot run fails the load (naming
+  // it and the runtime's status) and the batcher starts from measured costs, not guesses.
+  absl::Status WarmUp(const std::string& name,
+                      const std::vector<std::unique_ptr<ModelReplica>>& replicas,
+                      Scheduler& scheduler);
+  // Device tensors for each variant of each replica, `tensors[v]` for variant v.
+  absl::Status BindTensors(const std::string& name, const std::vector<ModelTensors>& tensors,
                            std::vector<std::unique_ptr<ModelReplica>>& replicas);
 
   const NrtRuntime& runtime_;

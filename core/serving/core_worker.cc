@@ -64,18 +64,19 @@ void CoreWorker::Detach(const LoadedModel* model) {
   next_binding_ = 0;
 }
 
-bool CoreWorker::TakeNext(Binding* binding, InferenceJob** job) {
+bool CoreWorker::TakeNext(Binding* binding, absl::Time* look_again_at) {
   MutexLock lock(&bindings_mutex_);
   const size_t count = bindings_.size();
+  const absl::Time now = absl::Now();
   for (size_t step = 0; step < count; ++step) {
     const size_t index = (next_binding_ + step) % count;
     const Binding& candidate = bindings_[index];
     if (!candidate.replica->healthy.load(std::memory_order_acquire)) continue;
-    InferenceJob* taken = candidate.model->queue()->TryPop(candidate.replica);
-    if (taken == nullptr) continue;
+    if (!candidate.model->scheduler()->Next(*candidate.replica, now, unit_, look_again_at)) {
+      continue;
+    }
     next_binding_ = index + 1;  // the next scan starts after the model just served
     *binding = candidate;
-    *job = taken;
     return true;
   }
   return false;
@@ -90,63 +91,85 @@ void CoreWorker::Run() {
       seen = rings_;
     }
     Binding binding{};
-    InferenceJob* job = nullptr;
-    if (TakeNext(&binding, &job)) {
-      Execute(binding, job);
+    absl::Time look_again_at = absl::InfiniteFuture();
+    if (TakeNext(&binding, &look_again_at)) {
+      Execute(binding);
       continue;
     }
-    // Nothing to take: sleep until a queue rings after the scan above began (a ring between the
-    // snapshot and the scan leaves rings_ != seen, so it is never lost).
+    // Nothing to take: sleep until a scheduler rings after the scan above began (a ring between
+    // the snapshot and the scan leaves rings_ != seen, so it is never lost), or until a
+    // scheduler said it will have something.
     MutexLock lock(&bell_mutex_);
-    bell_.Wait(&bell_mutex_,
-               [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bell_mutex_) { return stopping_ || rings_ != seen; });
+    auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bell_mutex_) {
+      return stopping_ || rings_ != seen;
+    };
+    if (look_again_at == absl::InfiniteFuture()) {
+      bell_.Wait(&bell_mutex_, woken);
+    } else {
+      bell_.WaitWithTimeout(&bell_mutex_, look_again_at - absl::Now(), woken);
+    }
   }
 }
 
-void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
+void CoreWorker::Execute(const Binding& binding) {
   LoadedModel& model = *binding.model;
   ModelReplica& replica = *binding.replica;
   const std::string& name = model.identity().name;
   const absl::Time started = absl::Now();
-  ExecutionTiming timing;
-  timing.queued = started - job->enqueued_at;
 
-  // Everything the job needs from the model is done before Complete(): after it the job's
+  // Everything a job needs from the model is done before its answer: after it the job's
   // owner may release the last lease, and the model may be unloaded. The owner counts the
   // outcome (RecordRequestOutcome, core/serving/request_outcome.h), not the worker.
-  auto finish = [&](absl::Status status) { job->Complete(std::move(status), timing); };
+  auto answer = [&](const JobRows& part, absl::Status status, absl::Duration device) {
+    AnswerRows(part, std::move(status), ExecutionTiming{started - part.job->enqueued_at, device});
+  };
 
-  if (job->Cancelled()) {
-    finish(absl::CancelledError(absl::StrCat("model '", name,
-                                             "': the request was cancelled while queued")));
-    return;
+  // Jobs whose caller gave up, or whose deadline passed, while queued never reach the device,
+  // nor do the remaining rows of a split job one of whose ranges failed; the others keep their
+  // order (their rows are packed in it).
+  size_t kept = 0;
+  for (const JobRows& part : unit_.parts) {
+    InferenceJob* job = part.job;
+    if (job->Cancelled()) {
+      answer(part, absl::CancelledError(absl::StrCat(
+                       "model '", name, "': the request was cancelled while queued")),
+             absl::ZeroDuration());
+    } else if (started >= job->deadline) {
+      answer(part, absl::DeadlineExceededError(absl::StrCat(
+                       "model '", name, "': the deadline passed after ",
+                       absl::FormatDuration(
+                           absl::Trunc(started - job->enqueued_at, absl::Microseconds(1))),
+                       " in the queue; the request did not run")),
+             absl::ZeroDuration());
+    } else if (job->row_ranges != nullptr && job->row_ranges->failed()) {
+      answer(part, job->row_ranges->first_error(), absl::ZeroDuration());
+    } else {
+      unit_.parts[kept++] = part;
+    }
   }
-  if (started >= job->deadline) {
-    finish(absl::DeadlineExceededError(
-        absl::StrCat("model '", name, "': the deadline passed after ",
-                     absl::FormatDuration(absl::Trunc(timing.queued, absl::Microseconds(1))),
-                     " in the queue; the request did not run")));
-    return;
-  }
-  ++job->attempts;
+  unit_.parts.resize(kept);
+  if (unit_.parts.empty()) return;
+
+  ReplicaVariant& variant = replica.variants[unit_.variant];
+  for (const JobRows& part : unit_.parts) ++part.job->attempts;
   executing_since_ns_.store(absl::ToUnixNanos(started), std::memory_order_release);
   // Cleared when Execute returns, whichever way.
   struct ExecutingMark {
     std::atomic<int64_t>& since;
     ~ExecutingMark() { since.store(0, std::memory_order_release); }
   } executing_mark{executing_since_ns_};
-  const std::vector<TensorSpec>& inputs = model.inputs();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status written = replica.tensors.inputs[i].Write(job->Input(i)); !written.ok()) {
-      finish(absl::Status(written.code(), absl::StrCat("model '", name, "' input '",
-                                                       inputs[i].name, "' on ",
-                                                       NameCoreRange(replica.cores), ": ",
-                                                       written.message())));
-      return;
-    }
+
+  // A copy that failed: no execution ran, so no device time is reported.
+  auto fail_all = [&](const absl::Status& status) {
+    for (const JobRows& part : unit_.parts) answer(part, status, absl::ZeroDuration());
+  };
+  if (absl::Status written = WriteInputs(model, variant, replica); !written.ok()) {
+    fail_all(written);
+    return;
   }
-  absl::Status executed = replica.model.Execute(replica.tensors.input_set,
-                                                replica.tensors.output_set);
+  absl::Status executed = variant.model.Execute(variant.tensors.input_set,
+                                                variant.tensors.output_set);
+  model.scheduler()->Executed(unit_.variant, unit_.rows(), absl::Now() - started);
   replica.executions.fetch_add(1, std::memory_order_relaxed);
   if (metrics_.executions != nullptr) {
     metrics_.executions->Increment();
@@ -165,36 +188,99 @@ void CoreWorker::Execute(const Binding& binding, InferenceJob* job) {
       spdlog::error("{}; taking {} out of rotation", what, NameCoreRange(replica.cores));
       pool_->MarkCoresUnhealthy(replica.cores, what);
     }
-    if (kind != ExecutionFailure::kFinal && TryRetry(binding, job)) return;
-    timing.device = absl::Now() - started;
-    finish(WithContext(executed, where));
+    const absl::Status failed = WithContext(executed, where);
+    const absl::Duration device = absl::Now() - started;
+    const bool batched = unit_.parts.size() > 1;
+    for (const JobRows& part : unit_.parts) {
+      if (TryRetry(binding, part, kind, batched)) continue;
+      answer(part, failed, device);
+    }
     return;
   }
-  const std::vector<TensorSpec>& outputs = model.outputs();
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    absl::Span<uint8_t> destination = job->Output(j);
-    if (destination.empty()) continue;
-    if (absl::Status read = replica.tensors.outputs[j].Read(destination); !read.ok()) {
-      finish(absl::Status(read.code(), absl::StrCat("model '", name, "' output '",
-                                                    outputs[j].name, "' on ",
-                                                    NameCoreRange(replica.cores), ": ",
-                                                    read.message())));
-      return;
-    }
+  if (absl::Status read = ReadOutputs(model, variant, replica); !read.ok()) {
+    fail_all(read);
+    return;
   }
-  timing.device = absl::Now() - started;
-  finish(absl::OkStatus());
+  const absl::Duration device = absl::Now() - started;
+  for (const JobRows& part : unit_.parts) answer(part, absl::OkStatus(), device);
 }
 
-bool CoreWorker::TryRetry(const Binding& binding, InferenceJob* job) {
-  if (job->attempts > 1) return false;  // once only
-  RequestQueue& queue = *binding.model->queue();
+absl::Status CoreWorker::WriteInputs(const LoadedModel& model, ReplicaVariant& variant,
+                                     const ModelReplica& replica) {
+  // A variant without a batch dimension takes one request's whole tensors: one row.
+  const size_t batch = variant.batch_size == 0 ? 1 : variant.batch_size;
+  const std::vector<TensorSpec>& inputs = model.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NrtTensor& tensor = variant.tensors.inputs[i];
+    const size_t tensor_bytes = variant.tensors.input_bytes[i];
+    const size_t row_bytes = tensor_bytes / batch;
+    size_t offset = 0;
+    absl::Status written;
+    for (const JobRows& part : unit_.parts) {
+      const absl::Span<const uint8_t> rows =
+          part.job->Input(i).subspan(part.first_row * row_bytes, part.rows * row_bytes);
+      written = tensor.Write(rows, offset);
+      if (!written.ok()) break;
+      offset += rows.size();
+    }
+    if (written.ok() && offset < tensor_bytes) {
+      // Padding: the rows no job fills hold zeros, never an earlier request's data.
+      if (zeros_.size() < tensor_bytes - offset) zeros_.resize(tensor_bytes - offset);
+      written = tensor.Write(absl::MakeConstSpan(zeros_.data(), tensor_bytes - offset), offset);
+    }
+    if (!written.ok()) {
+      return absl::Status(written.code(),
+                          absl::StrCat("model '", model.identity().name, "' input '",
+                                       inputs[i].name, "' on ", NameCoreRange(replica.cores),
+                                       ": ", written.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CoreWorker::ReadOutputs(const LoadedModel& model, const ReplicaVariant& variant,
+                                     const ModelReplica& replica) {
+  const size_t batch = variant.batch_size == 0 ? 1 : variant.batch_size;
+  const std::vector<TensorSpec>& outputs = model.outputs();
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const size_t row_bytes = variant.tensors.output_bytes[j] / batch;
+    size_t offset = 0;
+    for (const JobRows& part : unit_.parts) {
+      const size_t bytes = part.rows * row_bytes;
+      const absl::Span<uint8_t> destination = part.job->Output(j);
+      if (!destination.empty()) {
+        absl::Status read = variant.tensors.outputs[j].Read(
+            destination.subspan(part.first_row * row_bytes, bytes), offset);
+        if (!read.ok()) {
+          return absl::Status(read.code(),
+                              absl::StrCat("model '", model.identity().name, "' output '",
+                                           outputs[j].name, "' on ",
+                                           NameCoreRange(replica.cores), ": ", read.message()));
+        }
+      }
+      offset += bytes;
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool CoreWorker::TryRetry(const Binding& binding, const JobRows& part, ExecutionFailure kind,
+                          bool batched) {
+  InferenceJob* job = part.job;
+  // Once only; and a range of a split job is not retried: its request fails with the first
+  // error any of its ranges met.
+  if (job->attempts > 1 || job->row_ranges != nullptr) return false;
+  Scheduler& scheduler = *binding.model->scheduler();
+  if (batched && kind != ExecutionFailure::kHardware) {
+    // One bad request must not fail the others it ran with: each runs once more, alone.
+    return scheduler.Requeue(job, *binding.replica);
+  }
+  if (kind == ExecutionFailure::kFinal) return false;
   // Another healthy replica must exist: this one may have just left rotation.
-  const size_t healthy = queue.healthy_replicas();
+  const size_t healthy = scheduler.healthy_replicas();
   const size_t self = binding.replica->healthy.load(std::memory_order_acquire) ? 1 : 0;
   if (healthy <= self) return false;
-  job->failed_replica = binding.replica;
-  return queue.PushRetry(job);
+  return scheduler.Requeue(job, *binding.replica);
 }
 
 }  // namespace neuronserve

@@ -1,19 +1,22 @@
 // CoreWorker: the one thread that executes on a NeuronCore.
 //
-// Each replica is served by the worker of its first core. A worker takes jobs from the request
-// queues of the replicas bound to it (round robin, so models sharing a core share it fairly),
-// drops a job whose caller cancelled or whose deadline passed, and otherwise writes the inputs
-// into the replica's pre-bound device tensors, executes, reads the wanted outputs straight into
-// the job's buffers and completes it. A hardware error takes the replica's cores out of rotation
-// (through the WorkerPool); a hardware or transient error is retried once on another healthy
-// replica when the model has one.
+// Each replica is served by the worker of its first core. A worker asks the schedulers of the
+// models whose replicas are bound to it for the next ExecutionUnit (round robin, so models
+// sharing a core share it), completes at once the jobs whose caller cancelled or whose deadline
+// passed, and otherwise writes each job's rows of every input into the unit's variant's
+// pre-bound device tensors (zeros in the rows no job fills), executes, reads each job's rows of
+// the wanted outputs straight into its buffers and completes the jobs. A hardware error takes
+// the replica's cores out of rotation (through the WorkerPool); after a hardware or transient
+// error each job is given back once to its scheduler, to run again on another healthy replica
+// when the model has one.
 //
 // Locks, in the order they are taken: bindings_mutex_ (which replicas this worker serves) is held
-// while popping, so it comes before a queue's mutex; a queue rings the doorbell with its own
-// mutex held, so bell_mutex_ comes last and is never held while taking another lock. The
-// compiler checks the order within the worker (ABSL_ACQUIRED_AFTER below, clang's
-// -Wthread-safety-beta); the queue's mutex belongs to another object, which the annotations
-// cannot name, so ThreadSanitizer's lock-order detector checks that step in the core tests.
+// while asking a scheduler, so it comes before a scheduler's mutex; a scheduler rings the
+// doorbell with its own mutex held, so bell_mutex_ comes last and is never held while taking
+// another lock. The compiler checks the order within the worker (ABSL_ACQUIRED_AFTER below,
+// clang's -Wthread-safety-beta); a scheduler's mutex belongs to another object, which the
+// annotations cannot name, so ThreadSanitizer's lock-order detector checks that step in the core
+// tests. The worker blocks only on its bell (and on the device, in the runtime's calls).
 #ifndef NEURON_SERVE_CORE_SERVING_CORE_WORKER_H_
 #define NEURON_SERVE_CORE_SERVING_CORE_WORKER_H_
 
@@ -26,13 +29,16 @@
 #include "absl/time/time.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/doorbell.h"
+#include "core/serving/execution_failure.h"
 #include "core/serving/inference_job.h"
+#include "core/serving/scheduler.h"
 #include "base/mutex.h"
 
 namespace neuronserve {
 
 class LoadedModel;
 struct ModelReplica;
+struct ReplicaVariant;
 class WorkerPool;
 
 class CoreWorker : public Doorbell {
@@ -46,7 +52,7 @@ class CoreWorker : public Doorbell {
 
   void Ring() override;
 
-  // Serve `replica` of `model` (whose queue() must be set) from now on.
+  // Serve `replica` of `model` (whose scheduler() must be set) from now on.
   void Attach(LoadedModel* model, ModelReplica* replica);
   // Stop serving every replica of `model`. Returns once this worker no longer looks at it;
   // the caller guarantees no job of the model is executing (it holds no lease).
@@ -75,16 +81,31 @@ class CoreWorker : public Doorbell {
   };
 
   void Run();
-  // The next job of a healthy bound replica, round robin; false when there is none.
-  bool TakeNext(Binding* binding, InferenceJob** job);
-  void Execute(const Binding& binding, InferenceJob* job);
-  // After a failed execution: true when the job went back to the queue for another replica.
-  bool TryRetry(const Binding& binding, InferenceJob* job);
+  // Fills unit_ with the next unit of a healthy bound replica, round robin; false when there is
+  // none. Lowers `*look_again_at` when a scheduler will have one without being rung.
+  bool TakeNext(Binding* binding, absl::Time* look_again_at);
+  // Executes unit_ on `binding`'s replica and answers for each of its jobs.
+  void Execute(const Binding& binding);
+  // Writes each part's rows of every input, then zeros in the batch's remaining rows.
+  absl::Status WriteInputs(const LoadedModel& model, ReplicaVariant& variant,
+                           const ModelReplica& replica);
+  // Reads each part's rows of every output a job asked for.
+  absl::Status ReadOutputs(const LoadedModel& model, const ReplicaVariant& variant,
+                           const ModelReplica& replica);
+  // After a failed execution of the kind `kind`: true when `part`'s job went back to its
+  // scheduler for another try (a transient or hardware error, on another healthy replica; or,
+  // when it ran `batched` with other jobs, any error but a hardware one, to run alone).
+  bool TryRetry(const Binding& binding, const JobRows& part, ExecutionFailure kind,
+                bool batched);
 
   const uint32_t core_;
   WorkerPool* const pool_;
   const CoreExecutionMetrics metrics_;  // null handles when the pool has no metrics
   std::atomic<int64_t> executing_since_ns_{0};  // 0: not executing
+  // This worker's thread only, reused for every execution (no allocation once grown): the unit
+  // being executed, and zeros for the rows of a batch that no job fills.
+  ExecutionUnit unit_;
+  std::vector<uint8_t> zeros_;
 
   Mutex bindings_mutex_;
   std::vector<Binding> bindings_ ABSL_GUARDED_BY(bindings_mutex_);

@@ -1,4 +1,5 @@
-// InferenceJob: one request on its way to a NeuronCore, as core/ sees it.
+// InferenceJob: one request on its way to a NeuronCore, as core/ sees it. Who answers for it
+// while it is queued or executing: scheduler.h.
 //
 // The server implements it over its gRPC call (so core/ never sees gRPC): the job exposes the
 // request's input bytes and the response's output buffers, so a core worker copies straight
@@ -9,12 +10,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "core/serving/row_ranges.h"
 
 namespace neuronserve {
+
+struct ModelReplica;  // loaded_model.h
 
 struct ExecutionTiming {
   absl::Duration queued = absl::ZeroDuration();  // from enqueue until a worker took it
@@ -26,10 +31,11 @@ class InferenceJob {
   virtual ~InferenceJob() = default;
 
   // The bytes of the model's input `index` (model input order), already checked against the
-  // tensor's byte size. Valid until Complete().
+  // tensor's byte size: `rows` rows of it. Valid until Complete().
   virtual absl::Span<const uint8_t> Input(size_t index) const = 0;
-  // Where the model's output `index` goes: exactly its byte size, or an empty span when the
-  // caller did not ask for that output. Called on the worker thread, at most once per output.
+  // Where the model's output `index` goes: exactly its byte size for `rows` rows, or an empty
+  // span when the caller did not ask for that output. Called on a worker thread, at most once
+  // per output and execution of the job.
   virtual absl::Span<uint8_t> Output(size_t index) = 0;
   // True once the caller has given up; checked before the job touches the device.
   virtual bool Cancelled() const = 0;
@@ -41,11 +47,17 @@ class InferenceJob {
 
   // A job still queued at its deadline is answered DEADLINE_EXCEEDED and never runs.
   absl::Time deadline = absl::InfiniteFuture();
+  // The request's rows along the model's batch dimension (the leading one of every input and
+  // output); 1 for a model without one, whose whole tensors are one row.
+  uint32_t rows = 1;
 
-  // Set by the queue and the workers.
+  // Set by the scheduler and the workers.
   absl::Time enqueued_at;
+  // Set by a scheduler that splits the request's rows over several executions; null when the
+  // request runs in one (answer its rows with AnswerRows, job_rows.h, either way).
+  std::unique_ptr<RowRanges> row_ranges;
   // The replica whose execution failed, when the job waits for a retry elsewhere.
-  const void* failed_replica = nullptr;
+  const ModelReplica* failed_replica = nullptr;
   int attempts = 0;
 };
 

@@ -52,11 +52,11 @@ LoadedModel::LoadedModel(ModelIdentity identity,
                          std::vector<std::unique_ptr<ModelReplica>> replicas,
                          ModelTensors tensors, uint64_t placement_id,
                          absl::Time ready_at, absl::Duration load_duration,
-                         std::unique_ptr<RequestQueue> queue)
+                         std::unique_ptr<Scheduler> scheduler)
     : identity_(std::move(identity)),
       replicas_(std::move(replicas)),
       tensors_(std::move(tensors)),
-      queue_(std::move(queue)),
+      scheduler_(std::move(scheduler)),
       placement_id_(placement_id),
       ready_at_(ready_at),
       load_duration_(load_duration),

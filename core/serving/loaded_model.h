@@ -1,6 +1,7 @@
-// LoadedModel: one READY version of a model — its replicas (each an nrt_load on its own core
-// range), its tensors as the runtime describes them, and its request counters and cumulative
-// request statistics (counted only by RecordRequestOutcome, core/serving/request_outcome.h).
+// LoadedModel: one READY version of a model — its replicas (each an nrt_load of every compiled
+// variant on its own core range), its tensors as the runtime describes them, its scheduler
+// (what a free core runs next), and its request counters and cumulative request statistics
+// (counted only by RecordRequestOutcome, core/serving/request_outcome.h).
 // ModelIdentity: a version's name, version and where it came from (ModelSource).
 //
 // Requests hold a Lease while they use the model; the registry unloads a version only after its
@@ -21,17 +22,28 @@
 #include "core/nrt/nrt_handles.h"
 #include "core/serving/core_range.h"
 #include "core/serving/replica_tensors.h"
-#include "core/serving/request_queue.h"
+#include "core/serving/scheduler.h"
 #include "base/mutex.h"
 
 namespace neuronserve {
 
 struct RequestDurations;  // request_outcome.h
 
-struct ModelReplica {
+// One compiled variant of the model on a replica's cores: its NEFF loaded there, and the device
+// tensors bound for it. Used by the replica's worker only, one execution at a time.
+struct ReplicaVariant {
+  // The rows of the variant's batch dimension (the leading one of every tensor); 0: the model
+  // has no batch dimension, and each execution runs one request's whole tensors.
+  uint32_t batch_size = 0;
   NrtModel model;
   // Declared after the model so they are freed before it is unloaded.
   ReplicaTensors tensors;
+};
+
+struct ModelReplica {
+  // Every variant of the model, loaded on `cores` (an ExecutionUnit names one by index); never
+  // empty once the replica is loaded.
+  std::vector<ReplicaVariant> variants;
   CoreRange cores;
   // False once an execution failed in hardware: the replica is out of rotation for good.
   std::atomic<bool> healthy{true};
@@ -107,17 +119,17 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
     std::shared_ptr<LeaseCount> count_;  // the model's lease_count_
   };
 
-  // `queue` is the version's request queue (nullptr: the version takes no requests).
+  // `scheduler` takes the version's requests (nullptr: the version takes none).
   LoadedModel(ModelIdentity identity, std::vector<std::unique_ptr<ModelReplica>> replicas,
               ModelTensors tensors, uint64_t placement_id, absl::Time ready_at,
-              absl::Duration load_duration, std::unique_ptr<RequestQueue> queue = nullptr);
+              absl::Duration load_duration, std::unique_ptr<Scheduler> scheduler = nullptr);
 
   const ModelIdentity& identity() const { return identity_; }
   const std::vector<std::unique_ptr<ModelReplica>>& replicas() const { return replicas_; }
   const std::vector<TensorSpec>& tensors() const { return tensors_.all; }
   const std::vector<TensorSpec>& inputs() const { return tensors_.inputs; }
   const std::vector<TensorSpec>& outputs() const { return tensors_.outputs; }
-  RequestQueue* queue() const { return queue_.get(); }
+  Scheduler* scheduler() const { return scheduler_.get(); }
   uint64_t placement_id() const { return placement_id_; }
   absl::Time ready_at() const { return ready_at_; }
   absl::Duration load_duration() const { return load_duration_; }
@@ -144,7 +156,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   ModelIdentity identity_;
   std::vector<std::unique_ptr<ModelReplica>> replicas_;
   ModelTensors tensors_;
-  std::unique_ptr<RequestQueue> queue_;
+  std::unique_ptr<Scheduler> scheduler_;
   uint64_t placement_id_;
   absl::Time ready_at_;
   absl::Duration load_duration_;

@@ -1,7 +1,7 @@
 #include "core/serving/model_info.h"
 
 #include "absl/strings/str_cat.h"
-#include "core/serving/request_queue.h"
+#include "core/serving/scheduler.h"
 
 namespace neuronserve {
 
@@ -32,7 +32,7 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.requests_succeeded = model.requests_succeeded();
   info.requests_failed = model.requests_failed();
   info.statistics = model.statistics();
-  info.queue_depth = model.queue() != nullptr ? model.queue()->depth() : 0;
+  info.queue_depth = model.scheduler() != nullptr ? model.scheduler()->depth() : 0;
   return info;
 }
 

@@ -7,8 +7,9 @@ namespace {
 
 absl::Status AllocateAll(const NrtRuntime& runtime, const std::string& model, uint32_t core,
                          const std::vector<TensorSpec>& specs, std::vector<NrtTensor>& tensors,
-                         NrtTensorSet& set) {
+                         std::vector<size_t>& sizes, NrtTensorSet& set) {
   tensors.reserve(specs.size());
+  sizes.reserve(specs.size());
   for (const TensorSpec& spec : specs) {
     absl::StatusOr<NrtTensor> tensor = runtime.AllocateTensor(
         NRT_TENSOR_PLACEMENT_DEVICE, static_cast<int>(core), spec.byte_size,
@@ -20,6 +21,7 @@ absl::Status AllocateAll(const NrtRuntime& runtime, const std::string& model, ui
                                        tensor.status().message()));
     }
     tensors.push_back(*std::move(tensor));
+    sizes.push_back(spec.byte_size);
     if (absl::Status added = set.Add(spec.name, tensors.back()); !added.ok()) return added;
   }
   return absl::OkStatus();
@@ -38,12 +40,12 @@ absl::StatusOr<ReplicaTensors> ReplicaTensors::Allocate(const NrtRuntime& runtim
   absl::StatusOr<NrtTensorSet> output_set = runtime.AllocateTensorSet();
   if (!output_set.ok()) return output_set.status();
   result.output_set = *std::move(output_set);
-  if (absl::Status status = AllocateAll(runtime, model, core, inputs, result.inputs,
+  if (absl::Status status = AllocateAll(runtime, model, core, inputs, result.inputs, result.input_bytes,
                                         result.input_set);
       !status.ok()) {
     return status;
   }
-  if (absl::Status status = AllocateAll(runtime, model, core, outputs, result.outputs,
+  if (absl::Status status = AllocateAll(runtime, model, core, outputs, result.outputs, result.output_bytes,
                                         result.output_set);
       !status.ok()) {
     return status;

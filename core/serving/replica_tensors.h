@@ -26,6 +26,9 @@ struct ReplicaTensors {
   // Declared before the sets so that the sets, which refer to them, are destroyed first.
   std::vector<NrtTensor> inputs;
   std::vector<NrtTensor> outputs;
+  // Their sizes in bytes (the specs' byte_size), kept so the hot path asks the runtime nothing.
+  std::vector<size_t> input_bytes;
+  std::vector<size_t> output_bytes;
   NrtTensorSet input_set;
   NrtTensorSet output_set;
 };

@@ -43,7 +43,7 @@ void WorkerPool::Attach(LoadedModel& model) {
     }
     if (on_unhealthy_core && replica->healthy.exchange(false)) {
       // Not yet attached, so nothing waits in the queue: at most it closes.
-      model.queue()->ReplicaLost("its cores failed earlier with a hardware error");
+      model.scheduler()->ReplicaLost("its cores failed earlier with a hardware error");
     }
     WorkerFor(replica->cores.start)->Attach(&model, replica.get());
   }
@@ -61,7 +61,7 @@ void WorkerPool::MarkCoresUnhealthy(const CoreRange& cores, const std::string& w
     healthy_[core].store(false, std::memory_order_release);
   }
   // Jobs that can no longer run anywhere; answered once no lock is held.
-  std::vector<InferenceJob*> stranded;
+  std::vector<JobRows> stranded;
   {
     MutexLock lock(&mutex_);
     for (const std::unique_ptr<CoreWorker>& worker : workers_) {
@@ -70,17 +70,18 @@ void WorkerPool::MarkCoresUnhealthy(const CoreRange& cores, const std::string& w
         const bool overlaps = replica.cores.start < cores.start + cores.count &&
                               cores.start < replica.cores.start + replica.cores.count;
         if (!overlaps || !replica.healthy.exchange(false)) return;
-        for (InferenceJob* job : model.queue()->ReplicaLost(why)) {
-          stranded.push_back(job);
+        for (const JobRows& rows : model.scheduler()->ReplicaLost(why)) {
+          stranded.push_back(rows);
         }
       });
     }
   }
-  for (InferenceJob* job : stranded) {
+  for (const JobRows& rows : stranded) {
     // The job's owner counts the outcome (core/serving/request_outcome.h).
-    job->Complete(absl::UnavailableError(absl::StrCat(
-                      "no healthy replica left to run the request: ", why)),
-                  ExecutionTiming{absl::Now() - job->enqueued_at, absl::ZeroDuration()});
+    AnswerRows(rows,
+               absl::UnavailableError(
+                   absl::StrCat("no healthy replica left to run the request: ", why)),
+               ExecutionTiming{absl::Now() - rows.job->enqueued_at, absl::ZeroDuration()});
   }
   if (on_unhealthy_ != nullptr) on_unhealthy_->Notify();
 }

@@ -72,7 +72,7 @@ void InferCall::LimitQueueTime(absl::Duration limit) {
 }
 
 absl::Status InferCall::Submit() {
-  return lease_->queue()->Push(this);  // on an error FillResponse counts it
+  return lease_->scheduler()->Submit(this);  // on an error FillResponse counts it
 }
 
 absl::Span<uint8_t> InferCall::Output(size_t index) {

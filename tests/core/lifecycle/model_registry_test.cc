@@ -259,7 +259,7 @@ TEST_F(ModelRegistryTest, LeasesStayValidAcrossConcurrentReplacements) {
           continue;
         }
         // The leased version stays loaded: its replica handle is usable.
-        EXPECT_NE((*lease)->replicas().front()->model.get(), nullptr);
+        EXPECT_NE((*lease)->replicas().front()->variants.front().model.get(), nullptr);
         ++acquired;
       }
     });

@@ -6,10 +6,13 @@
 #include <atomic>
 #include <thread>
 
+#include "client/simmodel/fault_spec.h"
+#include "core/serving/dynamic_batcher.h"
 #include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"
+#include "tests/support/sim_model_files.h"
 
 namespace neuronserve {
 namespace {
@@ -23,6 +26,28 @@ LoadSpec SpecOf(const std::string& name, std::shared_ptr<const std::string> neff
   LoadSpec spec;
   spec.identity = ModelIdentity{name, "1", ModelSource::kUpload};
   spec.neff = std::move(neff);
+  return spec;
+}
+
+// The NEFF of an MLP [batch, 8] -> [batch, 4], with the fault `fault` (fault_spec.h) if any.
+std::shared_ptr<const std::string> MlpOfBatch(int64_t batch, const std::string& fault = "") {
+  simmodel::MlpOptions options;
+  options.layer_sizes = {8, 16, 4};
+  options.batch = batch;
+  options.seed = 2;
+  simmodel::SimModel model = testing::MlpModel(options);
+  if (!fault.empty()) {
+    absl::StatusOr<simmodel::Fault> parsed = simmodel::ParseFaultSpec(fault);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    if (parsed.ok()) model.faults.push_back(*parsed);
+  }
+  return std::make_shared<const std::string>(testing::EncodeNeff(model));
+}
+
+LoadSpec BatchedSpec(const std::string& name, std::vector<VariantSpec> variants) {
+  LoadSpec spec;
+  spec.identity = ModelIdentity{name, "1", ModelSource::kUpload};
+  spec.variants = std::move(variants);
   return spec;
 }
 
@@ -50,14 +75,14 @@ TEST_F(VersionLoaderTest, LoadsEveryReplicaWithItsTensorsAndRetireTakesThemOff) 
   EXPECT_EQ(loaded.replicas()[0]->cores.count, 2u);
   EXPECT_EQ(loaded.replicas()[1]->cores.start, 2u);
   for (const auto& replica : loaded.replicas()) {
-    EXPECT_NE(replica->model.get(), nullptr);
-    EXPECT_EQ(replica->tensors.inputs.size(), 1u);
-    EXPECT_EQ(replica->tensors.outputs.size(), 1u);
+    EXPECT_NE(replica->variants.front().model.get(), nullptr);
+    EXPECT_EQ(replica->variants.front().tensors.inputs.size(), 1u);
+    EXPECT_EQ(replica->variants.front().tensors.outputs.size(), 1u);
   }
   ASSERT_EQ(loaded.inputs().size(), 1u);
   EXPECT_EQ(loaded.inputs()[0].name, "x");
-  ASSERT_NE(loaded.queue(), nullptr);
-  EXPECT_FALSE(loaded.queue()->closed());
+  ASSERT_NE(loaded.scheduler(), nullptr);
+  EXPECT_FALSE(loaded.scheduler()->closed());
   // The probe load of the first replica became that replica: two replicas, two loads.
   EXPECT_EQ(SimStats().live_models, 2u);
   EXPECT_TRUE(allocator_.FreeCores().empty());
@@ -128,7 +153,7 @@ TEST_F(VersionLoaderTest, QueueBoundAndMetricsComeFromTheOptionsUnlessTheSpecSet
   VersionLoader counted = NewLoader({absl::Seconds(30), 5, &metrics});
   absl::StatusOr<std::shared_ptr<LoadedModel>> model = counted.Load(SpecOf("m", ReluNeff()));
   ASSERT_TRUE(model.ok()) << model.status();
-  EXPECT_EQ((*model)->queue()->capacity(), 5u);
+  EXPECT_EQ((*model)->scheduler()->capacity(), 5u);
   EXPECT_NE((*model)->request_metrics(), nullptr);
   counted.Retire(*std::move(model));
 
@@ -137,7 +162,7 @@ TEST_F(VersionLoaderTest, QueueBoundAndMetricsComeFromTheOptionsUnlessTheSpecSet
   bounded.max_queue = 3;
   model = uncounted.Load(bounded);
   ASSERT_TRUE(model.ok()) << model.status();
-  EXPECT_EQ((*model)->queue()->capacity(), 3u);
+  EXPECT_EQ((*model)->scheduler()->capacity(), 3u);
   EXPECT_EQ((*model)->request_metrics(), nullptr);
   uncounted.Retire(*std::move(model));
 }
@@ -161,12 +186,68 @@ TEST_F(VersionLoaderTest, DrainWaitsForEveryLeaseEvenPastTheTimeoutThenClosesThe
   // Whatever the scheduling, Drain cannot have returned before the lease was let go.
   EXPECT_TRUE(released.load());
   holder.join();
-  EXPECT_TRUE((*model)->queue()->closed());
+  EXPECT_TRUE((*model)->scheduler()->closed());
   EXPECT_EQ(SimStats().live_models, 1u);  // drained, not yet unloaded
 
   loader.Unload(*std::move(model));
   EXPECT_EQ(SimStats().live_models, 0u);
   EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+}
+
+// A batched model: every variant on every replica, each with its own tensors, and the batcher
+// as its scheduler.
+TEST_F(VersionLoaderTest, LoadsEveryVariantOnEveryReplicaAndSchedulesThemWithTheBatcher) {
+  VersionLoader loader = NewLoader();
+  LoadSpec spec = BatchedSpec("mlp", {{1, MlpOfBatch(1)}, {4, MlpOfBatch(4)}});
+  spec.replicas = 2;
+  const uint64_t executions_before = SimStats().executions;
+  absl::StatusOr<std::shared_ptr<LoadedModel>> model = loader.Load(spec);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const LoadedModel& loaded = **model;
+  ASSERT_EQ(loaded.replicas().size(), 2u);
+  for (const auto& replica : loaded.replicas()) {
+    ASSERT_EQ(replica->variants.size(), 2u);
+    EXPECT_EQ(replica->variants[0].batch_size, 1u);
+    EXPECT_EQ(replica->variants[1].batch_size, 4u);
+    EXPECT_EQ(replica->variants[0].tensors.input_bytes, std::vector<size_t>{8 * 4});
+    EXPECT_EQ(replica->variants[1].tensors.input_bytes, std::vector<size_t>{4 * 8 * 4});
+    EXPECT_EQ(replica->variants[1].tensors.output_bytes, std::vector<size_t>{4 * 4 * 4});
+  }
+  EXPECT_NE(dynamic_cast<DynamicBatcher*>(loaded.scheduler()), nullptr);
+  EXPECT_EQ(SimStats().live_models, 4u);  // two variants on each of two replicas
+  // The warm-up ran each of them once.
+  EXPECT_EQ(SimStats().executions - executions_before, 4u);
+
+  loader.Attach(**model);
+  loader.Retire(*std::move(model));
+  EXPECT_EQ(SimStats().live_models, 0u);
+  EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+}
+
+// Variants that are not one network are refused, naming the variant, the tensor and the
+// difference, and leave nothing loaded.
+TEST_F(VersionLoaderTest, VariantsThatDisagreeAreRefusedNamingTheDifference) {
+  VersionLoader loader = NewLoader();
+  struct Case {
+    std::vector<VariantSpec> variants;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{{1, MlpOfBatch(1)}, {4, MlpOfBatch(8)}},
+       "the variant of batch 4: tensor 'input' has shape [8,8], whose leading (batch) "
+       "dimension should be 4"},
+      {{{1, MlpOfBatch(1)}, {1, MlpOfBatch(1)}}, "two variants have batch size 1"},
+      {{{1, MlpOfBatch(1)}, {4, MlpOfBatch(4, "on_execution=1:NRT_INVALID")}},
+       "the warm-up of the variant of batch 4 on core 0 failed: "},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::shared_ptr<LoadedModel>> model = loader.Load(BatchedSpec("mlp", c.variants));
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(model.status().message(), HasSubstr("model 'mlp': " + c.message));
+    EXPECT_EQ(SimStats().live_models, 0u);
+    EXPECT_EQ(allocator_.FreeCores().size(), kSimCores);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Core workers end to end: ModelRegistry loads sim models on the real libnrtsim.so (opened with
-// dlopen through the binding), requests go through a lease's RequestQueue to the WorkerPool's
+// dlopen through the binding), requests go through a lease's FifoScheduler to the WorkerPool's
 // per-core threads, and TestJob (tests/core/serving/infer_test_job.h) records what comes back.
 #include "core/serving/core_worker.h"
 
@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/lifecycle/model_registry.h"
+#include "core/serving/fifo_scheduler.h"
 #include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -153,7 +154,7 @@ std::unique_ptr<TestJob> NewJob(const ModelRegistry& registry, const std::string
 
 // Pushes and waits for the answer.
 void PushAndWait(TestJob& job) {
-  absl::Status pushed = job.queue()->Push(&job);
+  absl::Status pushed = job.scheduler()->Submit(&job);
   ASSERT_TRUE(pushed.ok()) << pushed;
   ASSERT_TRUE(job.WaitDone());
 }
@@ -199,8 +200,9 @@ class CoreWorkerTest : public ::testing::Test {
           static_cast<int32_t>(core));
       EXPECT_TRUE(loaded.ok()) << loaded.status();
       if (!loaded.ok()) return nullptr;
-      replica->model = *std::move(loaded);
-      absl::StatusOr<std::vector<TensorSpec>> described = replica->model.Tensors();
+      ReplicaVariant& variant = replica->variants.emplace_back();
+      variant.model = *std::move(loaded);
+      absl::StatusOr<std::vector<TensorSpec>> described = variant.model.Tensors();
       EXPECT_TRUE(described.ok()) << described.status();
       if (!described.ok()) return nullptr;
       tensors = ModelTensors::Split(*described);
@@ -208,7 +210,7 @@ class CoreWorkerTest : public ::testing::Test {
           ReplicaTensors::Allocate(*runtime_, name, core, tensors.inputs, tensors.outputs);
       EXPECT_TRUE(bound.ok()) << bound.status();
       if (!bound.ok()) return nullptr;
-      replica->tensors = *std::move(bound);
+      variant.tensors = *std::move(bound);
       doorbells.push_back(pool.WorkerFor(core));
       replicas.push_back(std::move(replica));
     }
@@ -217,7 +219,7 @@ class CoreWorkerTest : public ::testing::Test {
     return std::make_shared<LoadedModel>(
         ModelIdentity{name, "1", ModelSource::kUpload}, std::move(replicas), std::move(tensors), 0,
         absl::Now(), absl::ZeroDuration(),
-        std::make_unique<RequestQueue>(name, 16, count, std::move(doorbells)));
+        std::make_unique<FifoScheduler>(name, 16, count, std::move(doorbells)));
   }
 
   std::unique_ptr<NrtRuntime> runtime_;
@@ -246,9 +248,9 @@ TEST_F(CoreWorkerTest, ServesCorrectOutputsFromSeveralThreadsOnBothReplicas) {
   TestJob& held = *jobs[jobs.size() - 2];
   TestJob& second = *jobs[jobs.size() - 1];
   held.set_input_gate(&gate);
-  ASSERT_TRUE(held.queue()->Push(&held).ok());
+  ASSERT_TRUE(held.scheduler()->Submit(&held).ok());
   ASSERT_TRUE(held.WaitStarted());
-  ASSERT_TRUE(second.queue()->Push(&second).ok());
+  ASSERT_TRUE(second.scheduler()->Submit(&second).ok());
   ASSERT_TRUE(second.WaitStarted());
   gate.Notify();
 
@@ -259,7 +261,7 @@ TEST_F(CoreWorkerTest, ServesCorrectOutputsFromSeveralThreadsOnBothReplicas) {
         const int index = t * kPerThread + i;
         jobs[index] = NewJob(*registry, "mlp", index);
         if (jobs[index] == nullptr) return;
-        absl::Status pushed = jobs[index]->queue()->Push(jobs[index].get());
+        absl::Status pushed = jobs[index]->scheduler()->Submit(jobs[index].get());
         EXPECT_TRUE(pushed.ok()) << pushed;
       }
       for (int i = 0; i < kPerThread; ++i) {
@@ -288,7 +290,7 @@ TEST_F(CoreWorkerTest, ServesCorrectOutputsFromSeveralThreadsOnBothReplicas) {
   EXPECT_EQ(SimStats().executions - executions_before, jobs.size());
   EXPECT_EQ((*lease)->requests_succeeded(), jobs.size());
   EXPECT_EQ((*lease)->requests_failed(), 0u);
-  EXPECT_EQ((*lease)->queue()->depth(), 0u);
+  EXPECT_EQ((*lease)->scheduler()->depth(), 0u);
 }
 
 // (b) A job whose deadline passed or whose caller cancelled is answered without running, both
@@ -316,13 +318,13 @@ TEST_F(CoreWorkerTest, ExpiredOrCancelledJobsAreAnsweredAndNeverRun) {
   Notification gate;
   auto running = NewJob(*registry, "gated", 3);
   running->set_input_gate(&gate);
-  ASSERT_TRUE(running->queue()->Push(running.get()).ok());
+  ASSERT_TRUE(running->scheduler()->Submit(running.get()).ok());
   ASSERT_TRUE(running->WaitStarted());
   auto times_out = NewJob(*registry, "gated", 4);
   times_out->deadline = absl::Now() + absl::Milliseconds(5);
   auto gives_up = NewJob(*registry, "gated", 5);
-  ASSERT_TRUE(times_out->queue()->Push(times_out.get()).ok());
-  ASSERT_TRUE(gives_up->queue()->Push(gives_up.get()).ok());
+  ASSERT_TRUE(times_out->scheduler()->Submit(times_out.get()).ok());
+  ASSERT_TRUE(gives_up->scheduler()->Submit(gives_up.get()).ok());
   gives_up->Cancel();
   // Let the deadline pass while it is queued (time has to pass; nothing else is awaited).
   while (absl::Now() <= times_out->deadline) absl::SleepFor(absl::Milliseconds(1));
@@ -405,7 +407,7 @@ TEST_F(CoreWorkerTest, HardwareErrorOnTheOnlyReplicaTakesItsCoreOutOfRotation) {
   EXPECT_EQ(info->requests_failed, 1u);
 
   auto refused = NewJob(*registry, "broken", 2);
-  absl::Status pushed = refused->queue()->Push(refused.get());
+  absl::Status pushed = refused->scheduler()->Submit(refused.get());
   EXPECT_EQ(pushed.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(pushed.message(), HasSubstr("model 'broken' has no healthy replica left"));
   EXPECT_THAT(pushed.message(), HasSubstr("NRT_HW_ERROR"));
@@ -424,7 +426,7 @@ TEST_F(CoreWorkerTest, HardwareErrorOnTheOnlyReplicaTakesItsCoreOutOfRotation) {
   ASSERT_EQ(LoadSync(*registry, std::move(later)), "OK");
   EXPECT_FALSE(registry->Get("later")->replicas[0].healthy);
   auto stranded = NewJob(*registry, "later", 3);
-  pushed = stranded->queue()->Push(stranded.get());
+  pushed = stranded->scheduler()->Submit(stranded.get());
   EXPECT_EQ(pushed.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(pushed.message(), HasSubstr("its cores failed earlier with a hardware error"));
   if (pushed.ok()) stranded.release();  // as above
@@ -451,15 +453,15 @@ TEST_F(CoreWorkerTest, HardwareErrorOnOneReplicaIsRetriedOnTheOther) {
     auto job = std::make_unique<TestJob>(LoadedModel::Lease(model),
                                          std::vector<std::vector<float>>{InputFor(1)},
                                          kBothOutputs);
-    ASSERT_TRUE(model->queue()->Push(job.get()).ok());
+    ASSERT_TRUE(model->scheduler()->Submit(job.get()).ok());
     pool.WorkerFor(0)->Attach(model.get(), &faulty);
     ASSERT_TRUE(spy.WaitForRings(2));  // Push, then the failed job's PushRetry
     EXPECT_FALSE(job->done());
     EXPECT_FALSE(pool.CoreHealthy(0));
     EXPECT_FALSE(faulty.healthy.load());
-    EXPECT_EQ(model->queue()->healthy_replicas(), 1u);
-    EXPECT_FALSE(model->queue()->closed());
-    EXPECT_EQ(model->queue()->depth(), 1u);
+    EXPECT_EQ(model->scheduler()->healthy_replicas(), 1u);
+    EXPECT_FALSE(model->scheduler()->closed());
+    EXPECT_EQ(model->scheduler()->depth(), 1u);
 
     pool.WorkerFor(1)->Attach(model.get(), &sound);
     ASSERT_TRUE(job->WaitDone());
@@ -503,10 +505,10 @@ void RunTwoRequestsOverAFaultyReplica(ModelRegistry& registry, const std::string
   Notification gate;
   held = NewJob(registry, name, 1);
   held->set_input_gate(&gate);
-  ASSERT_TRUE(held->queue()->Push(held.get()).ok());
+  ASSERT_TRUE(held->scheduler()->Submit(held.get()).ok());
   ASSERT_TRUE(held->WaitStarted());
   other = NewJob(registry, name, 2);
-  ASSERT_TRUE(other->queue()->Push(other.get()).ok());
+  ASSERT_TRUE(other->scheduler()->Submit(other.get()).ok());
   // The other worker took it: otherwise, after a transient failure of the held job, the faulty
   // (still healthy) replica could take it from the main lane first.
   ASSERT_TRUE(other->WaitStarted());
@@ -604,7 +606,7 @@ TEST_F(CoreWorkerTest, HardwareErrorOnASharedCoreLeavesOtherModelsServingElsewhe
   std::vector<std::unique_ptr<TestJob>> jobs;
   for (int i = 0; i < 10; ++i) {
     jobs.push_back(NewJob(*registry, "good", i));
-    ASSERT_TRUE(jobs.back()->queue()->Push(jobs.back().get()).ok());
+    ASSERT_TRUE(jobs.back()->scheduler()->Submit(jobs.back().get()).ok());
   }
   for (auto& job : jobs) {
     ASSERT_TRUE(job->WaitDone());
@@ -614,7 +616,7 @@ TEST_F(CoreWorkerTest, HardwareErrorOnASharedCoreLeavesOtherModelsServingElsewhe
   ASSERT_TRUE(lease.ok());
   EXPECT_EQ((*lease)->replicas()[0]->executions.load(), 0u);
   EXPECT_EQ((*lease)->replicas()[1]->executions.load(), 10u);
-  EXPECT_EQ((*lease)->queue()->healthy_replicas(), 1u);
+  EXPECT_EQ((*lease)->scheduler()->healthy_replicas(), 1u);
 }
 
 // (d) NRT_TIMEOUT (a hang past NEURON_RT_EXEC_TIMEOUT) is a core fault like a hardware error:
@@ -670,12 +672,12 @@ TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnceOnAnotherReplica) {
     auto job = std::make_unique<TestJob>(LoadedModel::Lease(model),
                                          std::vector<std::vector<float>>{InputFor(7)},
                                          kBothOutputs);
-    ASSERT_TRUE(model->queue()->Push(job.get()).ok());
+    ASSERT_TRUE(model->scheduler()->Submit(job.get()).ok());
     pool.WorkerFor(0)->Attach(model.get(), &timing_out);
     ASSERT_TRUE(spy.WaitForRings(2));
     // The replica that failed it does not take it back while another is healthy.
     EXPECT_FALSE(job->done());
-    EXPECT_EQ(model->queue()->depth(), 1u);
+    EXPECT_EQ(model->scheduler()->depth(), 1u);
     EXPECT_TRUE(timing_out.healthy.load());
     EXPECT_TRUE(pool.CoreHealthy(0));
 
@@ -686,7 +688,7 @@ TEST_F(CoreWorkerTest, TransientErrorIsRetriedOnceOnAnotherReplica) {
     EXPECT_EQ(timing_out.executions.load(), 1u);
     EXPECT_EQ(sound.executions.load(), 1u);
     EXPECT_TRUE(pool.UnhealthyCores().empty());
-    EXPECT_EQ(model->queue()->healthy_replicas(), 2u);
+    EXPECT_EQ(model->scheduler()->healthy_replicas(), 2u);
 
     pool.Detach(*model);
     job.reset();
@@ -758,12 +760,12 @@ TEST_F(CoreWorkerTest, UnloadAnswersQueuedJobsAndLetsTheExecutingOneFinish) {
   Notification gate;
   auto running = NewJob(*registry, "slow", 0);
   running->set_input_gate(&gate);
-  ASSERT_TRUE(running->queue()->Push(running.get()).ok());
+  ASSERT_TRUE(running->scheduler()->Submit(running.get()).ok());
   ASSERT_TRUE(running->WaitStarted());  // on the worker: what follows queues behind it
   std::vector<std::unique_ptr<TestJob>> queued;
   for (int i = 1; i <= 4; ++i) {
     queued.push_back(NewJob(*registry, "slow", i));
-    ASSERT_TRUE(queued.back()->queue()->Push(queued.back().get()).ok());
+    ASSERT_TRUE(queued.back()->scheduler()->Submit(queued.back().get()).ok());
   }
 
   Notification unloaded;
@@ -809,7 +811,7 @@ TEST_F(CoreWorkerTest, UnloadAnswersOnlyOnceTheModelIsOffTheDevice) {
   for (int round = 0; round < 200; ++round) {
     ASSERT_EQ(LoadSync(*registry, Spec("cycle", MlpNeff())), "OK");
     auto job = NewJob(*registry, "cycle", round);
-    ASSERT_TRUE(job->queue()->Push(job.get()).ok());
+    ASSERT_TRUE(job->scheduler()->Submit(job.get()).ok());
     Notification unloaded;
     registry->Unload("cycle", [&](absl::StatusOr<ModelInfo>) { unloaded.Notify(); });
     unloaded.WaitForNotification();
@@ -858,7 +860,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
         if (kind == kShortDeadline) {
           job.deadline = absl::Now() + absl::Microseconds(random() % 3000);
         }
-        absl::Status pushed = job.queue()->Push(&job);
+        absl::Status pushed = job.scheduler()->Submit(&job);
         if (!pushed.ok()) {
           EXPECT_EQ(pushed.code(), absl::StatusCode::kResourceExhausted) << pushed;
           EXPECT_THAT(pushed.message(), HasSubstr("model 'stress': request queue is full (4"));
@@ -934,7 +936,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
             ok);
   EXPECT_EQ((*lease)->requests_succeeded(), ok);
   EXPECT_EQ((*lease)->requests_failed(), failed_in_core);
-  EXPECT_EQ((*lease)->queue()->depth(), 0u);
+  EXPECT_EQ((*lease)->scheduler()->depth(), 0u);
   RecordProperty("ok", static_cast<int>(ok));
   RecordProperty("resource_exhausted", static_cast<int>(exhausted));
   RecordProperty("deadline_or_cancelled", static_cast<int>(failed_in_core));

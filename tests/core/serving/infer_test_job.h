@@ -90,13 +90,13 @@ class TestJob : public InferenceJob {
     }
     Answer(status, timing);
   }
-  // Answers a job the queue refused without counting it in the model: the tests' counts are
+  // Answers a job the scheduler refused without counting it in the model: the tests' counts are
   // those of the jobs core answered (the server counts a refused push as a failure).
   void Refuse(const absl::Status& status) { Answer(status, ExecutionTiming{}); }
 
   void Cancel() { cancelled_.store(true, std::memory_order_release); }
-  // The model's queue, through the job's lease: valid until Complete (use it to push).
-  RequestQueue* queue() const { return lease_->queue(); }
+  // The model's scheduler, through the job's lease: valid until Complete (submit with it).
+  Scheduler* scheduler() const { return lease_->scheduler(); }
   // Set before the job is pushed.
   void set_input_gate(Notification* gate) { input_gate_ = gate; }
   bool WaitDone(absl::Duration timeout = absl::Seconds(20)) {

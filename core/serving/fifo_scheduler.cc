@@ -1,4 +1,4 @@
-#include "core/serving/request_queue.h"
+#include "core/serving/fifo_scheduler.h"
 
 #include <utility>
 
@@ -6,14 +6,14 @@
 
 namespace neuronserve {
 
-RequestQueue::RequestQueue(std::string model_name, size_t capacity, size_t healthy_replicas,
+FifoScheduler::FifoScheduler(std::string model_name, size_t capacity, size_t healthy_replicas,
                            std::vector<Doorbell*> doorbells)
     : model_name_(std::move(model_name)),
       capacity_(capacity == 0 ? 1 : capacity),
       doorbells_(std::move(doorbells)),
       healthy_replicas_(healthy_replicas) {}
 
-absl::Status RequestQueue::Push(InferenceJob* job) {
+absl::Status FifoScheduler::Submit(InferenceJob* job) {
   {
     MutexLock lock(&mutex_);
     if (closed_) return absl::Status(closed_code_, closed_reason_);
@@ -31,52 +31,61 @@ absl::Status RequestQueue::Push(InferenceJob* job) {
   return absl::OkStatus();
 }
 
-bool RequestQueue::PushRetry(InferenceJob* job) {
+bool FifoScheduler::Requeue(InferenceJob* job, const ModelReplica& failed_on) {
   {
     MutexLock lock(&mutex_);
     if (closed_) return false;
+    job->failed_replica = &failed_on;
     retries_.push_back(job);
     RingAll();
   }
   return true;
 }
 
-InferenceJob* RequestQueue::TryPop(const void* replica) {
-  MutexLock lock(&mutex_);
-  for (auto it = retries_.begin(); it != retries_.end(); ++it) {
-    if ((*it)->failed_replica != replica || healthy_replicas_ <= 1) {
-      InferenceJob* job = *it;
-      retries_.erase(it);
-      return job;
+bool FifoScheduler::Next(const ModelReplica& replica, absl::Time /*now*/, ExecutionUnit& unit,
+                         absl::Time* /*look_again_at*/) {
+  unit.Clear();
+  InferenceJob* job = nullptr;
+  {
+    MutexLock lock(&mutex_);
+    for (auto it = retries_.begin(); it != retries_.end(); ++it) {
+      if ((*it)->failed_replica != &replica || healthy_replicas_ <= 1) {
+        job = *it;
+        retries_.erase(it);
+        break;
+      }
+    }
+    if (job == nullptr) {
+      if (main_.empty()) return false;
+      job = main_.front();
+      main_.pop_front();
     }
   }
-  if (main_.empty()) return nullptr;
-  InferenceJob* job = main_.front();
-  main_.pop_front();
-  return job;
+  unit.parts.push_back(WholeJob(job));
+  return true;
 }
 
-std::vector<InferenceJob*> RequestQueue::Close(absl::StatusCode code, std::string reason) {
+std::vector<JobRows> FifoScheduler::Close(absl::StatusCode code, std::string reason) {
   MutexLock lock(&mutex_);
   return CloseLocked(code, std::move(reason));
 }
 
-std::vector<InferenceJob*> RequestQueue::CloseLocked(absl::StatusCode code, std::string reason) {
-  std::vector<InferenceJob*> waiting;
+std::vector<JobRows> FifoScheduler::CloseLocked(absl::StatusCode code, std::string reason) {
+  std::vector<JobRows> waiting;
   if (!closed_) {
     closed_ = true;
     closed_code_ = code;
     closed_reason_ = std::move(reason);
   }
   waiting.reserve(retries_.size() + main_.size());
-  waiting.insert(waiting.end(), retries_.begin(), retries_.end());
-  waiting.insert(waiting.end(), main_.begin(), main_.end());
+  for (InferenceJob* job : retries_) waiting.push_back(WholeJob(job));
+  for (InferenceJob* job : main_) waiting.push_back(WholeJob(job));
   retries_.clear();
   main_.clear();
   return waiting;
 }
 
-std::vector<InferenceJob*> RequestQueue::ReplicaLost(const std::string& why) {
+std::vector<JobRows> FifoScheduler::ReplicaLost(const std::string& why) {
   MutexLock lock(&mutex_);
   if (healthy_replicas_ > 0) --healthy_replicas_;
   if (healthy_replicas_ > 0) return {};
@@ -84,21 +93,21 @@ std::vector<InferenceJob*> RequestQueue::ReplicaLost(const std::string& why) {
                      absl::StrCat("model '", model_name_, "' has no healthy replica left: ", why));
 }
 
-void RequestQueue::RingAll() {
+void FifoScheduler::RingAll() {
   for (Doorbell* doorbell : doorbells_) doorbell->Ring();
 }
 
-size_t RequestQueue::depth() const {
+size_t FifoScheduler::depth() const {
   MutexLock lock(&mutex_);
   return main_.size() + retries_.size();
 }
 
-size_t RequestQueue::healthy_replicas() const {
+size_t FifoScheduler::healthy_replicas() const {
   MutexLock lock(&mutex_);
   return healthy_replicas_;
 }
 
-bool RequestQueue::closed() const {
+bool FifoScheduler::closed() const {
   MutexLock lock(&mutex_);
   return closed_;
 }

@@ -1,0 +1,32 @@
+// JobRows: a run of one request's rows inside an execution, and AnswerRows, the one way to end
+// it: the worker that executed it, and whoever completes what a closing scheduler hands back,
+// answer through it, so that a request split over several executions (RowRanges) is completed
+// exactly once.
+#ifndef NEURON_SERVE_CORE_SERVING_JOB_ROWS_H_
+#define NEURON_SERVE_CORE_SERVING_JOB_ROWS_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "core/serving/inference_job.h"
+
+namespace neuronserve {
+
+// Rows [first_row, first_row + rows) of `job`.
+struct JobRows {
+  InferenceJob* job = nullptr;
+  uint32_t first_row = 0;
+  uint32_t rows = 0;
+};
+
+// Ends `part` with `status`. A job that runs in one execution is completed at once; a split one
+// when its last rows end, with the first error any of its ranges met. The caller must not touch
+// the job afterwards: its owner may have destroyed it.
+void AnswerRows(const JobRows& part, absl::Status status, const ExecutionTiming& timing);
+
+// The whole of `job`, as one part.
+inline JobRows WholeJob(InferenceJob* job) { return JobRows{job, 0, job->rows}; }
+
+}  // namespace neuronserve
+
+#endif  // NEURON_SERVE_CORE_SERVING_JOB_ROWS_H_

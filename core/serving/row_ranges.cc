@@ -1,0 +1,28 @@
+#include "core/serving/row_ranges.h"
+
+namespace neuronserve {
+
+bool RowRanges::End(uint32_t rows, const absl::Status& status, absl::Status* outcome) {
+  MutexLock lock(&mutex_);
+  if (pending_rows_ == 0) return false;  // every row ended already: the request is answered
+  if (!status.ok() && error_code_ == absl::StatusCode::kOk) {
+    error_code_ = status.code();
+    error_message_ = std::string(status.message());
+  }
+  pending_rows_ = rows >= pending_rows_ ? 0 : pending_rows_ - rows;
+  if (pending_rows_ != 0) return false;
+  *outcome = absl::Status(error_code_, error_message_);
+  return true;
+}
+
+bool RowRanges::failed() const {
+  MutexLock lock(&mutex_);
+  return error_code_ != absl::StatusCode::kOk;
+}
+
+absl::Status RowRanges::first_error() const {
+  MutexLock lock(&mutex_);
+  return absl::Status(error_code_, error_message_);
+}
+
+}  // namespace neuronserve

@@ -1,0 +1,296 @@
+// Core workers executing batched units on the simulator (loaded with dlopen through the
+// binding): a model of two compiled variants of one MLP (batch 1 and batch 4) scheduled by the
+// DynamicBatcher. Each answer equals, bit for bit, the answer of the same rows run one at a time
+// on the batch-1 variant; rows gather into one execution; padding rows are zeros; a request
+// larger than the largest variant runs in ranges; a failed batch runs its requests again alone,
+// so that a failure fails only its own request.
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/simmodel/fault_spec.h"
+#include "core/serving/dynamic_batcher.h"
+#include "core/serving/fifo_scheduler.h"
+#include "core/serving/loaded_model.h"
+#include "core/serving/worker_pool.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/core/serving/infer_test_job.h"
+#include "tests/core/sim_fixture.h"
+#include "tests/support/sim_model_files.h"
+
+namespace neuronserve {
+namespace {
+
+using testing::TestJob;
+
+constexpr int64_t kIn = 8;
+constexpr int64_t kOut = 4;
+
+// The MLP compiled for `batch` rows; every variant has the same weights (the same seed).
+simmodel::SimModel MlpVariant(int64_t batch, uint64_t latency_us,
+                              const std::vector<std::string>& faults = {}) {
+  simmodel::MlpOptions options;
+  options.layer_sizes = {kIn, 16, kOut};
+  options.seed = 3;
+  options.batch = batch;
+  simmodel::SimModel model = testing::MlpModel(options);
+  model.latency_us = latency_us;
+  for (const std::string& spec : faults) {
+    absl::StatusOr<simmodel::Fault> fault = simmodel::ParseFaultSpec(spec);
+    EXPECT_TRUE(fault.ok()) << fault.status();
+    if (fault.ok()) model.faults.push_back(*fault);
+  }
+  return model;
+}
+
+// `rows` rows of distinct inputs drawn from `random`.
+std::vector<float> RandomRows(std::mt19937& random, uint32_t rows) {
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  std::vector<float> x(rows * kIn);
+  for (float& v : x) v = value(random);
+  return x;
+}
+
+using SchedulerFactory =
+    std::function<std::unique_ptr<Scheduler>(std::vector<Doorbell*> doorbells)>;
+
+class BatchedExecutionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* cores = getenv("NRTSIM_CORES");
+    saved_cores_ = cores == nullptr ? std::nullopt : std::optional<std::string>(cores);
+    setenv("NRTSIM_CORES", "2", 1);
+    runtime_ = testing::StartSimRuntime();
+    ASSERT_NE(runtime_, nullptr);
+  }
+  void TearDown() override {
+    for (const std::shared_ptr<LoadedModel>& model : models_) {
+      model->scheduler()->Close(absl::StatusCode::kUnavailable, "the test ended");
+      workers_.Detach(*model);
+    }
+    models_.clear();
+    reference_.reset();  // the last reference: unloaded before the runtime closes
+    runtime_.reset();
+    if (saved_cores_.has_value()) {
+      setenv("NRTSIM_CORES", saved_cores_->c_str(), 1);
+    } else {
+      unsetenv("NRTSIM_CORES");
+    }
+  }
+
+  // A model whose one replica, on core 0, holds `variants` (in that order), with the batch size
+  // the worker is told for each, attached to the workers and scheduled by `make_scheduler`.
+  std::shared_ptr<LoadedModel> Build(const std::string& name,
+                                     const std::vector<simmodel::SimModel>& variants,
+                                     const std::vector<uint32_t>& batch_sizes,
+                                     const SchedulerFactory& make_scheduler) {
+    auto replica = std::make_unique<ModelReplica>();
+    replica->cores = CoreRange{0, 1};
+    ModelTensors tensors;
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const std::string neff = testing::EncodeNeff(variants[v]);
+      absl::StatusOr<NrtModel> loaded = runtime_->LoadModel(
+          {reinterpret_cast<const uint8_t*>(neff.data()), neff.size()}, 0);
+      EXPECT_TRUE(loaded.ok()) << loaded.status();
+      if (!loaded.ok()) return nullptr;
+      ReplicaVariant& variant = replica->variants.emplace_back();
+      variant.batch_size = batch_sizes[v];
+      variant.model = *std::move(loaded);
+      absl::StatusOr<std::vector<TensorSpec>> described = variant.model.Tensors();
+      EXPECT_TRUE(described.ok()) << described.status();
+      if (!described.ok()) return nullptr;
+      ModelTensors split = ModelTensors::Split(*described);
+      absl::StatusOr<ReplicaTensors> bound =
+          ReplicaTensors::Allocate(*runtime_, name, 0, split.inputs, split.outputs);
+      EXPECT_TRUE(bound.ok()) << bound.status();
+      if (!bound.ok()) return nullptr;
+      variant.tensors = *std::move(bound);
+      if (v == 0) tensors = std::move(split);
+    }
+    std::vector<std::unique_ptr<ModelReplica>> replicas;
+    replicas.push_back(std::move(replica));
+    auto model = std::make_shared<LoadedModel>(
+        ModelIdentity{name, "1", ModelSource::kUpload}, std::move(replicas), std::move(tensors),
+        0, absl::Now(), absl::ZeroDuration(), make_scheduler({workers_.WorkerFor(0)}));
+    workers_.Attach(*model);
+    models_.push_back(model);
+    return model;
+  }
+
+  // The batched model: variants of batch 1 and 4, the batch-4 one with `batch4_faults`.
+  std::shared_ptr<LoadedModel> BuildBatched(const std::string& name, uint64_t latency_us,
+                                            const std::vector<std::string>& batch1_faults = {},
+                                            const std::vector<std::string>& batch4_faults = {}) {
+    return Build(name, {MlpVariant(1, latency_us, batch1_faults),
+                        MlpVariant(4, latency_us, batch4_faults)},
+                 {1, 4}, [&](std::vector<Doorbell*> doorbells) {
+                   BatchingPolicy policy;
+                   policy.variant_batch_sizes = {1, 4};
+                   return std::make_unique<DynamicBatcher>(name, policy, 256, 1,
+                                                           std::move(doorbells));
+                 });
+  }
+
+  // A job of `rows` rows of `x` for `model`.
+  static std::unique_ptr<TestJob> NewJob(const std::shared_ptr<LoadedModel>& model,
+                                         std::vector<float> x, uint32_t rows) {
+    auto job = std::make_unique<TestJob>(LoadedModel::Lease(model),
+                                         std::vector<std::vector<float>>{std::move(x)},
+                                         std::vector<size_t>{rows * kOut});
+    job->rows = rows;
+    return job;
+  }
+
+  // The outputs of `x`'s rows, each run alone on the batch-1 MLP (no batcher involved).
+  std::vector<float> Reference(const std::vector<float>& x) {
+    if (reference_ == nullptr) {
+      reference_ = Build("reference", {MlpVariant(1, 0)}, {1}, [](std::vector<Doorbell*> bells) {
+        return std::make_unique<FifoScheduler>("reference", 64, 1, std::move(bells));
+      });
+    }
+    std::vector<float> y;
+    for (size_t row = 0; row * kIn < x.size(); ++row) {
+      std::unique_ptr<TestJob> job = NewJob(
+          reference_, std::vector<float>(x.begin() + row * kIn, x.begin() + (row + 1) * kIn), 1);
+      EXPECT_TRUE(job->scheduler()->Submit(job.get()).ok());
+      EXPECT_TRUE(job->WaitDone());
+      EXPECT_EQ(job->code(), absl::StatusCode::kOk) << job->message();
+      y.insert(y.end(), job->output(0).begin(), job->output(0).end());
+    }
+    return y;
+  }
+
+  // Completed once, OK, with outputs equal bit for bit to the rows run alone.
+  void ExpectBitExact(TestJob& job) {
+    ASSERT_TRUE(job.WaitDone());
+    EXPECT_EQ(job.completions(), 1);
+    ASSERT_EQ(job.code(), absl::StatusCode::kOk) << job.message();
+    const std::vector<float> want = Reference(job.input(0));
+    ASSERT_EQ(job.output(0).size(), want.size());
+    EXPECT_EQ(std::memcmp(job.output(0).data(), want.data(), want.size() * sizeof(float)), 0);
+  }
+
+  std::unique_ptr<NrtRuntime> runtime_;
+  std::optional<std::string> saved_cores_;
+  WorkerPool workers_{2};
+  std::vector<std::shared_ptr<LoadedModel>> models_;
+  std::shared_ptr<LoadedModel> reference_;
+};
+
+// Rows that wait while the core is busy run together: with the worker held inside a first
+// request, eight one-row requests run as two executions of the batch-4 variant.
+TEST_F(BatchedExecutionTest, RowsThatWaitForTheCoreRunTogetherAndAnswerAsIfAlone) {
+  std::shared_ptr<LoadedModel> model = BuildBatched("mlp", 0);
+  ASSERT_NE(model, nullptr);
+  std::mt19937 random(11);
+  Notification gate;
+  std::unique_ptr<TestJob> held = NewJob(model, RandomRows(random, 1), 1);
+  held->set_input_gate(&gate);
+  ASSERT_TRUE(held->scheduler()->Submit(held.get()).ok());
+  ASSERT_TRUE(held->WaitStarted());
+  std::vector<std::unique_ptr<TestJob>> jobs;
+  for (int i = 0; i < 8; ++i) {
+    jobs.push_back(NewJob(model, RandomRows(random, 1), 1));
+    ASSERT_TRUE(jobs.back()->scheduler()->Submit(jobs.back().get()).ok());
+  }
+  gate.Notify();
+  ExpectBitExact(*held);
+  for (const auto& job : jobs) ExpectBitExact(*job);
+  EXPECT_EQ(model->replicas()[0]->executions.load(), 3u);  // the held one, then 4 + 4
+  EXPECT_EQ(model->scheduler()->depth(), 0u);
+}
+
+// Requests of random row counts from several threads, some larger than the batch-4 variant:
+// every answer equals the rows run alone, and each request completes once.
+TEST_F(BatchedExecutionTest, RandomRowCountsFromSeveralThreadsAnswerBitForBit) {
+  std::shared_ptr<LoadedModel> model = BuildBatched("mlp", /*latency_us=*/300);
+  ASSERT_NE(model, nullptr);
+  constexpr int kThreads = 3;
+  constexpr int kPerThread = 20;
+  std::vector<std::unique_ptr<TestJob>> jobs(kThreads * kPerThread);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 random(100 + t);
+      for (int i = 0; i < kPerThread; ++i) {
+        const uint32_t rows = 1 + random() % 10;
+        std::unique_ptr<TestJob>& job = jobs[t * kPerThread + i];
+        job = NewJob(model, RandomRows(random, rows), rows);
+        absl::Status submitted = job->scheduler()->Submit(job.get());
+        EXPECT_TRUE(submitted.ok()) << submitted;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  uint64_t rows = 0;
+  for (const auto& job : jobs) {
+    ExpectBitExact(*job);
+    rows += job->rows;
+  }
+  // Fewer executions than rows: rows ran together.
+  EXPECT_LT(model->replicas()[0]->executions.load(), rows);
+}
+
+// The rows of a batch that no request fills are zeros on the device, not an earlier request's.
+TEST_F(BatchedExecutionTest, PaddingRowsAreZerosAndNeverReachAnAnswer) {
+  std::shared_ptr<LoadedModel> model = BuildBatched("mlp", 0);
+  ASSERT_NE(model, nullptr);
+  std::mt19937 random(5);
+  std::unique_ptr<TestJob> four = NewJob(model, RandomRows(random, 4), 4);
+  ASSERT_TRUE(four->scheduler()->Submit(four.get()).ok());
+  ExpectBitExact(*four);
+  std::unique_ptr<TestJob> three = NewJob(model, RandomRows(random, 3), 3);
+  ASSERT_TRUE(three->scheduler()->Submit(three.get()).ok());
+  ExpectBitExact(*three);
+  EXPECT_EQ(three->output(0).size(), 3u * kOut);  // its own rows only
+  // The batch-4 variant's input row 3: the 4-row request filled it, the 3-row one zeroed it.
+  const ReplicaVariant& batch4 = model->replicas()[0]->variants[1];
+  std::vector<uint8_t> row(kIn * sizeof(float), 0xff);
+  ASSERT_TRUE(batch4.tensors.inputs[0].Read(absl::MakeSpan(row), 3 * kIn * sizeof(float)).ok());
+  EXPECT_EQ(row, std::vector<uint8_t>(kIn * sizeof(float), 0));
+}
+
+// A failed batched execution runs each of its requests again alone; a request that fails alone
+// too fails by itself, and the others are answered.
+TEST_F(BatchedExecutionTest, AFailedBatchRunsItsRequestsAgainAloneSoOnlyTheBadOneFails) {
+  // The batch-4 variant refuses every execution; the batch-1 variant its 3rd.
+  std::shared_ptr<LoadedModel> model =
+      BuildBatched("mlp", 0, {"on_execution=3:NRT_INVALID"}, {"every=1:NRT_INVALID"});
+  ASSERT_NE(model, nullptr);
+  std::mt19937 random(9);
+  Notification gate;
+  std::unique_ptr<TestJob> held = NewJob(model, RandomRows(random, 1), 1);
+  held->set_input_gate(&gate);
+  ASSERT_TRUE(held->scheduler()->Submit(held.get()).ok());
+  ASSERT_TRUE(held->WaitStarted());
+  std::vector<std::unique_ptr<TestJob>> jobs;
+  for (int i = 0; i < 4; ++i) {
+    jobs.push_back(NewJob(model, RandomRows(random, 1), 1));
+    ASSERT_TRUE(jobs.back()->scheduler()->Submit(jobs.back().get()).ok());
+  }
+  gate.Notify();
+  ExpectBitExact(*held);  // the batch-1 variant's 1st execution
+  // The four ran as one batch, which failed; alone they are the batch-1 variant's executions
+  // 2 to 5, and the 3rd of those fails: the second request of the four.
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    ASSERT_TRUE(jobs[i]->WaitDone());
+    EXPECT_EQ(jobs[i]->completions(), 1);
+    EXPECT_EQ(jobs[i]->attempts, 2);
+    if (i == 1) {
+      EXPECT_EQ(jobs[i]->code(), absl::StatusCode::kInvalidArgument) << jobs[i]->message();
+    } else {
+      ExpectBitExact(*jobs[i]);
+    }
+  }
+  EXPECT_EQ(model->replicas()[0]->executions.load(), 6u);
+}
+
+}  // namespace
+}  // namespace neuronserve
