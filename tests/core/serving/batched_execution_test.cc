@@ -143,7 +143,7 @@ class BatchedExecutionTest : public ::testing::Test {
                                          std::vector<float> x, uint32_t rows) {
     auto job = std::make_unique<TestJob>(LoadedModel::Lease(model),
                                          std::vector<std::vector<float>>{std::move(x)},
-                                         std::vector<size_t>{rows * kOut});
+                                         std::vector<size_t>{static_cast<size_t>(rows * kOut)});
     job->rows = rows;
     return job;
   }

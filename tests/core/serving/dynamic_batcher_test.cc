@@ -164,7 +164,9 @@ TEST(DynamicBatcherTest, ARequestLargerThanTheLargestVariantRunsInRangesAndCompl
     EXPECT_EQ(unit.variant, 1u);
     ASSERT_FALSE(unit.parts.empty());
     ranges.push_back(unit.parts[0]);
-    if (i < 2) EXPECT_EQ(unit.parts.size(), 1u);
+    if (i < 2) {
+      EXPECT_EQ(unit.parts.size(), 1u);
+    }
   }
   // Rows 0-3, 4-7, then 8-9 with the next request beside them.
   EXPECT_EQ(ranges[0].first_row, 0u);

@@ -162,8 +162,10 @@ TEST_F(TokenAuthorityTest, WatchReloadsWhenAFileChanges) {
     if (status.ok()) reports.fetch_add(1);
   });
   Replace(dir_, "admin.tokens", std::string("operator:") + kOtherToken + "\n");
+  // The new tokens are in use before the watcher's callback reports the reload: wait for both.
   const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (!authority_->Authorize(Bearer(kOtherToken), Scope::kAdmin, "LoadModel").ok() &&
+  while ((!authority_->Authorize(Bearer(kOtherToken), Scope::kAdmin, "LoadModel").ok() ||
+          reports.load() < 1) &&
          absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
   }
