@@ -26,7 +26,10 @@
 //     nrt_destroy_tensor_set, nrt_tensor_free and nrt_unload, while the workers execute other
 //     models, on the same cores or others. It never touches a model a worker may use: a version is detached from the
 //     workers and has no request in flight (VersionLoader::Drain) before its handles are freed,
-//     and is attached to them only after all its handles exist.
+//     and is attached to them only after all its handles exist. Before attaching a batched
+//     version it also warms it up: nrt_tensor_write and nrt_execute on that version's own, not
+//     yet attached handles, which may share a core with a worker's execution of another model
+//     (as two workers' executions may, below).
 //   - nrt_get_vnc_memory_stats (MemoryStats) from gRPC handlers (Enumerate) and the gauge
 //     refresher (before each /metrics scrape), at any time beside all of the above.
 //
