@@ -16,9 +16,9 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-constexpr auto kFlags = WithConnectionFlags(std::array<FlagSpec, 0>{});
+constexpr auto kDevicesFlags = WithConnectionFlags(std::array<FlagSpec, 0>{});
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kDevicesDescription =
     "Shows the Neuron runtime the daemon loaded, the instance type, and one row per NeuronCore\n"
     "the daemon may use: its architecture, device memory in use and in all (HBM), capability\n"
     "flags, health (UNHEALTHY once a hardware error took it out of rotation) and the models\n"
@@ -71,7 +71,7 @@ absl::Status RunDevices(const ParsedArgs& args, const CommandIo& io) {
 
 const Subcommand& DevicesCommand() {
   static const Subcommand command = {"devices", "show the runtime, instance and NeuronCores",
-                                     kDescription, kFlags, &RunDevices};
+                                     kDevicesDescription, kDevicesFlags, &RunDevices};
   return command;
 }
 

@@ -15,12 +15,12 @@ namespace {
 
 using client::HealthStatus;
 
-constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
+constexpr auto kHealthFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     {"wait", FlagType::kValue, "DURATION", "",
      "keep asking until SERVING or this much time has passed"},
 }));
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kHealthDescription =
     "Asks the daemon's gRPC health service (grpc.health.v1 Check) about SERVICE and prints its\n"
     "status. SERVICE \"\" (the default) is the daemon as a whole: SERVING once its runtime is\n"
     "up and its startup models are loaded, NOT_SERVING while draining. \"neuronserve/liveness\"\n"
@@ -90,7 +90,7 @@ absl::Status RunHealth(const ParsedArgs& args, const CommandIo& io) {
 
 const Subcommand& HealthCommand() {
   static const Subcommand command = {"health", "check health; exit 0 only when SERVING",
-                                     kDescription, kFlags, &RunHealth, "[SERVICE]"};
+                                     kHealthDescription, kHealthFlags, &RunHealth, "[SERVICE]"};
   return command;
 }
 

@@ -23,7 +23,7 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
+constexpr auto kInferFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     {"input", FlagType::kRepeated, "NAME=FILE", "",
      "an input tensor from a .npy file of the input's dtype"},
     {"random", FlagType::kBoolean, "", "",
@@ -39,7 +39,7 @@ constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     kProtocolFlag,
 }));
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kInferDescription =
     "Sends one Infer request (--protocol=v2: one ModelInfer of the Open Inference Protocol,\n"
     "with the same tensors and the same output). Each input comes from a .npy file (numpy.save of "
     "an array in C\n"
@@ -145,7 +145,7 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
 
 const Subcommand& InferCommand() {
   static const Subcommand command = {"infer",      "run one inference request (.npy in and out)",
-                                     kDescription, kFlags,
+                                     kInferDescription, kInferFlags,
                                      &RunInfer,    "NAME"};
   return command;
 }

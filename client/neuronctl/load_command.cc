@@ -19,7 +19,7 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
+constexpr auto kLoadFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     {"name", FlagType::kValue, "NAME", "",
      "the name clients use (default: FILE's name without its extension)"},
     {"version", FlagType::kValue, "LABEL", "", "a version label, e.g. 3 or 2024-06-01"},
@@ -31,7 +31,7 @@ constexpr auto kFlags = WithConnectionFlags(std::to_array<FlagSpec>({
      "FILE is a model folder or NEFF inside the daemon's --model-repository, not a local file"},
 }));
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kLoadDescription =
     "Loads a model. By default FILE is a local NEFF, uploaded in 1 MiB chunks with its SHA-256\n"
     "(the daemon checks both before loading), with a progress bar on a terminal. With\n"
     "--repository, FILE is a path in the daemon's model repository and nothing is uploaded;\n"
@@ -126,7 +126,7 @@ absl::Status RunLoad(const ParsedArgs& args, const CommandIo& io) {
 
 const Subcommand& LoadCommand() {
   static const Subcommand command = {"load", "upload a NEFF and load it onto NeuronCores",
-                                     kDescription, kFlags, &RunLoad, "FILE"};
+                                     kLoadDescription, kLoadFlags, &RunLoad, "FILE"};
   return command;
 }
 

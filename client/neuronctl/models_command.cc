@@ -10,7 +10,7 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-constexpr auto kFlags = WithConnectionFlags(std::array<FlagSpec, 0>{});
+constexpr auto kModelsFlags = WithConnectionFlags(std::array<FlagSpec, 0>{});
 
 constexpr absl::string_view kModelsDescription =
     "Lists the models the daemon holds, loaded or failed: name, version, state, replicas and\n"
@@ -56,13 +56,13 @@ absl::Status RunModel(const ParsedArgs& args, const CommandIo& io) {
 
 const Subcommand& ModelsCommand() {
   static const Subcommand command = {"models", "list the models the daemon holds",
-                                     kModelsDescription, kFlags, &RunModels};
+                                     kModelsDescription, kModelsFlags, &RunModels};
   return command;
 }
 
 const Subcommand& ModelCommand() {
   static const Subcommand command = {"model", "show one model in detail", kModelDescription,
-                                     kFlags, &RunModel, "NAME"};
+                                     kModelsFlags, &RunModel, "NAME"};
   return command;
 }
 

@@ -27,7 +27,7 @@ using simmodel::SimModel;
 // Identity shapes are only metadata in the file, but the simulator allocates them.
 constexpr int64_t kMaxDimension = int64_t{1} << 31;
 
-constexpr auto kFlags = std::to_array<FlagSpec>({
+constexpr auto kSimModelFlags = std::to_array<FlagSpec>({
     {"mlp", FlagType::kValue, "SIZES", "",
      "layer sizes of a dense relu network, e.g. 16,32,8 (input 16, output 8)"},
     {"identity", FlagType::kValue, "SHAPE", "", "output = input, of this shape, e.g. 1,1024"},
@@ -49,7 +49,7 @@ constexpr auto kFlags = std::to_array<FlagSpec>({
     kOutputFormatFlag,
 });
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kSimModelDescription =
     "Writes a model file for the simulated Neuron runtime (libnrtsim.so): a random MLP with\n"
     "weights fixed by --seed, an identity model of any dtype, or a BERT-shaped classifier\n"
     "(int64 input_ids and attention_mask [1,S] in; float32 logits and float16 logits_fp16\n"
@@ -286,8 +286,8 @@ absl::Status RunSimModel(const ParsedArgs& args, const CommandIo& io) {
 
 const Subcommand& SimModelCommand() {
   static const Subcommand command = {
-      "sim-model", "write a model file (sim NEFF) for the simulated Neuron runtime", kDescription,
-      kFlags, &RunSimModel};
+      "sim-model", "write a model file (sim NEFF) for the simulated Neuron runtime",
+      kSimModelDescription, kSimModelFlags, &RunSimModel};
   return command;
 }
 

@@ -8,9 +8,9 @@
 namespace neuronserve::neuronctl {
 namespace {
 
-constexpr auto kFlags = WithConnectionFlags(std::array<FlagSpec, 0>{});
+constexpr auto kUnloadFlags = WithConnectionFlags(std::array<FlagSpec, 0>{});
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kUnloadDescription =
     "Unloads a model: the daemon stops giving it new requests at once, lets the requests it\n"
     "already holds finish (up to its --unload-timeout), then frees its cores and forgets it, so\n"
     "it does not come back after a restart. Answers once the model is gone. --output=json\n"
@@ -35,7 +35,7 @@ absl::Status RunUnload(const ParsedArgs& args, const CommandIo& io) {
 }  // namespace
 
 const Subcommand& UnloadCommand() {
-  static const Subcommand command = {"unload", "unload a model", kDescription, kFlags,
+  static const Subcommand command = {"unload", "unload a model", kUnloadDescription, kUnloadFlags,
                                      &RunUnload, "NAME"};
   return command;
 }

@@ -28,9 +28,11 @@ absl::Status Daemon::StartGrpc(const DaemonOptions& options, const ModelLoadingC
   // The admin and probe listeners (listeners.h) start before the main one, whose service names
   // the admin listener's bound address in its refusals.
   const HealthSource latest_health = [this] { return LatestHealth(); };
-  ListenerPolicy main_policy{.max_metadata_bytes = options.max_metadata_bytes};
+  ListenerPolicy main_policy{.admin_listener_elsewhere = {},
+                              .max_metadata_bytes = options.max_metadata_bytes};
   if (!options.admin_listen.empty()) {
-    const ListenerPolicy admin_policy{.max_metadata_bytes = options.max_metadata_bytes};
+    const ListenerPolicy admin_policy{.admin_listener_elsewhere = {},
+                                      .max_metadata_bytes = options.max_metadata_bytes};
     absl::StatusOr<std::unique_ptr<AdminListener>> admin =
         StartAdminListener(options, std::move(admin_lock),
                            std::make_unique<NeuronServingService>(*runtime_, inventory_, loading,

@@ -18,7 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kConfigFile[] = "config.pbtxt";
 constexpr char kDefaultNeff[] = "model.neff";
 // How many of a folder's entries an error lists, so that a huge folder does not make a huge line.
 constexpr size_t kListedEntries = 10;
@@ -52,7 +51,7 @@ absl::StatusOr<Listing> List(const fs::path& dir) {
       listing.versions.push_back(version);
     } else if (directory) {
       listing.folders.push_back(name);
-    } else if (file && name == kConfigFile) {
+    } else if (file && name == kModelConfigFileName) {
       listing.config = true;
     } else if (file && IsNeff(name)) {
       listing.neffs.push_back(name);

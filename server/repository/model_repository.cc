@@ -14,8 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kConfigFile[] = "config.pbtxt";
-
 bool IsInside(const fs::path& path, const fs::path& root) {
   auto [root_end, unused] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
   return root_end == root.end();
@@ -72,12 +70,12 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
   RepositoryModel model;
   if (fs::is_directory(*path)) {
     model.folder = *path;
-    const fs::path config_path = fs::path(*path) / kConfigFile;
+    const fs::path config_path = fs::path(*path) / kModelConfigFileName;
     if (fs::exists(config_path)) {
       absl::StatusOr<std::string> text = ReadFile(config_path.string());
       if (!text.ok()) return text.status();
       if (!google::protobuf::TextFormat::ParseFromString(*text, &model.config)) {
-        return absl::InvalidArgumentError(absl::StrCat("'", relative, "/", kConfigFile,
+        return absl::InvalidArgumentError(absl::StrCat("'", relative, "/", kModelConfigFileName,
                                                        "' is not a valid ModelConfig in "
                                                        "protobuf text format"));
       }

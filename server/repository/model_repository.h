@@ -14,6 +14,9 @@
 
 namespace neuronserve {
 
+// The name of a model folder's configuration file, as in Triton's repositories.
+inline constexpr char kModelConfigFileName[] = "config.pbtxt";
+
 struct RepositoryModel {
   v1::ModelConfig config;  // name defaulted to the folder name, file to "model.neff"
   std::string folder;      // absolute, canonical

@@ -45,9 +45,9 @@ constexpr auto kOwnFlags = std::to_array<FlagSpec>({
     {"format", FlagType::kValue, "table|csv|json", "",
      "report format (default: table, or json with --output=json)"},
 });
-constexpr auto kFlags = WithConnectionFlags(kOwnFlags);
+constexpr auto kBenchFlags = WithConnectionFlags(kOwnFlags);
 
-constexpr absl::string_view kDescription =
+constexpr absl::string_view kBenchDescription =
     "Measures a model under load, like Triton's perf_analyzer. For each level of\n"
     "--concurrency-range, keeps that many requests in flight (one worker thread per request,\n"
     "each sending its next request as soon as the previous one is answered): first for\n"
@@ -269,7 +269,7 @@ absl::Status RunBench(const ParsedArgs& args, const CommandIo& io) {
 const Subcommand& BenchCommand() {
   static const Subcommand command = {
       "bench",      "measure a model's throughput and latency under load (like perf_analyzer)",
-      kDescription, kFlags,
+      kBenchDescription, kBenchFlags,
       &RunBench,    "MODEL",
   };
   return command;
