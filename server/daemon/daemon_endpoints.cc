@@ -37,7 +37,7 @@ absl::Status Daemon::StartGrpc(const DaemonOptions& options, const ModelLoadingC
         StartAdminListener(options, std::move(admin_lock),
                            std::make_unique<NeuronServingService>(*runtime_, inventory_, loading,
                                                                   infer_context_, admin_policy),
-                           std::make_unique<V2InferenceService>(*runtime_, loading, infer_context_,
+                           std::make_unique<V2InferenceService>(loading, infer_context_,
                                                                 latest_health, admin_policy));
     if (!admin.ok()) return admin.status();
     admin_ = *std::move(admin);
@@ -54,8 +54,8 @@ absl::Status Daemon::StartGrpc(const DaemonOptions& options, const ModelLoadingC
   }
   service_ = std::make_unique<NeuronServingService>(*runtime_, inventory_, loading, infer_context_,
                                                     main_policy);
-  v2_service_ = std::make_unique<V2InferenceService>(*runtime_, loading, infer_context_,
-                                                     latest_health, main_policy);
+  v2_service_ =
+      std::make_unique<V2InferenceService>(loading, infer_context_, latest_health, main_policy);
 
   grpc::ServerBuilder builder;
   ApplyCommonServerOptions(builder, options);

@@ -1,5 +1,6 @@
 #include "server/rest/http_routes.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,28 +16,36 @@ HttpRouteTable::Route Immediate(std::string pattern, Scope scope, std::string na
           [answer = std::move(answer)](HttpExchange& exchange) { exchange.Respond(answer()); }};
 }
 
+constexpr char kText[] = "text/plain; charset=utf-8";
+
+HttpResponse Answer(int status, std::string content_type, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = std::move(content_type);
+  response.body = std::move(body);
+  return response;
+}
+
 }  // namespace
 
 HttpRouteTable HttpRoutes(HttpRouteSources sources) {
   HttpRouteTable routes;
   routes.Add(Immediate("/metrics", Scope::kInfer, "metrics", [metrics = sources.metrics] {
-    return HttpResponse{200, metrics::MetricsRegistry::kContentType, metrics->RenderText()};
+    return Answer(200, metrics::MetricsRegistry::kContentType, metrics->RenderText());
   }));
   routes.Add(Immediate("/livez", Scope::kNone, "livez", [health = sources.health] {
     const HealthReport report = health();
-    return report.live ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                       : HttpResponse{503, "text/plain; charset=utf-8",
-                                      absl::StrCat("not live: ", report.live_reason, "\n")};
+    if (report.live) return Answer(200, kText, "ok\n");
+    return Answer(503, kText, absl::StrCat("not live: ", report.live_reason, "\n"));
   }));
   routes.Add(Immediate("/readyz", Scope::kNone, "readyz", [health = sources.health] {
     const HealthReport report = health();
-    return report.serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                          : HttpResponse{503, "text/plain; charset=utf-8",
-                                         absl::StrCat("not ready: ", report.serving_reason, "\n")};
+    if (report.serving) return Answer(200, kText, "ok\n");
+    return Answer(503, kText, absl::StrCat("not ready: ", report.serving_reason, "\n"));
   }));
   routes.Add(Immediate(
       "/v1/models", Scope::kInfer, "models", [health = sources.health, models = sources.models] {
-        return HttpResponse{200, "application/json", ModelsJson(models(), health())};
+        return Answer(200, "application/json", ModelsJson(models(), health()));
       }));
   return routes;
 }

@@ -13,12 +13,10 @@
 
 namespace neuronserve {
 
-V2InferenceService::V2InferenceService(const NrtRuntime& runtime,
-                                       const ModelLoadingContext& loading,
+V2InferenceService::V2InferenceService(const ModelLoadingContext& loading,
                                        const InferContext& infer, HealthSource health,
                                        ListenerPolicy policy)
-    : runtime_(runtime),
-      loading_(loading),
+    : loading_(loading),
       infer_(infer),
       health_(std::move(health)),
       policy_(std::move(policy)) {}

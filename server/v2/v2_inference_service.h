@@ -24,7 +24,6 @@
 #include <optional>
 
 #include "core/health/health_evaluator.h"
-#include "core/nrt/nrt_runtime.h"
 #include "inference/grpc_service.grpc.pb.h"
 #include "server/frontend/call_guard.h"
 #include "server/frontend/infer_context.h"
@@ -51,8 +50,8 @@ using Base = S::WithRawCallbackMethod_ServerLive<
 
 class V2InferenceService final : public v2_raw::Base {
  public:
-  V2InferenceService(const NrtRuntime& runtime, const ModelLoadingContext& loading,
-                     const InferContext& infer, HealthSource health, ListenerPolicy policy = {});
+  V2InferenceService(const ModelLoadingContext& loading, const InferContext& infer,
+                     HealthSource health, ListenerPolicy policy = {});
 
   // Each takes the bytes of the method's request message (inference::ServerLiveRequest, ...)
   // and answers in `response` the bytes of its response message.
@@ -91,7 +90,6 @@ class V2InferenceService final : public v2_raw::Base {
                                                   grpc::ByteBuffer* response) override;
 
  private:
-  const NrtRuntime& runtime_;
   const ModelLoadingContext loading_;
   const InferContext infer_;
   const HealthSource health_;
