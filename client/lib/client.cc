@@ -127,6 +127,33 @@ absl::StatusOr<v1::LoadModelResponse> Client::LoadModelFromFile(const v1::ModelC
                         FileChunks(*reader, size, buffer), progress);
 }
 
+absl::StatusOr<v1::LoadModelResponse> Client::LoadVariantsFromFiles(
+    const v1::ModelConfig& config, const std::vector<VariantFile>& files, LoadProgress progress) {
+  v1::LoadModelHeader header;
+  *header.mutable_config() = config;
+  std::vector<FileReader> readers;
+  readers.reserve(files.size());  // the chunk sources hold references to the readers
+  for (const VariantFile& file : files) {
+    absl::StatusOr<FileReader> reader = FileReader::Open(file.path);
+    if (!reader.ok()) return reader.status();
+    v1::VariantUpload* variant = header.add_variants();
+    uint64_t size = 0;
+    absl::StatusOr<std::string> sha256 = HashFile(*reader, &size);
+    if (!sha256.ok()) return sha256.status();
+    variant->set_batch_size(file.batch_size);
+    variant->set_size(size);
+    variant->set_sha256(*std::move(sha256));
+    readers.push_back(*std::move(reader));
+  }
+  // One buffer serves every file: they are read one after another.
+  std::vector<uint8_t> buffer;
+  std::vector<ChunkSource> sources;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    sources.push_back(FileChunks(readers[i], header.variants(static_cast<int>(i)).size(), buffer));
+  }
+  return impl_->RunLoad(header, ChainedChunks(std::move(sources)), progress);
+}
+
 absl::StatusOr<v1::LoadModelResponse> Client::LoadModelFromRepository(
     const v1::ModelConfig& config, const std::string& repository_path) {
   v1::LoadModelHeader header;

@@ -70,6 +70,17 @@ class Client {
   absl::StatusOr<v1::LoadModelResponse> LoadModelFromFile(const v1::ModelConfig& config,
                                                           const std::string& path,
                                                           LoadProgress progress = {});
+  // Uploads a batched model: the same network compiled for several batch sizes, one file
+  // each. `config` holds the batching settings (max_batch_size, dynamic_batching) and leaves
+  // `variant` and `file` empty; the header lists each file's batch size, size and SHA-256, and
+  // the files follow one after another, each read twice as above.
+  struct VariantFile {
+    uint32_t batch_size = 0;
+    std::string path;
+  };
+  absl::StatusOr<v1::LoadModelResponse> LoadVariantsFromFiles(const v1::ModelConfig& config,
+                                                              const std::vector<VariantFile>& files,
+                                                              LoadProgress progress = {});
   // Loads a model folder or NEFF under the daemon's --model-repository; `config` overrides its
   // config.pbtxt (an empty config keeps it as it is).
   absl::StatusOr<v1::LoadModelResponse> LoadModelFromRepository(const v1::ModelConfig& config,

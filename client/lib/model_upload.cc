@@ -36,7 +36,7 @@ absl::StatusOr<v1::LoadModelResponse> StreamLoadModel(v1::NeuronServing::StubInt
     open = writer->Write(request);
     if (!open) break;
     sent += chunk->size();
-    if (progress) progress(sent, header.total_size());
+    if (progress) progress(sent, UploadBytes(header));
   }
   if (!local_error.ok()) {
     // Nothing may be kept of a partial upload; cancelling tells the server so at once.
@@ -57,6 +57,23 @@ v1::LoadModelHeader UploadHeader(const v1::ModelConfig& config, uint64_t total_s
   header.set_total_size(total_size);
   header.set_sha256(std::move(sha256));
   return header;
+}
+
+uint64_t UploadBytes(const v1::LoadModelHeader& header) {
+  uint64_t total = header.total_size();
+  for (const v1::VariantUpload& variant : header.variants()) total += variant.size();
+  return total;
+}
+
+ChunkSource ChainedChunks(std::vector<ChunkSource> sources) {
+  return [sources = std::move(sources),
+          current = size_t{0}]() mutable -> absl::StatusOr<absl::Span<const uint8_t>> {
+    for (; current < sources.size(); ++current) {
+      absl::StatusOr<absl::Span<const uint8_t>> chunk = sources[current]();
+      if (!chunk.ok() || !chunk->empty()) return chunk;
+    }
+    return absl::Span<const uint8_t>();
+  };
 }
 
 ChunkSource SpanChunks(absl::Span<const uint8_t> bytes) {

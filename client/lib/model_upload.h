@@ -1,5 +1,6 @@
-// The client side of the LoadModel stream: a header, then the NEFF in 1 MiB chunks (so no
-// message comes near a size limit however large the model), with progress after each chunk.
+// The client side of the LoadModel stream: a header, then the NEFF (or a batched model's
+// variants, one after another) in 1 MiB chunks (so no message comes near a size limit however
+// large the model), with progress after each chunk.
 // The bytes come from a ChunkSource, so an in-memory NEFF and a file share one code path.
 #ifndef NEURON_SERVE_CLIENT_LIB_MODEL_UPLOAD_H_
 #define NEURON_SERVE_CLIENT_LIB_MODEL_UPLOAD_H_
@@ -41,6 +42,12 @@ absl::StatusOr<v1::LoadModelResponse> StreamLoadModel(v1::NeuronServing::StubInt
 // The header of an upload: the config, the size, and the SHA-256 the server checks both against.
 v1::LoadModelHeader UploadHeader(const v1::ModelConfig& config, uint64_t total_size,
                                  std::string sha256);
+
+// The bytes an upload's header announces: total_size, or the sum of its variants' sizes.
+uint64_t UploadBytes(const v1::LoadModelHeader& header);
+
+// The chunks of each source in turn: a batched model's variants, one after another.
+ChunkSource ChainedChunks(std::vector<ChunkSource> sources);
 
 // Chunks of `bytes`, which must outlive the source.
 ChunkSource SpanChunks(absl::Span<const uint8_t> bytes);

@@ -101,6 +101,12 @@ void PrintModelDetails(const v1::ModelStatus& model, std::ostream& out) {
   }
   out << "Requests:  " << model.requests().succeeded() << " succeeded, "
       << model.requests().failed() << " failed\n";
+  if (model.max_batch_size() > 0) {
+    // The tensors below are one row each; the leading dimension is the request's rows.
+    out << "Batching:  1 to " << model.max_batch_size()
+        << " rows per request (shape[0] below is one row); variants of batch "
+        << absl::StrJoin(model.batch_variants(), ", ") << "\n";
+  }
   PrintTensors("Inputs", model.inputs(), out);
   PrintTensors("Outputs", model.outputs(), out);
   out << "Replicas:\n";

@@ -1,15 +1,21 @@
 // ModelRecord: the model store's on-disk record of one model, models/<name>/record.json (see
 // model_store.h for the directory layout and the order of writes).
 //
-// record.json is one JSON object, format 1:
+// record.json is one JSON object. Format 1, a model of one NEFF:
 //   {"format": 1, "name": ..., "version": ..., "neff_file": "<sha16>-<unique>.neff",
 //    "neff_size": <bytes>, "neff_sha256": "<64 hex>", "config_text": ..., "saved_at": RFC 3339}
+// Format 2, a batched model (one NEFF per compiled variant, in the config's order):
+//   {"format": 2, "name": ..., "version": ...,
+//    "variants": [{"batch_size": 1, "neff_file": ..., "neff_size": ..., "neff_sha256": ...}, ...],
+//    "config_text": ..., "saved_at": ...}
 // A config_text that is not valid UTF-8 (JSON strings must be) is kept as "config_text_base64".
 // "saved_at" is for people reading the file; the parser ignores it, and unknown fields.
 //
-// A reader accepts exactly the format it was built for: a record of another format is refused
-// with both numbers named rather than misread. A change of the fields that an older reader would
-// misread must raise kModelRecordFormat.
+// The writer uses the oldest format that holds the record, so a daemon rolled back to a build
+// before batching still restores every model of one NEFF. A reader accepts the formats up to
+// the one it was built for; a newer record is refused with both numbers named rather than
+// misread. A change of the fields that an older reader would misread must raise
+// kModelRecordFormat.
 //
 // Free functions on values: thread-safe.
 #ifndef NEURON_SERVE_CORE_LIFECYCLE_MODEL_RECORD_H_
@@ -17,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -24,17 +31,28 @@
 
 namespace neuronserve {
 
-inline constexpr int kModelRecordFormat = 1;
+// The newest format this build reads and writes.
+inline constexpr int kModelRecordFormat = 2;
 // The record's file name in its model directory.
 inline constexpr char kModelRecordFileName[] = "record.json";
 inline constexpr char kNeffFileSuffix[] = ".neff";
 
+// One NEFF of a record.
+struct RecordedNeff {
+  // 0: the model's one NEFF (a model without batch variants); else the variant's batch size.
+  uint32_t batch_size = 0;
+  std::string file;  // a NEFF file name in the model's directory (IsNeffFileName)
+  uint64_t size = 0;
+  std::string sha256;  // 64 lower-case hex digits
+
+  friend bool operator==(const RecordedNeff&, const RecordedNeff&) = default;
+};
+
 struct ModelRecord {
-  std::string name;       // passes ValidateModelName
-  std::string version;    // passes ValidateModelVersion; may be empty
-  std::string neff_file;  // a NEFF file name in the model's directory (IsNeffFileName)
-  uint64_t neff_size = 0;
-  std::string neff_sha256;  // 64 lower-case hex digits
+  std::string name;     // passes ValidateModelName
+  std::string version;  // passes ValidateModelVersion; may be empty
+  // One NEFF of batch_size 0, or the variants: each of batch_size >= 1, distinct.
+  std::vector<RecordedNeff> neffs;
   std::string config_text;  // opaque: any bytes
 };
 

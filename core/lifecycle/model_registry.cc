@@ -78,8 +78,10 @@ void ModelRegistry::Load(LoadSpec spec, Callback done) {
     return;
   }
   AnnounceStateChange();
-  spdlog::info("model {} loading ({}, {} bytes)", QuotedModel(spec.identity),
-               ModelSourceName(spec.identity.source), spec.neff->size());
+  spdlog::info("model {} loading ({}, {} bytes{})", QuotedModel(spec.identity),
+               ModelSourceName(spec.identity.source), spec.TotalNeffBytes(),
+               spec.variants.empty() ? std::string()
+                                     : absl::StrCat(" in ", spec.variants.size(), " variants"));
   executor_->Submit([this, spec = std::move(spec), done = std::move(done)]() mutable {
     RunLoad(std::move(spec), std::move(done));
   });
@@ -104,10 +106,15 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   const std::string name = spec.identity.name;
   absl::StatusOr<std::shared_ptr<LoadedModel>> loaded = loader_.Load(spec);
   if (loaded.ok() && spec.persist && store_ != nullptr) {
-    absl::Status saved =
-        store_->Save(name, spec.identity.version,
-                     {reinterpret_cast<const uint8_t*>(spec.neff->data()), spec.neff->size()},
-                     spec.config_text, spec.neff_sha256);
+    auto bytes = [](const std::string& neff) {
+      return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(neff.data()), neff.size());
+    };
+    std::vector<NeffToSave> neffs;
+    if (spec.variants.empty()) neffs.push_back({0, bytes(*spec.neff), spec.neff_sha256});
+    for (const VariantSpec& variant : spec.variants) {
+      neffs.push_back({variant.batch_size, bytes(*variant.neff), variant.neff_sha256});
+    }
+    absl::Status saved = store_->Save(name, spec.identity.version, neffs, spec.config_text);
     if (!saved.ok()) {
       loader_.Retire(*std::move(loaded));
       loaded = absl::Status(saved.code(), absl::StrCat("model '", name,

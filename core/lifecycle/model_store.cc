@@ -147,7 +147,7 @@ absl::Status ModelStore::CleanModelDir(const std::string& name) {
 
   bool has_record =
       std::find(entries->begin(), entries->end(), kModelRecordFileName) != entries->end();
-  std::string referenced;  // the NEFF the record points to
+  std::vector<std::string> referenced;  // the NEFFs the record points to
   bool record_ok = false;
   if (has_record) {
     absl::StatusOr<ModelRecord> record = ReadModelRecord(JoinPath(model_dir, kModelRecordFileName));
@@ -157,7 +157,7 @@ absl::Status ModelStore::CleanModelDir(const std::string& name) {
                                            " names the model '", record->name, "'"));
     }
     if (record.ok()) {
-      referenced = record->neff_file;
+      for (const RecordedNeff& neff : record->neffs) referenced.push_back(neff.file);
       record_ok = true;
     } else {
       // Without a readable record there is no telling which NEFF is the model: keep them all.
@@ -176,7 +176,8 @@ absl::Status ModelStore::CleanModelDir(const std::string& name) {
       removed += RemoveFile(path, "leftover of an interrupted write") ? 1 : 0;
     } else if (regular && IsNeffFileName(entry) && !has_record) {
       removed += RemoveFile(path, "NEFF without a record") ? 1 : 0;
-    } else if (regular && IsNeffFileName(entry) && record_ok && entry != referenced) {
+    } else if (regular && IsNeffFileName(entry) && record_ok &&
+               std::find(referenced.begin(), referenced.end(), entry) == referenced.end()) {
       removed += RemoveFile(path, "NEFF no record points to") ? 1 : 0;
     } else {
       ++kept;
@@ -196,12 +197,34 @@ absl::Status ModelStore::CleanModelDir(const std::string& name) {
 absl::Status ModelStore::Save(const std::string& name, const std::string& version,
                               absl::Span<const uint8_t> neff, const std::string& config_text,
                               absl::string_view neff_sha256) {
+  return Save(name, version, {NeffToSave{0, neff, std::string(neff_sha256)}}, config_text);
+}
+
+absl::Status ModelStore::Save(const std::string& name, const std::string& version,
+                              const std::vector<NeffToSave>& neffs,
+                              const std::string& config_text) {
   if (absl::Status valid = ValidateModelName(name); !valid.ok()) return valid;
   if (absl::Status valid = ValidateModelVersion(version); !valid.ok()) return valid;
-  if (!neff_sha256.empty() && !IsSha256Hex(neff_sha256)) {
-    return absl::InvalidArgumentError(absl::StrCat("model '", name, "': the given SHA-256 '",
-                                                   neff_sha256,
-                                                   "' is not 64 lower-case hex digits"));
+  const bool one_neff = neffs.size() == 1 && neffs.front().batch_size == 0;
+  for (size_t i = 0; i < neffs.size(); ++i) {
+    const NeffToSave& neff = neffs[i];
+    if (!neff.sha256.empty() && !IsSha256Hex(neff.sha256)) {
+      return absl::InvalidArgumentError(absl::StrCat("model '", name, "': the given SHA-256 '",
+                                                     neff.sha256,
+                                                     "' is not 64 lower-case hex digits"));
+    }
+    bool repeated = false;
+    for (size_t j = 0; j < i; ++j) repeated |= neffs[j].batch_size == neff.batch_size;
+    if (!one_neff && (neff.batch_size == 0 || repeated)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", name,
+                       "': a store record holds one NEFF of batch 0 or variants of "
+                       "distinct batch sizes >= 1; NEFF ",
+                       i + 1, " has batch ", neff.batch_size));
+    }
+  }
+  if (neffs.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("model '", name, "': no NEFF to save"));
   }
 
   MutexLock lock(&mu_);
@@ -211,57 +234,83 @@ absl::Status ModelStore::Save(const std::string& name, const std::string& versio
   ModelRecord record;
   record.name = name;
   record.version = version;
-  record.neff_size = neff.size();
-  // One pass over the bytes per upload: the uploader's verified digest when there is one.
-  record.neff_sha256 = neff_sha256.empty() ? Sha256Hex(neff) : std::string(neff_sha256);
   record.config_text = config_text;
-
-  while (true) {
-    record.neff_file =
-        absl::StrCat(record.neff_sha256.substr(0, 16), "-", UniqueSuffix(), kNeffFileSuffix);
-    absl::StatusOr<FileKind> kind = GetFileKind(JoinPath(model_dir, record.neff_file));
-    if (!kind.ok()) return kind.status();
-    if (*kind == FileKind::kAbsent) break;
-  }
-  std::string neff_path = JoinPath(model_dir, record.neff_file);
-
-  // 1. The NEFF, durable under its final name before any record mentions it.
-  bool renamed = false;
-  absl::Status written = WriteFileAtomically(
-      neff_path, JoinPath(model_dir, TempFileName(record.neff_file)),
-      absl::string_view(reinterpret_cast<const char*>(neff.data()), neff.size()), kFileMode,
-      &renamed);
-  if (!written.ok()) {
-    if (renamed) RemoveFile(neff_path, "NEFF of a failed save");
-    return written;
+  // 1. The NEFFs, each durable under its final name before any record mentions it.
+  auto remove_written = [&] {
+    for (const RecordedNeff& written : record.neffs) {
+      RemoveFile(JoinPath(model_dir, written.file), "NEFF of a failed save");
+    }
+  };
+  for (const NeffToSave& neff : neffs) {
+    absl::StatusOr<RecordedNeff> written = WriteNeff(model_dir, neff);
+    if (!written.ok()) {
+      remove_written();
+      return written.status();
+    }
+    record.neffs.push_back(*std::move(written));
   }
 
   // 2. The record: its rename is the commit point.
   std::string record_text = SerializeModelRecord(record, absl::Now());
-  written = WriteFileAtomically(JoinPath(model_dir, kModelRecordFileName),
-                                JoinPath(model_dir, TempFileName(kModelRecordFileName)),
-                                record_text, kFileMode, &renamed);
+  bool renamed = false;
+  absl::Status written = WriteFileAtomically(
+      JoinPath(model_dir, kModelRecordFileName),
+      JoinPath(model_dir, TempFileName(kModelRecordFileName)), record_text, kFileMode, &renamed);
   if (!written.ok()) {
-    // Before the rename the old record (if any) still stands and the new NEFF is an orphan.
-    // After it, the new record may be the one on disk: keep its NEFF.
-    if (!renamed) RemoveFile(neff_path, "NEFF of a failed save");
+    // Before the rename the old record (if any) still stands and the new NEFFs are orphans.
+    // After it, the new record may be the one on disk: keep its NEFFs.
+    if (!renamed) remove_written();
     return written;
   }
 
-  // 3. Only now is the previous NEFF (and any orphan of an earlier crash) unreferenced.
+  // 3. Only now are the previous NEFFs (and any orphan of an earlier crash) unreferenced.
+  auto is_new = [&](const std::string& entry) {
+    return std::any_of(record.neffs.begin(), record.neffs.end(),
+                       [&](const RecordedNeff& neff) { return neff.file == entry; });
+  };
   size_t removed = RemoveFilesWhere(
-      model_dir,
-      [&](const std::string& entry) { return entry != record.neff_file && IsNeffFileName(entry); },
-      absl::StrCat("replaced by ", record.neff_file));
+      model_dir, [&](const std::string& entry) { return !is_new(entry) && IsNeffFileName(entry); },
+      "replaced by the model's new record");
   if (removed > 0) {
     if (absl::Status synced = FsyncDir(model_dir); !synced.ok()) {
       // The new model is committed; an old NEFF that reappears after a crash is swept by Open.
       spdlog::warn("model store: {}", std::string(synced.message()));
     }
   }
-  spdlog::info("model store: saved model {} version '{}' ({} bytes, sha256 {}) in {}", name,
-               version, neff.size(), record.neff_sha256, model_dir);
+  for (const RecordedNeff& neff : record.neffs) {
+    spdlog::info("model store: saved model {} version '{}'{} ({} bytes, sha256 {}) in {}", name,
+                 version,
+                 neff.batch_size == 0 ? "" : absl::StrCat(", variant of batch ", neff.batch_size),
+                 neff.size, neff.sha256, model_dir);
+  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<RecordedNeff> ModelStore::WriteNeff(const std::string& model_dir,
+                                                   const NeffToSave& neff) {
+  RecordedNeff recorded;
+  recorded.batch_size = neff.batch_size;
+  recorded.size = neff.bytes.size();
+  // One pass over the bytes per upload: the uploader's verified digest when there is one.
+  recorded.sha256 = neff.sha256.empty() ? Sha256Hex(neff.bytes) : neff.sha256;
+  while (true) {
+    recorded.file =
+        absl::StrCat(recorded.sha256.substr(0, 16), "-", UniqueSuffix(), kNeffFileSuffix);
+    absl::StatusOr<FileKind> kind = GetFileKind(JoinPath(model_dir, recorded.file));
+    if (!kind.ok()) return kind.status();
+    if (*kind == FileKind::kAbsent) break;
+  }
+  const std::string path = JoinPath(model_dir, recorded.file);
+  bool renamed = false;
+  absl::Status written = WriteFileAtomically(
+      path, JoinPath(model_dir, TempFileName(recorded.file)),
+      absl::string_view(reinterpret_cast<const char*>(neff.bytes.data()), neff.bytes.size()),
+      kFileMode, &renamed);
+  if (!written.ok()) {
+    if (renamed) RemoveFile(path, "NEFF of a failed save");
+    return written;
+  }
+  return recorded;
 }
 
 absl::Status ModelStore::Remove(const std::string& name) {
@@ -332,45 +381,57 @@ absl::StatusOr<std::vector<StoredModel>> ModelStore::List(
                           record->name, "'"));
       continue;
     }
-    std::string neff_path = JoinPath(model_dir, record->neff_file);
-    absl::StatusOr<FileSha256> digest = Sha256OfFile(neff_path);
-    if (!digest.ok()) {
-      report(absl::StrCat("model ", name, ": ", digest.status().message()));
-      continue;
-    }
-    if (digest->size != record->neff_size) {
-      report(absl::StrCat("model ", name, ": NEFF ", neff_path, " is ", digest->size,
-                          " bytes, its record says ", record->neff_size));
-      continue;
-    }
-    if (digest->hex != record->neff_sha256) {
-      report(absl::StrCat("model ", name, ": NEFF ", neff_path, " has SHA-256 ", digest->hex,
-                          ", its record says ", record->neff_sha256));
-      continue;
-    }
     StoredModel model;
     model.name = name;
     model.version = std::move(record->version);
     model.config_text = std::move(record->config_text);
-    model.neff_path = std::move(neff_path);
-    model.neff_size = record->neff_size;
-    model.neff_sha256 = std::move(record->neff_sha256);
+    std::string problem;
+    for (RecordedNeff& neff : record->neffs) {
+      std::string neff_path = JoinPath(model_dir, neff.file);
+      absl::StatusOr<FileSha256> digest = Sha256OfFile(neff_path);
+      if (!digest.ok()) {
+        problem = absl::StrCat("model ", name, ": ", digest.status().message());
+      } else if (digest->size != neff.size) {
+        problem = absl::StrCat("model ", name, ": NEFF ", neff_path, " is ", digest->size,
+                               " bytes, its record says ", neff.size);
+      } else if (digest->hex != neff.sha256) {
+        problem = absl::StrCat("model ", name, ": NEFF ", neff_path, " has SHA-256 ", digest->hex,
+                               ", its record says ", neff.sha256);
+      }
+      if (!problem.empty()) break;
+      model.neffs.push_back(
+          StoredNeff{neff.batch_size, std::move(neff_path), neff.size, std::move(neff.sha256)});
+    }
+    if (!problem.empty()) {
+      report(std::move(problem));
+      continue;
+    }
     models.push_back(std::move(model));
   }
   return models;
 }
 
-absl::StatusOr<std::string> ModelStore::ReadNeff(const StoredModel& model) const {
+absl::StatusOr<std::vector<std::string>> ModelStore::ReadNeffs(const StoredModel& model) const {
+  MutexLock lock(&mu_);
+  std::vector<std::string> neffs;
+  for (const StoredNeff& neff : model.neffs) {
+    absl::StatusOr<std::string> bytes = ReadNeff(model, neff);
+    if (!bytes.ok()) return bytes.status();
+    neffs.push_back(*std::move(bytes));
+  }
+  return neffs;
+}
+
+absl::StatusOr<std::string> ModelStore::ReadNeff(const StoredModel& model,
+                                                 const StoredNeff& neff) const {
   // Only a NEFF of this store, under the model's own directory, is ever read.
   std::string prefix = ModelDir(model.name) + "/";
-  if (!ValidateModelName(model.name).ok() || !absl::StartsWith(model.neff_path, prefix) ||
-      !IsNeffFileName(absl::string_view(model.neff_path).substr(prefix.size()))) {
-    return absl::InvalidArgumentError(absl::StrCat("'", model.neff_path,
-                                                   "' is not a NEFF of model '", model.name,
-                                                   "' in the model store ", dir_));
+  if (!ValidateModelName(model.name).ok() || !absl::StartsWith(neff.path, prefix) ||
+      !IsNeffFileName(absl::string_view(neff.path).substr(prefix.size()))) {
+    return absl::InvalidArgumentError(absl::StrCat("'", neff.path, "' is not a NEFF of model '",
+                                                   model.name, "' in the model store ", dir_));
   }
-  MutexLock lock(&mu_);
-  absl::StatusOr<std::string> bytes = ReadFile(model.neff_path);
+  absl::StatusOr<std::string> bytes = ReadFile(neff.path);
   if (!bytes.ok()) {
     if (absl::IsNotFound(bytes.status())) {
       return absl::NotFoundError(absl::StrCat(bytes.status().message(), " (model ", model.name,
@@ -378,15 +439,13 @@ absl::StatusOr<std::string> ModelStore::ReadNeff(const StoredModel& model) const
     }
     return bytes.status();
   }
-  if (bytes->size() != model.neff_size) {
-    return absl::DataLossError(absl::StrCat("NEFF ", model.neff_path, " of model ", model.name,
-                                            " is ", bytes->size(), " bytes, expected ",
-                                            model.neff_size));
+  if (bytes->size() != neff.size) {
+    return absl::DataLossError(absl::StrCat("NEFF ", neff.path, " of model ", model.name, " is ",
+                                            bytes->size(), " bytes, expected ", neff.size));
   }
-  if (std::string sha = Sha256Hex(*bytes); sha != model.neff_sha256) {
-    return absl::DataLossError(absl::StrCat("NEFF ", model.neff_path, " of model ", model.name,
-                                            " has SHA-256 ", sha, ", expected ",
-                                            model.neff_sha256));
+  if (std::string sha = Sha256Hex(*bytes); sha != neff.sha256) {
+    return absl::DataLossError(absl::StrCat("NEFF ", neff.path, " of model ", model.name,
+                                            " has SHA-256 ", sha, ", expected ", neff.sha256));
   }
   return bytes;
 }

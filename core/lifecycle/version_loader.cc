@@ -1,5 +1,6 @@
 #include "core/lifecycle/version_loader.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -86,7 +87,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   const std::string& name = spec.identity.name;
   // The compiled variants in the spec's order; a model of one NEFF is one variant of batch 0.
   std::vector<VariantSpec> compiled = spec.variants;
-  if (compiled.empty()) compiled.push_back(VariantSpec{0, spec.neff});
+  if (compiled.empty()) compiled.push_back(VariantSpec{0, spec.neff, {}});
   const absl::Span<const uint8_t> neff = BytesOf(*compiled.front().neff);
 
   // The model's core count is known only after a load, so the first replica is loaded on the
@@ -209,6 +210,13 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     return status;
   }
   ModelTensors tensors = std::move(variant_tensors.front());
+  if (!spec.variants.empty()) {
+    uint32_t largest = 0;
+    for (const VariantSpec& variant : spec.variants)
+      largest = std::max(largest, variant.batch_size);
+    tensors = ModelTensors::Rows(tensors, spec.variants.front().batch_size,
+                                 spec.max_batch_size != 0 ? spec.max_batch_size : largest);
+  }
   std::vector<Doorbell*> doorbells;
   for (const auto& replica : replicas) doorbells.push_back(workers_.WorkerFor(replica->cores.start));
   const uint32_t capacity = spec.max_queue != 0 ? spec.max_queue : options_.max_queue;

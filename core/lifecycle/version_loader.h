@@ -51,6 +51,9 @@ class WorkerPool;
 struct VariantSpec {
   uint32_t batch_size = 0;
   std::shared_ptr<const std::string> neff;
+  // As LoadSpec::neff_sha256, for this variant's bytes: verified by whoever produced them, or
+  // empty. The loader ignores it.
+  std::string neff_sha256;
 };
 
 struct LoadSpec {
@@ -64,6 +67,10 @@ struct LoadSpec {
   // fills). `neff` is then unused.
   std::vector<VariantSpec> variants;
   BatchingPolicy batching;
+  // A batched model: the most rows one request may carry (the front ends refuse more); at least
+  // the largest variant's batch size, and larger means a request may be split. 0 for an
+  // unbatched model, and taken as the largest variant's when a batched spec leaves it 0.
+  uint32_t max_batch_size = 0;
   uint32_t replicas = 1;              // used when start_cores is empty
   std::vector<uint32_t> start_cores;  // explicit placement, one replica per start core
   bool shared = false;
@@ -81,6 +88,15 @@ struct LoadSpec {
   // does not hash the bytes a second time; empty: nobody did, and the store hashes them
   // (ModelStore::Save). The loader ignores it.
   std::string neff_sha256;
+
+  // The bytes of every NEFF the spec carries: the one, or all the variants'.
+  uint64_t TotalNeffBytes() const {
+    uint64_t total = neff != nullptr ? neff->size() : 0;
+    for (const VariantSpec& variant : variants) {
+      total += variant.neff != nullptr ? variant.neff->size() : 0;
+    }
+    return total;
+  }
 };
 
 struct VersionLoaderOptions {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/nrt/nrt_status.h"
 #include "core/serving/execution_failure.h"
@@ -51,7 +52,13 @@ void CoreWorker::Ring() {
 void CoreWorker::Attach(LoadedModel* model, ModelReplica* replica) {
   {
     MutexLock lock(&bindings_mutex_);
-    bindings_.push_back(Binding{model, replica});
+    // A newcomer starts level with the least served binding: it is owed nothing for the time
+    // before it came (and would otherwise have the core to itself until it caught up).
+    absl::Duration least = absl::ZeroDuration();
+    for (size_t i = 0; i < bindings_.size(); ++i) {
+      least = i == 0 ? bindings_[i].used : std::min(least, bindings_[i].used);
+    }
+    bindings_.push_back(Binding{model, replica, least});
   }
   Ring();  // jobs may be waiting already
 }
@@ -68,18 +75,37 @@ bool CoreWorker::TakeNext(Binding* binding, absl::Time* look_again_at) {
   MutexLock lock(&bindings_mutex_);
   const size_t count = bindings_.size();
   const absl::Time now = absl::Now();
-  for (size_t step = 0; step < count; ++step) {
-    const size_t index = (next_binding_ + step) % count;
-    const Binding& candidate = bindings_[index];
+  // The bindings in turn from next_binding_, then by the device time they had (a stable sort
+  // keeps the turn among equals). A core serves a handful of models: no allocation below 8.
+  absl::InlinedVector<size_t, 8> order;
+  for (size_t step = 0; step < count; ++step) order.push_back((next_binding_ + step) % count);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(bindings_mutex_) {
+                     return bindings_[a].used < bindings_[b].used;
+                   });
+  for (size_t asked = 0; asked < order.size(); ++asked) {
+    Binding& candidate = bindings_[order[asked]];
     if (!candidate.replica->healthy.load(std::memory_order_acquire)) continue;
     if (!candidate.model->scheduler()->Next(*candidate.replica, now, unit_, look_again_at)) {
       continue;
     }
-    next_binding_ = index + 1;  // the next scan starts after the model just served
+    // Those asked before had nothing: they bank no credit for the time they were idle.
+    for (size_t idle = 0; idle < asked; ++idle) {
+      Binding& passed = bindings_[order[idle]];
+      passed.used = std::max(passed.used, candidate.used);
+    }
+    next_binding_ = order[asked] + 1;  // among equals, the turn passes on
     *binding = candidate;
     return true;
   }
   return false;
+}
+
+void CoreWorker::Charge(const ModelReplica* replica, absl::Duration device) {
+  MutexLock lock(&bindings_mutex_);
+  for (Binding& bound : bindings_) {
+    if (bound.replica == replica) bound.used += device;
+  }
 }
 
 void CoreWorker::Run() {
@@ -172,6 +198,7 @@ void CoreWorker::Execute(const Binding& binding) {
   // One clock read for both the scheduler's cost feedback and the core's busy time.
   const absl::Duration ran = absl::Now() - started;
   model.scheduler()->Executed(unit_.variant, unit_.rows(), ran);
+  Charge(&replica, ran);
   replica.executions.fetch_add(1, std::memory_order_relaxed);
   if (metrics_.executions != nullptr) {
     metrics_.executions->Increment();

@@ -1,14 +1,16 @@
 // CoreWorker: the one thread that executes on a NeuronCore.
 //
 // Each replica is served by the worker of its first core. A worker asks the schedulers of the
-// models whose replicas are bound to it for the next ExecutionUnit (round robin, so models
-// sharing a core share it), completes at once the jobs whose caller cancelled or whose deadline
-// passed, and otherwise writes each job's rows of every input into the unit's variant's
-// pre-bound device tensors (zeros in the rows no job fills), executes, reads each job's rows of
-// the wanted outputs straight into its buffers and completes the jobs. A hardware error takes
-// the replica's cores out of rotation (through the WorkerPool); after a hardware or transient
-// error each job is given back once to its scheduler, to run again on another healthy replica
-// when the model has one.
+// models whose replicas are bound to it for the next ExecutionUnit, the one that has had the
+// least device time on this core first (so models sharing a core share its time whatever
+// their execution lengths: one of 4 ms batches cannot starve one of 1 ms requests, as a turn
+// per execution would let it), completes at once the jobs whose caller cancelled or whose
+// deadline passed, and otherwise writes each job's rows of every input into the unit's
+// variant's pre-bound device tensors (zeros in the rows no job fills), executes, reads each
+// job's rows of the wanted outputs straight into its buffers and completes the jobs. A hardware
+// error takes the replica's cores out of rotation (through the WorkerPool); after a hardware or
+// transient error each job is given back once to its scheduler, to run again on another healthy
+// replica when the model has one.
 //
 // Locks, in the order they are taken: bindings_mutex_ (which replicas this worker serves) is held
 // while asking a scheduler, so it comes before a scheduler's mutex; a scheduler rings the
@@ -78,12 +80,19 @@ class CoreWorker : public Doorbell {
   struct Binding {
     LoadedModel* model;
     ModelReplica* replica;
+    // Device time this core spent on the replica's executions, the measure of fairness. An
+    // idle binding is not owed the time it did not ask for: when it has nothing while another
+    // is served, it is lifted to the one served (as a fair-share scheduler's virtual time).
+    absl::Duration used = absl::ZeroDuration();
   };
 
   void Run();
-  // Fills unit_ with the next unit of a healthy bound replica, round robin; false when there is
-  // none. Lowers `*look_again_at` when a scheduler will have one without being rung.
+  // Fills unit_ with the next unit of a healthy bound replica, asking the one with the least
+  // `used` first (ties in turn); false when there is none. Lowers `*look_again_at` when a
+  // scheduler will have one without being rung.
   bool TakeNext(Binding* binding, absl::Time* look_again_at);
+  // Adds `device` to the `used` of the binding of `replica` (if still bound).
+  void Charge(const ModelReplica* replica, absl::Duration device);
   // Executes unit_ on `binding`'s replica and answers for each of its jobs.
   void Execute(const Binding& binding);
   // Writes each part's rows of every input, then zeros in the batch's remaining rows.

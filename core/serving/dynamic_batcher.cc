@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/serving/queue_full.h"
 
 namespace neuronserve {
 namespace {
@@ -50,9 +51,7 @@ absl::Status DynamicBatcher::Submit(InferenceJob* job) {
   MutexLock lock(&mutex_);
   if (closed_) return absl::Status(closed_code_, closed_reason_);
   if (main_.size() >= capacity_) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("model '", model_name_, "': request queue is full (", capacity_,
-                     " waiting, its max_queue); retry later or add replicas"));
+    return QueueFullError(model_name_, capacity_);
   }
   const absl::Time now = absl::Now();
   job->enqueued_at = now;

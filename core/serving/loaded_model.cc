@@ -71,6 +71,24 @@ ModelTensors ModelTensors::Split(std::vector<TensorSpec> tensors) {
   return split;
 }
 
+ModelTensors ModelTensors::Rows(const ModelTensors& variant, uint32_t batch_size,
+                                uint32_t max_batch_size) {
+  auto row = [batch_size](std::vector<TensorSpec> specs) {
+    for (TensorSpec& spec : specs) {
+      // batch_variants.h checked that each leading dimension is the batch size.
+      if (!spec.shape.empty()) spec.shape[0] = 1;
+      spec.byte_size /= batch_size;
+    }
+    return specs;
+  };
+  ModelTensors rows;
+  rows.all = row(variant.all);
+  rows.inputs = row(variant.inputs);
+  rows.outputs = row(variant.outputs);
+  rows.max_batch_size = max_batch_size;
+  return rows;
+}
+
 bool LoadedModel::WaitUntilIdle(absl::Duration timeout) {
   LeaseCount& count = *lease_count_;
   MutexLock lock(&count.mutex);

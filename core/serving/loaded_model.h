@@ -54,10 +54,18 @@ struct ModelReplica {
 // (the order of InferenceJob's input and output indices). Split once, at load.
 struct ModelTensors {
   static ModelTensors Split(std::vector<TensorSpec> tensors);
+  // A batched model's tensors from one variant's (compiled for `batch_size` rows, the leading
+  // dimension of each): one row of each, with `max_batch_size` set.
+  static ModelTensors Rows(const ModelTensors& variant, uint32_t batch_size,
+                           uint32_t max_batch_size);
 
   std::vector<TensorSpec> all;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  // 0: the model has no batch dimension, and every spec is its whole tensor. Else a request
+  // carries 1..max_batch_size rows along the leading dimension, and every spec is one row's
+  // (leading dimension 1, the byte size of one row): a request of r rows has r times its size.
+  uint32_t max_batch_size = 0;
 };
 
 // Where a model version's bytes came from.
@@ -129,6 +137,8 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   const std::vector<TensorSpec>& tensors() const { return tensors_.all; }
   const std::vector<TensorSpec>& inputs() const { return tensors_.inputs; }
   const std::vector<TensorSpec>& outputs() const { return tensors_.outputs; }
+  // ModelTensors::max_batch_size: 0 without a batch dimension.
+  uint32_t max_batch_size() const { return tensors_.max_batch_size; }
   Scheduler* scheduler() const { return scheduler_.get(); }
   uint64_t placement_id() const { return placement_id_; }
   absl::Time ready_at() const { return ready_at_; }

@@ -27,6 +27,12 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
     info.replicas.push_back(ReplicaInfo{replica->cores, replica->healthy.load(), replica->executions.load()});
   }
   info.tensors = model.tensors();
+  info.max_batch_size = model.max_batch_size();
+  if (info.max_batch_size != 0 && !model.replicas().empty()) {
+    for (const ReplicaVariant& variant : model.replicas().front()->variants) {
+      info.batch_variants.push_back(variant.batch_size);
+    }
+  }
   info.ready_at = model.ready_at();
   info.load_duration = model.load_duration();
   info.requests_succeeded = model.requests_succeeded();

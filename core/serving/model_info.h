@@ -38,6 +38,10 @@ struct ModelInfo {
   std::string error;  // set when FAILED
   std::vector<ReplicaInfo> replicas;
   std::vector<TensorSpec> tensors;
+  // A batched model (ModelTensors::max_batch_size): the most rows a request may carry, with
+  // `tensors` one row each; and the batch size of each compiled variant. 0 and empty otherwise.
+  uint32_t max_batch_size = 0;
+  std::vector<uint32_t> batch_variants;
   absl::Time ready_at = absl::InfinitePast();
   absl::Duration load_duration;
   uint64_t requests_succeeded = 0;

@@ -66,11 +66,18 @@ const FieldNaming& NativeFieldNaming();
 // holds the device bytes of inputs[i]: the request's own bytes where they are the tensor's
 // element layout, else converted[i], which this fills. Both spans need inputs.size() slots;
 // `converted` keeps its buffers' capacity for reuse.
+//
+// A model with a batch dimension (`max_rows` > 0, its max_batch_size) has row specs as `inputs`
+// (leading dimension 1, the byte size of one row): a request carries 1..max_rows rows, the
+// same number in every input (its leading dimension, or, for an input without a shape, what its
+// values make), and the other dimensions exact; *rows (when non-null) gets the number. Without
+// one (max_rows 0) every tensor is whole and *rows is 1.
 absl::Status MatchInputs(absl::string_view model, const std::vector<TensorSpec>& inputs,
                          absl::Span<const GivenInput> given,
                          absl::Span<absl::Span<const uint8_t>> ordered,
                          absl::Span<std::vector<uint8_t>> converted,
-                         const FieldNaming& naming = NativeFieldNaming());
+                         const FieldNaming& naming = NativeFieldNaming(), uint32_t max_rows = 0,
+                         uint32_t* rows = nullptr);
 
 // How the outputs of a response travel.
 enum class OutputForm { kRaw, kFloat, kTyped };

@@ -62,8 +62,9 @@ ABSL_FLAG(std::string, state_dir, "",
 ABSL_FLAG(uint64_t, max_model_bytes, uint64_t{2} << 30,
           "Largest NEFF LoadModel accepts, in bytes (RESOURCE_EXHAUSTED past it).");
 ABSL_FLAG(uint32_t, max_queue, 1024,
-          "Most requests waiting for one model at once (a model's config.pbtxt max_queue "
-          "overrides it); past it Infer answers RESOURCE_EXHAUSTED at once");
+          "Most requests waiting for one model at once (a model's config.pbtxt max_queue, or "
+          "dynamic_batching.default_queue_policy.max_queue_size, overrides it); past it Infer "
+          "answers UNAVAILABLE (HTTP 503, Retry-After) at once");
 ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
           "Largest gRPC message the daemon accepts, in bytes (an Infer request with all its "
           "tensors); past it the call fails with RESOURCE_EXHAUSTED. At most 2147483647.");

@@ -38,8 +38,9 @@ absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,
   const std::string& name = model.identity().name;
   inputs_.resize(model.inputs().size());
   converted_inputs_.resize(model.inputs().size());
-  if (absl::Status matched = MatchInputs(name, model.inputs(), given, absl::MakeSpan(inputs_),
-                                         absl::MakeSpan(converted_inputs_), naming);
+  if (absl::Status matched =
+          MatchInputs(name, model.inputs(), given, absl::MakeSpan(inputs_),
+                      absl::MakeSpan(converted_inputs_), naming, model.max_batch_size(), &rows);
       !matched.ok()) {
     return matched;
   }
@@ -61,8 +62,11 @@ absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,
   for (size_t j = 0; j < selected.size(); ++j) {
     if (!selected[j]) continue;
     output_slots_[j] = slots++;
-    AddOutput(model.outputs()[j], output_fields_[j]);
-    bytes_out_ += model.outputs()[j].byte_size;
+    const TensorSpec& spec = model.outputs()[j];
+    output_shape_.assign(spec.shape.begin(), spec.shape.end());
+    if (!output_shape_.empty()) output_shape_[0] *= rows;
+    AddOutput(spec, output_shape_, output_fields_[j]);
+    bytes_out_ += uint64_t{spec.byte_size} * rows;
   }
   return absl::OkStatus();
 }
@@ -80,16 +84,17 @@ absl::Span<uint8_t> InferCall::Output(size_t index) {
   if (slot < 0) return {};
   const TensorSpec& spec = lease_->outputs()[index];
   const ValueField field = output_fields_[index];
+  const size_t byte_size = size_t{spec.byte_size} * rows;  // rows is 1 when unbatched
   if (!FieldIsElementLayout(field, spec.dtype)) {
     // Converted after the read (FinishOutputs): the device writes the elements here first.
     if (staged_outputs_.size() <= index) staged_outputs_.resize(lease_->outputs().size());
     std::vector<uint8_t>& staged = staged_outputs_[index];
-    staged.resize(spec.byte_size);
+    staged.resize(byte_size);
     return absl::MakeSpan(staged);
   }
-  const size_t count = spec.byte_size / ValueFieldElementSize(field);
+  const size_t count = byte_size / ValueFieldElementSize(field);
   void* values = OutputValues(slot, field, count);
-  return absl::MakeSpan(static_cast<uint8_t*>(values), spec.byte_size);
+  return absl::MakeSpan(static_cast<uint8_t*>(values), byte_size);
 }
 
 void InferCall::FinishOutputs() {
@@ -100,7 +105,7 @@ void InferCall::FinishOutputs() {
     const std::vector<uint8_t>& staged = staged_outputs_[index];
     if (slot < 0 || staged.empty()) continue;
     const TensorSpec& spec = lease_->outputs()[index];
-    const size_t count = ElementCount(spec.shape);
+    const size_t count = ElementCount(spec.shape) * rows;
     WidenToField(spec.dtype, staged, OutputValues(slot, output_fields_[index], count), count);
   }
 }

@@ -67,7 +67,9 @@ class InferCall : public InferenceJob {
   const LoadedModel& model() const { return *lease_; }
   // Matches `given` to the model's inputs, selects the `wanted` outputs (all when empty) and
   // adds each to the response (AddOutput) in the field `form` gives it. `naming`: the
-  // protocol's words for fields and dtypes in error messages.
+  // protocol's words for fields and dtypes in error messages. For a batched model the request's
+  // rows (its inputs' leading dimension, 1..max_batch_size) become the job's `rows`, and every
+  // output has as many.
   absl::Status BindTensors(absl::Span<const GivenInput> given,
                            absl::Span<const absl::string_view> wanted, OutputForm form,
                            const FieldNaming& naming);
@@ -75,8 +77,11 @@ class InferCall : public InferenceJob {
   void LimitQueueTime(absl::Duration limit);
 
   // The protocol's side of the response.
-  // Appends the model's output `spec` to the response; its values will travel in `field`.
-  virtual void AddOutput(const TensorSpec& spec, ValueField field) = 0;
+  // Appends the model's output `spec` to the response, of `shape` (spec.shape, its leading
+  // dimension times the request's rows for a batched model); its values will travel in
+  // `field`. `shape` is valid during the call only.
+  virtual void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                         ValueField field) = 0;
   // The values of the response's output `slot` (the order AddOutput added them), resized to
   // `count` values of `field` for overwriting.
   virtual void* OutputValues(int slot, ValueField field, size_t count) = 0;
@@ -113,6 +118,8 @@ class InferCall : public InferenceJob {
   // Per model output that needs a conversion, the elements as the device wrote them; empty
   // for the others (and until the first such output).
   std::vector<std::vector<uint8_t>> staged_outputs_;
+  // An output's shape for AddOutput, kept for its capacity.
+  std::vector<uint32_t> output_shape_;
 };
 
 }  // namespace neuronserve

@@ -45,6 +45,8 @@ HttpResponse HttpErrorResponse(int status, std::string_view message) {
   response.body = "{\"error\":\"";
   AppendJsonEscaped(message, response.body);
   response.body += "\"}";
+  // Every 503 (a full queue, a model or daemon not ready, a shutdown) is worth retrying.
+  if (status == 503) response.headers.emplace_back("Retry-After", "1");
   return response;
 }
 

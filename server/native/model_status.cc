@@ -50,6 +50,8 @@ v1::ModelStatus ToModelStatus(const ModelInfo& info) {
     status.set_ready_at_unix_ms(absl::ToUnixMillis(info.ready_at));
   }
   status.set_load_seconds(absl::ToDoubleSeconds(info.load_duration));
+  status.set_max_batch_size(info.max_batch_size);
+  status.mutable_batch_variants()->Add(info.batch_variants.begin(), info.batch_variants.end());
   status.mutable_requests()->set_succeeded(info.requests_succeeded);
   status.mutable_requests()->set_failed(info.requests_failed);
   return status;

@@ -74,11 +74,12 @@ void NativeInferCall::SetStreamError(StreamResponse& response, const absl::Statu
   error->set_message(std::string(status.message()));
 }
 
-void NativeInferCall::AddOutput(const TensorSpec& spec, ValueField /*field*/) {
+void NativeInferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                                ValueField /*field*/) {
   v1::OutputTensor* output = response_->add_outputs();
   output->set_name(spec.name);
   output->set_dtype(std::string(DataTypeName(spec.dtype)));
-  output->mutable_shape()->Add(spec.shape.begin(), spec.shape.end());
+  output->mutable_shape()->Add(shape.begin(), shape.end());
 }
 
 void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {

@@ -40,7 +40,8 @@ class NativeInferCall : public InferCall {
   static void SetStreamError(StreamResponse& response, const absl::Status& status);
 
  private:
-  void AddOutput(const TensorSpec& spec, ValueField field) override;
+  void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                 ValueField field) override;
   void* OutputValues(int slot, ValueField field, size_t count) override;
   RequestProtocol protocol() const override { return RequestProtocol::kNative; }
   void DropOutputs() override { response_->clear_outputs(); }

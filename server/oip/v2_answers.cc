@@ -51,14 +51,17 @@ void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   FillDuration(infer->mutable_compute_output(), 0, 0);
 }
 
+// A batched model's leading dimension is the request's rows: -1, the protocol's variable
+// dimension, as Triton shows a batch dimension.
 void FillTensors(
-    const std::vector<TensorSpec>& specs,
+    const std::vector<TensorSpec>& specs, bool batched,
     google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* out) {
   for (const TensorSpec& spec : specs) {
     inference::ModelMetadataResponse::TensorMetadata* tensor = out->Add();
     tensor->set_name(spec.name);
     tensor->set_datatype(V2DatatypeName(spec.dtype));
     for (uint32_t dim : spec.shape) tensor->add_shape(static_cast<int64_t>(dim));
+    if (batched && !spec.shape.empty()) tensor->set_shape(0, -1);
   }
 }
 
@@ -175,8 +178,8 @@ absl::Status V2ModelMetadata(const ModelRegistry& registry, const std::string& n
   out.set_name(identity.name);
   out.add_versions(identity.version);
   out.set_platform("neuron");
-  FillTensors(model.inputs(), out.mutable_inputs());
-  FillTensors(model.outputs(), out.mutable_outputs());
+  FillTensors(model.inputs(), model.max_batch_size() != 0, out.mutable_inputs());
+  FillTensors(model.outputs(), model.max_batch_size() != 0, out.mutable_outputs());
   return absl::OkStatus();
 }
 

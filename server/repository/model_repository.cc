@@ -83,21 +83,46 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
     if (model.config.name().empty()) {
       model.config.set_name(fs::path(*path).filename().string());
     }
-    if (model.config.file().empty()) model.config.set_file(default_file);
-    absl::StatusOr<std::string> neff = Confine((fs::path(relative) / model.config.file()).string());
-    if (!neff.ok()) return neff.status();
-    model.neff_path = *neff;
-  } else {
-    model.neff_path = *path;
-    model.folder = fs::path(*path).parent_path().string();
-    model.config.set_file(fs::path(*path).filename().string());
-    model.config.set_name(fs::path(*path).stem().string());
+    if (model.config.variant().empty()) {
+      if (model.config.file().empty()) model.config.set_file(default_file);
+      absl::StatusOr<std::string> neff = ConfineFile(relative, model.config.file());
+      if (!neff.ok()) return neff.status();
+      model.neff_path = *std::move(neff);
+      return model;
+    }
+    for (const v1::BatchVariant& variant : model.config.variant()) {
+      if (variant.file().empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "'", relative, "/", kModelConfigFileName, "': the variant of batch ",
+            variant.batch_size(),
+            " names no file (`variant { file: \"...\" batch_size: ", variant.batch_size(), " }`)"));
+      }
+      absl::StatusOr<std::string> neff = ConfineFile(relative, variant.file());
+      if (!neff.ok()) return neff.status();
+      model.variant_paths.push_back(*std::move(neff));
+    }
+    return model;
   }
-  if (!fs::is_regular_file(model.neff_path)) {
-    return absl::NotFoundError(absl::StrCat("repository path '", relative, "': '", model.neff_path,
-                                            "' is not a regular file"));
+  if (!fs::is_regular_file(*path)) {
+    return absl::NotFoundError(
+        absl::StrCat("repository path '", relative, "': '", *path, "' is not a regular file"));
   }
+  model.neff_path = *path;
+  model.folder = fs::path(*path).parent_path().string();
+  model.config.set_file(fs::path(*path).filename().string());
+  model.config.set_name(fs::path(*path).stem().string());
   return model;
+}
+
+absl::StatusOr<std::string> ModelRepository::ConfineFile(const std::string& folder,
+                                                         const std::string& file) const {
+  absl::StatusOr<std::string> path = Confine((fs::path(folder) / file).string());
+  if (!path.ok()) return path.status();
+  if (!fs::is_regular_file(*path)) {
+    return absl::NotFoundError(
+        absl::StrCat("repository path '", folder, "': '", *path, "' is not a regular file"));
+  }
+  return path;
 }
 
 absl::StatusOr<std::vector<std::string>> ModelRepository::ModelFolders() const {

@@ -18,9 +18,14 @@ namespace neuronserve {
 inline constexpr char kModelConfigFileName[] = "config.pbtxt";
 
 struct RepositoryModel {
-  v1::ModelConfig config;  // name defaulted to the folder name, file to "model.neff"
-  std::string folder;      // absolute, canonical
-  std::string neff_path;   // absolute, canonical, inside the repository
+  // name defaulted to the folder name; file to "model.neff" unless the config lists variants
+  v1::ModelConfig config;
+  std::string folder;  // absolute, canonical
+  // A model of one NEFF: its file; absolute, canonical, inside the repository. Empty when the
+  // config lists variants.
+  std::string neff_path;
+  // A batched model: each config.variant()'s file, in its order, as neff_path.
+  std::vector<std::string> variant_paths;
 };
 
 class ModelRepository {
@@ -29,6 +34,8 @@ class ModelRepository {
   static absl::StatusOr<ModelRepository> Open(const std::string& root);
 
   // `relative` names a model folder (with config.pbtxt, or just a model.neff) or a NEFF file.
+  // A config whose `variant`s name the NEFFs of a batched model has each file confined and
+  // checked as the one NEFF is; a variant without a file is INVALID_ARGUMENT.
   // INVALID_ARGUMENT for absolute paths and "..", PERMISSION_DENIED for a path (or symlink)
   // that resolves outside the repository, NOT_FOUND when it does not exist. `default_file` is
   // the NEFF of a folder whose config names no `file` (relative to the folder); --model-dir
@@ -44,6 +51,8 @@ class ModelRepository {
  private:
   explicit ModelRepository(std::string root) : root_(std::move(root)) {}
   absl::StatusOr<std::string> Confine(const std::string& relative) const;
+  // `file` of the model folder `folder` (both relative), confined, and a regular file.
+  absl::StatusOr<std::string> ConfineFile(const std::string& folder, const std::string& file) const;
 
   std::string root_;  // canonical
 };

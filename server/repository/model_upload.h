@@ -1,12 +1,14 @@
 // ModelUpload: the sequence of one LoadModel stream, without gRPC.
 //
 // The first message is the header: an upload's (name, total_size bounded by --max-model-bytes,
-// SHA-256) or a repository load's (repository_path). An upload's chunks follow and are appended
-// and hashed as they arrive, never beyond total_size, so a client cannot make the daemon buffer
-// more than it announced. At the end of the stream the size and SHA-256 are checked (DATA_LOSS on
-// a mismatch, and nothing is kept) and the result is what to load; a repository load sends no
-// chunks and is resolved inside the repository at the end. LoadModelReactor feeds it the stream's
-// messages and finishes the call with its errors.
+// SHA-256; or, for a batched model, each variant's batch size, size and SHA-256, their sum so
+// bounded) or a repository load's (repository_path). An upload's chunks follow and are appended
+// and hashed as they arrive, the variants' bytes one after another, never beyond what the header
+// announced, so a client cannot make the daemon buffer more. Each NEFF's SHA-256 is checked as
+// soon as its last byte arrives, and its size at the end of the stream (DATA_LOSS on a mismatch,
+// naming the variant, and nothing is kept); the result is what to load. A repository load sends
+// no chunks and is resolved inside the repository at the end. LoadModelReactor feeds it the
+// stream's messages and finishes the call with its errors.
 //
 // Thread safety: none; one stream's messages arrive one at a time (gRPC runs a reactor's reads
 // in order). Ownership: holds the received bytes until Finish hands them to the LoadSpec, with
@@ -17,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -45,12 +48,24 @@ class ModelUpload {
   absl::Status TakeChunk(const std::string& chunk);
   absl::StatusOr<LoadSpec> FinishRepositoryLoad();
 
+  // One NEFF the stream carries: the model's one (batch 0) or a variant.
+  struct ExpectedNeff {
+    uint32_t batch_size = 0;
+    uint64_t size = 0;
+    std::string sha256;  // lower-case, checked
+    std::string bytes;   // received so far
+  };
+  absl::Status TakeVariants(const v1::LoadModelHeader& header);
+  // " (the variant of batch N)" or "", for messages.
+  static std::string Which(const ExpectedNeff& neff);
+
   const ModelRepository* const repository_;
   const uint64_t max_model_bytes_;
   bool have_header_ = false;
-  v1::LoadModelHeader header_;  // its sha256 lower-cased once checked
-  std::string neff_;
-  Sha256 digest_;
+  v1::LoadModelHeader header_;  // an upload's config holds its variants once checked
+  std::vector<ExpectedNeff> neffs_;
+  size_t receiving_ = 0;  // index in neffs_ of the NEFF the next bytes belong to
+  Sha256 digest_;         // of neffs_[receiving_]'s bytes so far
 };
 
 }  // namespace neuronserve

@@ -53,7 +53,8 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
   for (const std::string& name : names) {
     absl::StatusOr<RepositoryModel> model = repository.Resolve(name);
     absl::StatusOr<LoadSpec> spec =
-        model.ok() ? RepositoryModelLoadSpec(*model) : absl::StatusOr<LoadSpec>(model.status());
+        model.ok() ? RepositoryModelLoadSpec(*model, model->config, /*persist=*/false)
+                   : absl::StatusOr<LoadSpec>(model.status());
     if (!spec.ok()) {
       failures->push_back(
           StartupFailure{ModelIdentity{name, "", ModelSource::kRepository}, spec.status()});
@@ -62,13 +63,6 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
     specs.push_back(*std::move(spec));
   }
   return specs;
-}
-
-absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model) {
-  absl::StatusOr<std::string> bytes = ReadFile(model.neff_path);
-  if (!bytes.ok()) return bytes.status();
-  return LoadSpecFromConfig(model.config, std::make_shared<const std::string>(*std::move(bytes)),
-                            ModelSource::kRepository, /*persist=*/false);
 }
 
 std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store) {
@@ -86,14 +80,35 @@ std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store) {
                     model.name);
       continue;
     }
-    absl::StatusOr<std::string> bytes = store.ReadNeff(model);
+    absl::StatusOr<std::vector<std::string>> bytes = store.ReadNeffs(model);
     if (!bytes.ok()) {
       spdlog::error("model '{}' in the state directory: {}", model.name, bytes.status().message());
       continue;
     }
-    specs.push_back(LoadSpecFromConfig(config,
-                                       std::make_shared<const std::string>(*std::move(bytes)),
-                                       ModelSource::kState, /*persist=*/false));
+    // The record's NEFFs are the config's: the one NEFF, or its variants in order.
+    bool matches = bytes->size() == (config.variant().empty() ? 1u : config.variant().size());
+    for (size_t i = 0; matches && i < model.neffs.size(); ++i) {
+      matches = model.neffs[i].batch_size ==
+                (config.variant().empty() ? 0u : config.variant(static_cast<int>(i)).batch_size());
+    }
+    if (!matches) {
+      spdlog::error(
+          "model '{}' in the state directory: its record's NEFFs are not its config's "
+          "variants; skipped",
+          model.name);
+      continue;
+    }
+    ModelNeffs neffs;
+    for (std::string& neff : *bytes) {
+      neffs.push_back(std::make_shared<const std::string>(std::move(neff)));
+    }
+    absl::StatusOr<LoadSpec> spec =
+        LoadSpecFromConfig(config, std::move(neffs), ModelSource::kState, /*persist=*/false);
+    if (!spec.ok()) {
+      spdlog::error("model '{}' in the state directory: {}", model.name, spec.status().message());
+      continue;
+    }
+    specs.push_back(*std::move(spec));
   }
   return specs;
 }
@@ -104,7 +119,8 @@ void LoadStartupModels(ModelRegistry& registry, const ModelRepository* repositor
   std::vector<LoadSpec> repository_specs;
   std::vector<StartupFailure> failures;
   if (model_dir_model != nullptr) {
-    absl::StatusOr<LoadSpec> spec = RepositoryModelLoadSpec(*model_dir_model);
+    absl::StatusOr<LoadSpec> spec =
+        RepositoryModelLoadSpec(*model_dir_model, model_dir_model->config, /*persist=*/false);
     if (spec.ok()) {
       repository_specs.push_back(*std::move(spec));
     } else {

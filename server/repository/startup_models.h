@@ -37,9 +37,6 @@ std::vector<LoadSpec> RepositoryLoadSpecs(const ModelRepository& repository,
                                           const std::string& load_models,
                                           std::vector<StartupFailure>* failures);
 
-// The load spec of a resolved repository model, its NEFF read now; the read's error otherwise.
-absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model);
-
 // The load specs of the models the state directory holds; each one whose config or NEFF
 // cannot be read is logged and skipped, and an unreadable directory is logged and yields none.
 std::vector<LoadSpec> StateDirectoryLoadSpecs(const ModelStore& store);

@@ -46,6 +46,9 @@ std::string ModelsJson(const std::vector<ModelInfo>& models, const HealthReport&
         {"load_duration_seconds", absl::ToDoubleSeconds(model.load_duration)},
         {"inputs", TensorsJson(model.tensors, TensorUsage::kInput)},
         {"outputs", TensorsJson(model.tensors, TensorUsage::kOutput)},
+        // As GetModel's: > 0 when shape[0] of every tensor is the request's rows.
+        {"max_batch_size", model.max_batch_size},
+        {"batch_variants", model.batch_variants},
     });
   }
   // Invalid UTF-8 (there should be none: names are ASCII) is replaced, never thrown on.

@@ -208,11 +208,12 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
   return absl::OkStatus();
 }
 
-void V2RestInferCall::AddOutput(const TensorSpec& spec, ValueField /*field*/) {
+void V2RestInferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                                ValueField /*field*/) {
   Output& output = outputs_.emplace_back();
   output.name = spec.name;
   output.dtype = spec.dtype;
-  output.shape = spec.shape;
+  output.shape.assign(shape.begin(), shape.end());
   output.binary =
       request_.binary_data_output || RestDataField(V2DatatypeName(spec.dtype)) == ValueField::kNone;
   for (const RestOutput& wanted : request_.outputs) {

@@ -59,7 +59,8 @@ class V2RestInferCall final : public InferCall {
   bool Cancelled() const override { return false; }
   void Complete(absl::Status status, const ExecutionTiming& timing) override;
 
-  void AddOutput(const TensorSpec& spec, ValueField field) override;
+  void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                 ValueField field) override;
   void* OutputValues(int slot, ValueField field, size_t count) override;
   void DropOutputs() override;
   RequestProtocol protocol() const override { return RequestProtocol::kV2Http; }

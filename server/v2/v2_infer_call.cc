@@ -180,11 +180,12 @@ void V2InferCall::SetStreamError(StreamResponse& response, const absl::Status& s
   response.set_error_message(std::string(status.message()));
 }
 
-void V2InferCall::AddOutput(const TensorSpec& spec, ValueField field) {
+void V2InferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                            ValueField field) {
   auto* output = response_->add_outputs();
   output->set_name(spec.name);
   output->set_datatype(V2DatatypeName(spec.dtype));
-  output->mutable_shape()->Add(spec.shape.begin(), spec.shape.end());
+  output->mutable_shape()->Add(shape.begin(), shape.end());
   if (field == ValueField::kRaw) response_->add_raw_output_contents();
 }
 

@@ -52,7 +52,8 @@ class V2InferCall : public InferCall {
   // kRaw, or kTyped when every output the request wants has a typed field.
   OutputForm ResponseForm(const Request& request) const;
 
-  void AddOutput(const TensorSpec& spec, ValueField field) override;
+  void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
+                 ValueField field) override;
   void* OutputValues(int slot, ValueField field, size_t count) override;
   RequestProtocol protocol() const override { return RequestProtocol::kV2; }
   void DropOutputs() override;

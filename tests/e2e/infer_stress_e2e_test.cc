@@ -46,7 +46,7 @@ constexpr int64_t kTotalRequests =
 constexpr uint32_t kStressWidth = 16;
 constexpr uint64_t kStressLatencyUs = 500;
 // Below what the clients can have in flight at once (32 unary + 32 streams of 2-6), so the
-// queue fills up at times and RESOURCE_EXHAUSTED occurs, but most requests are admitted.
+// queue fills up at times and UNAVAILABLE (queue full) occurs, but most requests are admitted.
 constexpr int kMaxQueue = 128;
 constexpr char kModel[] = "stress";
 // Longest any client may take; past it the test aborts rather than hang until ctest's timeout.
@@ -271,11 +271,10 @@ void UnaryClient(int client, v1::NeuronServing::Stub& stub, Tally& tally) {
         }
         break;
       }
-      case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      case grpc::StatusCode::UNAVAILABLE:
         ++tally.exhausted;
         if (status.error_message().find("queue is full") == std::string::npos) {
-          tally.Problem(absl::StrCat("unary ", id, ": RESOURCE_EXHAUSTED '",
-                                     status.error_message(), "'"));
+          tally.Problem(absl::StrCat("unary ", id, ": UNAVAILABLE '", status.error_message(), "'"));
         }
         // "Retry later": back off 1-3 ms, as a client should.
         std::this_thread::sleep_for(std::chrono::microseconds(1000 + random() % 2000));
@@ -349,7 +348,7 @@ int RunOneStream(const std::string& prefix, int planned, v1::NeuronServing::Stub
         ++tally.wrong_data;
         tally.Problem(where + ": " + wrong);
       }
-    } else if (code == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+    } else if (code == grpc::StatusCode::UNAVAILABLE &&
                response.error().message().find("queue is full") != std::string::npos) {
       ++tally.exhausted;
       back_off = true;
@@ -506,7 +505,7 @@ TEST(InferStressE2ETest, SixtyFourClientsWithCancellationsAndDeadlinesGetOneCorr
   EXPECT_LT(elapsed, absl::Seconds(60));
 
   // The counters: every OK the clients saw was a success on the server (which may also count
-  // successes the clients saw as cancelled or late), every RESOURCE_EXHAUSTED a failure, and
+  // successes the clients saw as cancelled or late), every UNAVAILABLE (queue full) a failure, and
   // nothing is counted twice.
   v1::ModelStatus model;
   grpc::Status got = GetModel(*daemon->stub, kModel, &model);

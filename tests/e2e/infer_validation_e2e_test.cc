@@ -199,7 +199,7 @@ TEST(InferModelE2ETest, AnInt32ModelWrittenByHandIsServedInBothForms) {
   EXPECT_EQ(response.outputs(0).int32_data_size(), 0);
 }
 
-TEST(InferQueueE2ETest, AFullQueueAnswersResourceExhaustedAtOnce) {
+TEST(InferQueueE2ETest, AFullQueueAnswersUnavailableAtOnce) {
   START_DAEMON(daemon, SimDaemonArgs());
   v1::ModelConfig config = Config("slow");
   config.set_max_queue(2);
@@ -222,7 +222,7 @@ TEST(InferQueueE2ETest, AFullQueueAnswersResourceExhaustedAtOnce) {
     if (response.error().code() == 0) {
       ++ok;
     } else {
-      EXPECT_EQ(response.error().code(), static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
+      EXPECT_EQ(response.error().code(), static_cast<int>(grpc::StatusCode::UNAVAILABLE));
       EXPECT_THAT(response.error().message(),
                   AllOf(HasSubstr("model 'slow'"), HasSubstr("queue is full (2 waiting")));
       ++exhausted;

@@ -213,10 +213,10 @@ TEST(NeuronctlBenchE2ETest, TheDefaultTableHasItsColumnsAndARowPerLevel) {
   EXPECT_EQ(fields[9], "-");             // no errors
 }
 
-TEST(NeuronctlBenchE2ETest, AFullQueueCountsResourceExhaustedUnderErrors) {
+TEST(NeuronctlBenchE2ETest, AFullQueueCountsUnavailableUnderErrors) {
   START_DAEMON(daemon, SimDaemonArgs());
   // One replica at 100 ms and room for one waiting request: of 6 in flight, at most 2 are
-  // accepted at any time, so the others are refused with RESOURCE_EXHAUSTED from the start.
+  // accepted at any time, so the others are refused with UNAVAILABLE from the start.
   LoadBenchModel(
       *daemon,
       {.name = "slow", .latency_us = 100'000, .replicas = 1, .max_queue = 1, .faults = {}});
@@ -229,9 +229,9 @@ TEST(NeuronctlBenchE2ETest, AFullQueueCountsResourceExhaustedUnderErrors) {
   ASSERT_TRUE(report.is_object());
   ASSERT_EQ(report["levels"].size(), 1u);
   const nlohmann::json& level = report["levels"][0];
-  EXPECT_GT(level["errors"]["RESOURCE_EXHAUSTED"].get<int64_t>(), 0) << level.dump();
+  EXPECT_GT(level["errors"]["UNAVAILABLE"].get<int64_t>(), 0) << level.dump();
   EXPECT_EQ(level["errors"].size(), 1u) << level.dump();
-  EXPECT_EQ(level["error_count"], level["errors"]["RESOURCE_EXHAUSTED"]);
+  EXPECT_EQ(level["error_count"], level["errors"]["UNAVAILABLE"]);
   // One execution at a time, 100 ms each, in a 1 s window.
   EXPECT_GE(level["requests"].get<int64_t>(), 1);
   EXPECT_LE(level["requests"].get<int64_t>(), 11);

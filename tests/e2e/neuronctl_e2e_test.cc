@@ -40,9 +40,6 @@ using ::testing::Not;
 constexpr int kMlpInput = 16;
 constexpr int kMlpOutput = 8;
 
-
-
-
 // A loopback port nothing listens on: bound once to get a free number, then closed.
 std::string ClosedAddress() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -80,7 +77,6 @@ std::string NpyBytes(const std::string& dict, const std::vector<float>& values) 
   bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
   return bytes;
 }
-
 
 // The float32 values of a .npy file, parsed here; checks the header says float32 of `shape`.
 std::vector<float> NpyValues(const std::string& bytes, const std::string& shape) {
@@ -279,6 +275,94 @@ TEST_F(NeuronctlE2ETest, InferRoundTripsNpyFilesAgainstTheModelsKnownOutput) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("model 'mlp': queue "));
   EXPECT_THAT(text.out, HasSubstr(absl::StrFormat("%.7g", static_cast<float>(expected[0]))));
+}
+
+// A batched model: the MLP compiled for 1 and 4 rows, uploaded as two files, kept in the state
+// directory with both variants, and served again after a restart.
+TEST_F(NeuronctlE2ETest, LoadsABatchedModelFromSeveralFilesAndKeepsItAcrossARestart) {
+  simmodel::MlpOptions options;
+  options.layer_sizes = {kMlpInput, 32, kMlpOutput};
+  options.softmax = true;
+  options.seed = 5;  // Mlp()'s weights: the fixture's mlp_ is the reference
+  options.batch = 4;
+  const std::string b1 = model_path_;
+  const std::string b4 = dir_.Join("mlp_b4.neff");
+  WriteFile(b4, EncodeNeff(MlpModel(options)));
+  TempDir state;
+  const std::vector<std::string> flags = {"--state-dir=" + state.Join("state")};
+  daemon_.reset();  // the simulated cores belong to one daemon at a time
+  std::string log;
+  std::unique_ptr<RunningDaemon> daemon = StartDaemon(SimDaemonArgs(flags), &log);
+  ASSERT_NE(daemon, nullptr) << log;
+
+  ProcessResult load = NeuronctlAt(daemon->address, {"load", b1, b4, "--batch-sizes=1,4",
+                                                     "--name=mlpb", "--max-queue-delay=200us"});
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  EXPECT_THAT(load.out, HasSubstr("model 'mlpb' READY on cores 0"));
+  // Both variants are recorded: the record lists them with their batch sizes, in order.
+  EXPECT_EQ(FilesUnder(state.Join("state/models/mlpb")).size(), 3u);  // two NEFFs, the record
+  const nlohmann::json record =
+      nlohmann::json::parse(ReadFileContents(state.Join("state/models/mlpb/record.json")));
+  EXPECT_EQ(record["format"], 2);
+  ASSERT_EQ(record["variants"].size(), 2u);
+  EXPECT_EQ(record["variants"][0]["batch_size"], 1);
+  EXPECT_EQ(record["variants"][1]["batch_size"], 4);
+
+  const std::vector<float> row = InputRow();
+  const std::string input = dir_.Join("x.npy");
+  WriteFile(input, NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 16), }", row));
+  const std::vector<double> expected = Softmax(MlpReference(mlp_, row, 2));
+  auto infer = [&](const std::string& address) {
+    ProcessResult result =
+        NeuronctlAt(address, {"infer", "mlpb", "--input=input=" + input, "--output=json"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const std::vector<float> values =
+        JsonOutput(result)["outputs"]["output"]["values"].get<std::vector<float>>();
+    ASSERT_EQ(values.size(), expected.size());
+    for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], expected[i], 1e-5) << i;
+  };
+  infer(daemon->address);
+
+  // SIGTERM, and a new daemon on the same state directory restores the model, both variants.
+  EXPECT_EQ(daemon->process->StopWith(SIGTERM), 0) << daemon->process->Stderr();
+  daemon.reset();
+  std::unique_ptr<RunningDaemon> restarted = StartDaemon(SimDaemonArgs(flags), &log);
+  ASSERT_NE(restarted, nullptr) << log;
+  // The daemon restores the state directory's models before it serves.
+  const v1::ListModelsResponse list = ListModels(*restarted->stub);
+  ASSERT_EQ(list.models_size(), 1) << restarted->process->Stderr();
+  EXPECT_EQ(list.models(0).state(), v1::MODEL_STATE_READY);
+  EXPECT_EQ(list.models(0).source(), "state");
+  infer(restarted->address);
+}
+
+TEST_F(NeuronctlE2ETest, LoadOfSeveralFilesNeedsABatchSizeForEach) {
+  const std::string other = dir_.Join("other.neff");
+  WriteFile(other, EncodeNeff(mlp_));
+  const struct {
+    std::vector<std::string> args;
+    std::string error;
+  } cases[] = {
+      {{"load", model_path_, other},
+       "2 FILEs given: several files are the variants of a batched model, so give --batch-sizes "
+       "(one per FILE)"},
+      {{"load", model_path_, other, "--batch-sizes=1", "--name=m"},
+       "--batch-sizes lists 1 batch sizes for 2 FILEs; give one per FILE, in order"},
+      {{"load", model_path_, other, "--batch-sizes=1,4"},
+       "give --name: a batched model of several files has no one file name"},
+      {{"load", "id", "--repository", "--batch-sizes=1"},
+       "--batch-sizes is for uploads; a repository model's config.pbtxt names its variants"},
+  };
+  for (const auto& c : cases) {
+    ProcessResult result = NeuronctlAt(address(), c.args);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_THAT(result.err, HasSubstr(c.error));
+  }
+  // The daemon names what it refuses: two variants of one batch size.
+  ProcessResult same =
+      NeuronctlAt(address(), {"load", model_path_, other, "--batch-sizes=4,4", "--name=m"});
+  EXPECT_EQ(same.exit_code, 1) << same.err;
+  EXPECT_THAT(same.err, HasSubstr("variants 1 and 2 both have batch_size 4"));
 }
 
 TEST_F(NeuronctlE2ETest, InferRandomIsSeededAndFitsTheModelsShape) {

@@ -1,7 +1,8 @@
 // libFuzzer target: a model folder's config.pbtxt as the daemon reads it (a ModelConfig in
 // protobuf text format, server/repository/model_repository.cc), merged with LoadModel's overrides
-// and made into a LoadSpec (server/repository/load_spec.h). Checks, besides the sanitizers: the
-// config text a persisted model keeps in its record parses again to the same config, as the
+// and made into a LoadSpec (server/repository/load_spec.h). Checks, besides the sanitizers: a
+// refused config is INVALID_ARGUMENT naming the model; an accepted one keeps every variant, and
+// the config text a persisted model keeps in its record parses again to the same config, as the
 // daemon's next start reads it (server/repository/startup_models.cc).
 #include <cstddef>
 #include <cstdint>
@@ -36,11 +37,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   overrides.set_version("7");
   overrides.set_replicas(2);
   const neuronserve::v1::ModelConfig merged = neuronserve::MergeConfig(config, overrides);
-  const neuronserve::LoadSpec spec = neuronserve::LoadSpecFromConfig(
-      merged, std::make_shared<const std::string>(), neuronserve::ModelSource::kRepository, true);
-  Require(spec.replicas == 2);
+  // One NEFF, or one per variant, as the repository would read them.
+  neuronserve::ModelNeffs neffs(merged.variant().empty() ? 1 : merged.variant_size(),
+                                std::make_shared<const std::string>());
+  const absl::StatusOr<neuronserve::LoadSpec> spec =
+      neuronserve::LoadSpecFromConfig(merged, neffs, neuronserve::ModelSource::kRepository, true);
+  // A refusal must say why, naming the model (CheckBatchingConfig's contract).
+  if (!spec.ok()) {
+    Require(spec.status().code() == absl::StatusCode::kInvalidArgument);
+    Require(spec.status().message().find("model '") == 0);
+    return 0;
+  }
+  Require(spec->replicas == 2);
+  Require(spec->variants.size() == static_cast<size_t>(merged.variant_size()));
   neuronserve::v1::ModelConfig reread;
-  Require(google::protobuf::TextFormat::ParseFromString(spec.config_text, &reread));
+  Require(google::protobuf::TextFormat::ParseFromString(spec->config_text, &reread));
   Require(google::protobuf::util::MessageDifferencer::Equals(reread, merged));
   return 0;
 }

@@ -7,10 +7,11 @@
 // last one cut short by the input's end) parsed as a v1.LoadModelRequest; a piece that does not
 // parse is skipped, as if never sent. The messages go to TakeMessage in order until one fails;
 // when none failed, Finish. Checks, besides the sanitizers: an accepted upload header announces
-// 1..max_model_bytes bytes and 64 hex digits; the accepted chunks never add up to more than
-// total_size; every error has a message ("LoadModel ..." from the stream's checks); Finish of an
-// upload is DATA_LOSS exactly when the size or the SHA-256 disagree, and otherwise hands over
-// the chunks' bytes; a repository load hands over a NEFF of the repository, never one outside.
+// 1..max_model_bytes bytes in all (one NEFF, or a batched model's variants) with 64 hex digits
+// each; the accepted chunks never add up to more than announced; every error has a message
+// ("LoadModel ..." from the stream's checks); Finish of an upload is DATA_LOSS exactly when a
+// size or a SHA-256 disagrees, and otherwise hands over the chunks' bytes, cut at the variants'
+// sizes; a repository load hands over a NEFF of the repository, never one outside.
 #include <errno.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -77,6 +79,28 @@ const neuronserve::ModelRepository& TheRepository() {
   return *repository;
 }
 
+// What an upload's header announces: its one NEFF, or each variant's.
+struct NeffPart {
+  uint64_t size = 0;
+  std::string sha256;
+};
+
+std::vector<NeffPart> Announced(const neuronserve::v1::LoadModelHeader& header) {
+  if (header.variants().empty()) return {NeffPart{header.total_size(), header.sha256()}};
+  std::vector<NeffPart> parts;
+  for (const auto& variant : header.variants()) parts.push_back({variant.size(), variant.sha256()});
+  return parts;
+}
+
+// Saturating: a header whose sizes overflow is refused, and must read as too large here too.
+uint64_t AnnouncedBytes(const neuronserve::v1::LoadModelHeader& header) {
+  uint64_t total = 0;
+  for (const NeffPart& part : Announced(header)) {
+    total = part.size > UINT64_MAX - total ? UINT64_MAX : total + part.size;
+  }
+  return total;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
@@ -113,14 +137,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       header = message.header();
       if (header.repository_path().empty()) {
         Require(!header.config().name().empty());
-        Require(header.total_size() > 0 && header.total_size() <= kMaxModelBytes);
-        Require(IsSha256Hex(absl::AsciiStrToLower(header.sha256())));
+        for (const NeffPart& part : Announced(header)) {
+          Require(part.size > 0);
+          Require(IsSha256Hex(absl::AsciiStrToLower(part.sha256)));
+        }
+        Require(AnnouncedBytes(header) > 0 && AnnouncedBytes(header) <= kMaxModelBytes);
       }
       continue;
     }
     Require(!message.has_header() && header.repository_path().empty());
     held.append(message.chunk());
-    Require(held.size() <= header.total_size());
+    Require(held.size() <= AnnouncedBytes(header));
   }
 
   absl::StatusOr<LoadSpec> spec = upload.Finish();
@@ -137,17 +164,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Require(*spec->neff == kFolderNeff || *spec->neff == kBareNeff);
     return 0;
   }
-  Sha256 digest;
-  digest.Update(held);
-  const bool intact = held.size() == header.total_size() &&
-                      digest.FinalHex() == absl::AsciiStrToLower(header.sha256());
+  // Every NEFF whole and of its digest (a wrong digest already failed its last chunk).
+  bool intact = held.size() == AnnouncedBytes(header);
+  std::vector<std::string> parts;
+  size_t offset = 0;
+  for (const NeffPart& part : Announced(header)) {
+    if (!intact) break;
+    parts.push_back(held.substr(offset, part.size));
+    offset += part.size;
+    Sha256 digest;
+    digest.Update(parts.back());
+    intact = digest.FinalHex() == absl::AsciiStrToLower(part.sha256);
+  }
   if (!intact) {
     Require(spec.status().code() == absl::StatusCode::kDataLoss);
     Require(absl::StartsWith(spec.status().message(), "LoadModel"));
     return 0;
   }
   Require(spec.ok());
-  Require(spec->neff != nullptr && *spec->neff == held);
   Require(spec->identity.name == header.config().name());
+  if (header.variants().empty()) {
+    Require(spec->neff != nullptr && *spec->neff == held);
+    return 0;
+  }
+  Require(spec->variants.size() == parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    Require(spec->variants[i].batch_size == header.variants(static_cast<int>(i)).batch_size());
+    Require(*spec->variants[i].neff == parts[i]);
+  }
   return 0;
 }

@@ -1,6 +1,7 @@
 // libFuzzer target: a model store record (record.json, ParseModelRecord), as the daemon reads it
-// back at start. Checks, besides the sanitizers: a record that parses is serialized again
-// (SerializeModelRecord) and that text parses to the same record.
+// back at start, of either format (one NEFF, or a batched model's variants). Checks, besides the
+// sanitizers: a record that parses is serialized again (SerializeModelRecord) and that text
+// parses to the same record.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,7 +29,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::StatusOr<neuronserve::ModelRecord> reread = neuronserve::ParseModelRecord(again);
   Require(reread.ok());
   Require(reread->name == record->name && reread->version == record->version &&
-          reread->neff_file == record->neff_file && reread->neff_size == record->neff_size &&
-          reread->neff_sha256 == record->neff_sha256 && reread->config_text == record->config_text);
+          reread->neffs == record->neffs && reread->config_text == record->config_text);
   return 0;
 }

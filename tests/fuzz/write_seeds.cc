@@ -387,6 +387,25 @@ void WriteLoadModelStream() {
             Frame({Header("up", neff.size(), sha), Header("up", neff.size(), sha)}));
   WriteSeed(target, "empty_stream", "");
 
+  // A batched model: two variants' bytes back to back, the chunks crossing the boundary.
+  const std::string second = "NRTSIM1\n{\"inputs\": [], \"outputs\": []}";
+  neuronserve::v1::LoadModelRequest batched;
+  batched.mutable_header()->mutable_config()->set_name("batched");
+  for (const auto& [rows, bytes] : {std::pair{1u, neff}, std::pair{4u, second}}) {
+    auto* variant = batched.mutable_header()->add_variants();
+    variant->set_batch_size(rows);
+    variant->set_size(bytes.size());
+    variant->set_sha256(Sha256Hex(bytes));
+  }
+  const std::string both = neff + second;
+  WriteSeed(target, "upload_variants",
+            Frame({batched, Chunk(both.substr(0, neff.size() + 5)),
+                   Chunk(both.substr(neff.size() + 5))}));
+  auto same_batch = batched;
+  same_batch.mutable_header()->mutable_variants(1)->set_batch_size(1);
+  WriteSeed(target, "upload_variants_same_batch", Frame({same_batch, Chunk(both)}));
+  WriteSeed(target, "upload_variants_short", Frame({batched, Chunk(both.substr(0, 30))}));
+
   WriteSeed(target, "repository_folder", Frame({RepositoryHeader("mlp")}));
   auto renamed = RepositoryHeader("mlp/");
   renamed.mutable_header()->mutable_config()->set_name("renamed");

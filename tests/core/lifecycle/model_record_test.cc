@@ -23,10 +23,16 @@ ModelRecord SampleRecord() {
   ModelRecord record;
   record.name = "mlp";
   record.version = "v2";
-  record.neff_file = "0123456789abcdef-1-2-3.neff";
-  record.neff_size = 18;
-  record.neff_sha256 = kSha;
+  record.neffs = {RecordedNeff{0, "0123456789abcdef-1-2-3.neff", 18, kSha}};
   record.config_text = "name: \"mlp\"\n";
+  return record;
+}
+
+// A batched model's record: two variants.
+ModelRecord SampleBatchedRecord() {
+  ModelRecord record = SampleRecord();
+  record.neffs = {RecordedNeff{1, "0123456789abcdef-1.neff", 18, kSha},
+                  RecordedNeff{8, "0123456789abcdef-2.neff", 90, kSha}};
   return record;
 }
 
@@ -45,9 +51,7 @@ std::string ParseError(const nlohmann::json& json) {
 void ExpectSame(const ModelRecord& a, const ModelRecord& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.version, b.version);
-  EXPECT_EQ(a.neff_file, b.neff_file);
-  EXPECT_EQ(a.neff_size, b.neff_size);
-  EXPECT_EQ(a.neff_sha256, b.neff_sha256);
+  EXPECT_EQ(a.neffs, b.neffs);
   EXPECT_EQ(a.config_text, b.config_text);
 }
 
@@ -98,7 +102,10 @@ TEST(ModelRecordTest, EachKindOfDamageIsNamed) {
     return json;
   };
   EXPECT_EQ(ParseError(without("format")), "field \"format\" is missing");
-  EXPECT_EQ(ParseError(with("format", 2)), "field \"format\" is 2; this build reads format 1");
+  EXPECT_EQ(ParseError(with("format", 3)),
+            "field \"format\" is 3; this build reads formats 1 to 2");
+  EXPECT_EQ(ParseError(with("format", 0)),
+            "field \"format\" is 0; this build reads formats 1 to 2");
   EXPECT_EQ(ParseError(without("name")), "field \"name\" is missing");
   EXPECT_EQ(ParseError(with("version", 7)), "field \"version\" is not a string");
   EXPECT_THAT(ParseError(with("name", "../etc")), HasSubstr("field \"name\" "));
@@ -112,6 +119,58 @@ TEST(ModelRecordTest, EachKindOfDamageIsNamed) {
   EXPECT_EQ(ParseError(with("neff_size", -1)),
             "field \"neff_size\" is missing or not a byte count");
   EXPECT_EQ(ParseError(without("config_text")), "field \"config_text\" is missing");
+}
+
+TEST(ModelRecordTest, ABatchedModelIsFormatTwoWithItsVariantsInOrder) {
+  const std::string text = SerializeModelRecord(SampleBatchedRecord(), absl::UnixEpoch());
+  nlohmann::json json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["format"], 2);
+  EXPECT_FALSE(json.contains("neff_file"));
+  ASSERT_EQ(json["variants"].size(), 2u);
+  EXPECT_EQ(json["variants"][0]["batch_size"], 1);
+  EXPECT_EQ(json["variants"][1]["batch_size"], 8);
+  EXPECT_EQ(json["variants"][1]["neff_file"], "0123456789abcdef-2.neff");
+  EXPECT_EQ(json["variants"][1]["neff_size"], 90);
+  absl::StatusOr<ModelRecord> parsed = ParseModelRecord(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ExpectSame(*parsed, SampleBatchedRecord());
+}
+
+TEST(ModelRecordTest, AOneVariantBatchedModelIsStillFormatTwo) {
+  // Batch size 8 is not "the model's one NEFF": only format 2 can say it.
+  ModelRecord record = SampleRecord();
+  record.neffs.front().batch_size = 8;
+  const std::string text = SerializeModelRecord(record, absl::UnixEpoch());
+  EXPECT_EQ(nlohmann::json::parse(text)["format"], 2);
+  absl::StatusOr<ModelRecord> parsed = ParseModelRecord(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ExpectSame(*parsed, record);
+}
+
+TEST(ModelRecordTest, EachKindOfDamageToAVariantIsNamed) {
+  auto variant_with = [](const char* field, nlohmann::json value) {
+    nlohmann::json json =
+        nlohmann::json::parse(SerializeModelRecord(SampleBatchedRecord(), absl::UnixEpoch()));
+    json["variants"][1][field] = std::move(value);
+    return json;
+  };
+  EXPECT_EQ(ParseError(variant_with("batch_size", 0)),
+            "field \"variants[1].batch_size\" is missing or not a batch size (1 or more)");
+  EXPECT_EQ(ParseError(variant_with("batch_size", 1)),
+            "field \"variants[1].batch_size\" repeats 1");
+  EXPECT_EQ(ParseError(variant_with("batch_size", uint64_t{1} << 32)),
+            "field \"variants[1].batch_size\" is missing or not a batch size (1 or more)");
+  EXPECT_EQ(ParseError(variant_with("neff_file", "../x.neff")),
+            "field \"variants[1].neff_file\" is not a NEFF file name");
+  EXPECT_EQ(ParseError(variant_with("neff_sha256", 5)),
+            "field \"variants[1].neff_sha256\" is not a string");
+  EXPECT_EQ(ParseError(variant_with("neff_size", "big")),
+            "field \"variants[1].neff_size\" is missing or not a byte count");
+  nlohmann::json none = SampleJson();
+  none["format"] = 2;
+  EXPECT_EQ(ParseError(none), "field \"variants\" is missing or not a list of variants");
+  none["variants"] = nlohmann::json::array({7});
+  EXPECT_EQ(ParseError(none), "field \"variants[0]\" is not an object");
 }
 
 TEST(ModelRecordTest, BadBase64IsNamed) {

@@ -238,7 +238,7 @@ TEST_F(ModelRegistryTest, PersistingRecordsTheCarriedDigest) {
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 1u);
   EXPECT_EQ((*stored)[0].name, "right");
-  EXPECT_EQ((*stored)[0].neff_sha256, spec.neff_sha256);
+  EXPECT_EQ((*stored)[0].neffs.at(0).sha256, spec.neff_sha256);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_THAT(problems[0], HasSubstr("its record says " + wrong.neff_sha256));
 }

@@ -60,6 +60,14 @@ std::vector<std::string> NeffFiles(const fs::path& dir) {
   return names;
 }
 
+// The bytes of a model of one NEFF, read back through the store.
+absl::StatusOr<std::string> ReadOne(const ModelStore& store, const StoredModel& model) {
+  absl::StatusOr<std::vector<std::string>> neffs = store.ReadNeffs(model);
+  if (!neffs.ok()) return neffs.status();
+  EXPECT_EQ(neffs->size(), 1u);
+  return neffs->at(0);
+}
+
 std::vector<std::string> Names(const std::vector<StoredModel>& models) {
   std::vector<std::string> names;
   for (const StoredModel& model : models) names.push_back(model.name);
@@ -128,22 +136,24 @@ TEST_F(ModelStoreTest, SaveListReadRoundTrip) {
   EXPECT_EQ(model.name, "mlp");
   EXPECT_EQ(model.version, "3");
   EXPECT_EQ(model.config_text, config);
-  EXPECT_EQ(model.neff_size, neff.size());
-  EXPECT_EQ(model.neff_sha256, Sha256Hex(neff));
-  EXPECT_TRUE(fs::path(model.neff_path).is_absolute()) << model.neff_path;
-  EXPECT_EQ(fs::path(model.neff_path).parent_path(), ModelDir("mlp"));
+  EXPECT_EQ(model.neffs.at(0).size, neff.size());
+  EXPECT_EQ(model.neffs.at(0).sha256, Sha256Hex(neff));
+  EXPECT_TRUE(fs::path(model.neffs.at(0).path).is_absolute()) << model.neffs.at(0).path;
+  EXPECT_EQ(fs::path(model.neffs.at(0).path).parent_path(), ModelDir("mlp"));
   // The file name starts with the digest's prefix and is unique per save.
-  EXPECT_TRUE(
-      fs::path(model.neff_path).filename().string().starts_with(model.neff_sha256.substr(0, 16)));
-  EXPECT_EQ(ReadAll(model.neff_path), neff);
+  EXPECT_TRUE(fs::path(model.neffs.at(0).path)
+                  .filename()
+                  .string()
+                  .starts_with(model.neffs.at(0).sha256.substr(0, 16)));
+  EXPECT_EQ(ReadAll(model.neffs.at(0).path), neff);
 
-  absl::StatusOr<std::string> read = store_->ReadNeff(model);
+  absl::StatusOr<std::string> read = ReadOne(*store_, model);
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(*read, neff);
 
   // Exactly the documented files, and nothing left over.
   EXPECT_THAT(Entries(ModelDir("mlp")),
-              ElementsAre(fs::path(model.neff_path).filename().string(), "record.json"));
+              ElementsAre(fs::path(model.neffs.at(0).path).filename().string(), "record.json"));
   EXPECT_THAT(Entries(state_), ElementsAre("LOCK", "models"));
 }
 
@@ -175,8 +185,8 @@ TEST_F(ModelStoreTest, AGivenDigestIsRecordedAsGiven) {
   std::vector<StoredModel> models = List(&problems);
   EXPECT_THAT(problems, IsEmpty());
   ASSERT_THAT(models, SizeIs(1));
-  EXPECT_EQ(models[0].neff_sha256, digest);
-  EXPECT_EQ(*store_->ReadNeff(models[0]), neff);
+  EXPECT_EQ(models[0].neffs.at(0).sha256, digest);
+  EXPECT_EQ(*ReadOne(*store_, models[0]), neff);
 }
 
 // The store does not re-hash a given digest, so a wrong one (a caller's bug) is what the record
@@ -246,19 +256,19 @@ TEST_F(ModelStoreTest, ReplaceKeepsExactlyOneNeff) {
   ASSERT_THAT(models, SizeIs(1));
   EXPECT_EQ(models[0].version, "2");
   EXPECT_EQ(models[0].config_text, "new config");
-  EXPECT_EQ(*store_->ReadNeff(models[0]), "new bytes!");
+  EXPECT_EQ(*ReadOne(*store_, models[0]), "new bytes!");
   EXPECT_THAT(NeffFiles(ModelDir("mlp")), SizeIs(1));
   EXPECT_THAT(Entries(ModelDir("mlp")), SizeIs(2));  // the NEFF and record.json
 
   // A listing taken before the replace no longer reads.
-  EXPECT_EQ(store_->ReadNeff(old_model).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ReadOne(*store_, old_model).status().code(), absl::StatusCode::kNotFound);
 
   // Same bytes again: a new file (never overwrite what the record points to), still one left.
   Save("mlp", "2", "new bytes!", "new config");
   std::vector<StoredModel> again = List();
   ASSERT_THAT(again, SizeIs(1));
-  EXPECT_NE(again[0].neff_path, models[0].neff_path);
-  EXPECT_EQ(again[0].neff_sha256, models[0].neff_sha256);
+  EXPECT_NE(again[0].neffs.at(0).path, models[0].neffs.at(0).path);
+  EXPECT_EQ(again[0].neffs.at(0).sha256, models[0].neffs.at(0).sha256);
   EXPECT_THAT(NeffFiles(ModelDir("mlp")), SizeIs(1));
 }
 
@@ -291,8 +301,8 @@ TEST_F(ModelStoreTest, PersistsAcrossInstances) {
   ASSERT_THAT(Names(models), ElementsAre("bert", "mlp"));
   EXPECT_EQ(models[1].version, "7");
   EXPECT_EQ(models[1].config_text, "mlp config");
-  EXPECT_EQ(*store_->ReadNeff(models[0]), "bert bytes");
-  EXPECT_EQ(*store_->ReadNeff(models[1]), "mlp bytes");
+  EXPECT_EQ(*ReadOne(*store_, models[0]), "bert bytes");
+  EXPECT_EQ(*ReadOne(*store_, models[1]), "mlp bytes");
 }
 
 TEST_F(ModelStoreTest, ASecondOpenOfTheSameDirectoryFails) {
@@ -342,7 +352,7 @@ TEST_F(ModelStoreTest, OpenRemovesTempFilesAndOrphanNeffs) {
   std::vector<StoredModel> models = List(&problems);
   EXPECT_THAT(problems, IsEmpty());
   ASSERT_THAT(Names(models), ElementsAre("mlp"));
-  EXPECT_EQ(*store_->ReadNeff(models[0]), "mlp bytes");
+  EXPECT_EQ(*ReadOne(*store_, models[0]), "mlp bytes");
 }
 
 // Crash leftovers (b): records whose NEFF is missing or damaged are skipped and reported.
@@ -393,12 +403,12 @@ TEST_F(ModelStoreTest, ReadNeffNoticesDamageAfterList) {
   OpenStore();
   Save("mlp", "", "mlp bytes");
   StoredModel model = List().at(0);
-  std::string contents = ReadAll(model.neff_path);
+  std::string contents = ReadAll(model.neffs.at(0).path);
   contents.back() ^= 1;
-  WriteAll(model.neff_path, contents);
-  absl::StatusOr<std::string> read = store_->ReadNeff(model);
+  WriteAll(model.neffs.at(0).path, contents);
+  absl::StatusOr<std::string> read = ReadOne(*store_, model);
   EXPECT_EQ(read.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(read.status().message(), HasSubstr(model.neff_path));
+  EXPECT_THAT(read.status().message(), HasSubstr(model.neffs.at(0).path));
 }
 
 // Crash leftovers (c): the new NEFF is on disk but the new record never replaced the old one.
@@ -422,7 +432,7 @@ TEST_F(ModelStoreTest, CrashBetweenNewNeffAndNewRecordKeepsTheOldModel) {
   ASSERT_THAT(models, SizeIs(1));
   EXPECT_EQ(models[0].version, "1");
   EXPECT_EQ(models[0].config_text, "old config");
-  EXPECT_EQ(*store_->ReadNeff(models[0]), "old bytes");
+  EXPECT_EQ(*ReadOne(*store_, models[0]), "old bytes");
   // Open removed the orphan and the temp file.
   EXPECT_THAT(Entries(mlp), ElementsAre(old_neff, "record.json"));
 }
@@ -436,7 +446,7 @@ TEST_F(ModelStoreTest, ListBeforeTheSweepSeesTheOldModelToo) {
   WriteAll(mlp / absl::StrCat(Sha256Hex("new").substr(0, 16), "-1-1-1.neff"), "new");
   std::vector<StoredModel> models = List();
   ASSERT_THAT(models, SizeIs(1));
-  EXPECT_EQ(*store_->ReadNeff(models[0]), "old bytes");
+  EXPECT_EQ(*ReadOne(*store_, models[0]), "old bytes");
 }
 
 // Crash leftovers (d): the new record is in place but the old NEFF was not deleted yet.
@@ -456,7 +466,7 @@ TEST_F(ModelStoreTest, CrashAfterTheNewRecordKeepsTheNewModel) {
   std::vector<StoredModel> models = List();
   ASSERT_THAT(models, SizeIs(1));
   EXPECT_EQ(models[0].version, "2");
-  EXPECT_EQ(*store_->ReadNeff(models[0]), "new bytes");
+  EXPECT_EQ(*ReadOne(*store_, models[0]), "new bytes");
 }
 
 TEST_F(ModelStoreTest, InvalidNamesAreRejected) {
@@ -484,13 +494,13 @@ TEST_F(ModelStoreTest, ReadNeffOnlyReadsTheStoresOwnFiles) {
   StoredModel model = List().at(0);
 
   StoredModel forged = model;
-  forged.neff_path = (state_ / "LOCK").string();
-  EXPECT_EQ(store_->ReadNeff(forged).status().code(), absl::StatusCode::kInvalidArgument);
-  forged.neff_path = (ModelDir("mlp") / ".." / ".." / "LOCK.neff").string();
-  EXPECT_EQ(store_->ReadNeff(forged).status().code(), absl::StatusCode::kInvalidArgument);
+  forged.neffs.at(0).path = (state_ / "LOCK").string();
+  EXPECT_EQ(ReadOne(*store_, forged).status().code(), absl::StatusCode::kInvalidArgument);
+  forged.neffs.at(0).path = (ModelDir("mlp") / ".." / ".." / "LOCK.neff").string();
+  EXPECT_EQ(ReadOne(*store_, forged).status().code(), absl::StatusCode::kInvalidArgument);
   forged = model;
   forged.name = "..";
-  EXPECT_EQ(store_->ReadNeff(forged).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadOne(*store_, forged).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(ModelStoreTest, DirectoryUnderARegularFileGivesAClearError) {
@@ -515,10 +525,10 @@ TEST_F(ModelStoreTest, FiveMebibyteNeff) {
   OpenStore();
   std::vector<StoredModel> models = List();
   ASSERT_THAT(models, SizeIs(1));
-  EXPECT_EQ(models[0].neff_size, neff.size());
-  EXPECT_EQ(models[0].neff_sha256, Sha256Hex(neff));
-  EXPECT_EQ(fs::file_size(models[0].neff_path), neff.size());
-  absl::StatusOr<std::string> read = store_->ReadNeff(models[0]);
+  EXPECT_EQ(models[0].neffs.at(0).size, neff.size());
+  EXPECT_EQ(models[0].neffs.at(0).sha256, Sha256Hex(neff));
+  EXPECT_EQ(fs::file_size(models[0].neffs.at(0).path), neff.size());
+  absl::StatusOr<std::string> read = ReadOne(*store_, models[0]);
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_TRUE(*read == neff);
 }
@@ -538,7 +548,7 @@ TEST_F(ModelStoreTest, ConcurrentSavesAndLists) {
         ASSERT_TRUE(models.ok());
         for (const StoredModel& model : *models) {
           // Another thread may replace its model between List and ReadNeff: NOT_FOUND then.
-          absl::StatusOr<std::string> read = store_->ReadNeff(model);
+          absl::StatusOr<std::string> read = ReadOne(*store_, model);
           EXPECT_TRUE(read.ok() || absl::IsNotFound(read.status())) << read.status();
         }
       }
@@ -551,6 +561,92 @@ TEST_F(ModelStoreTest, ConcurrentSavesAndLists) {
     EXPECT_EQ(model.version, absl::StrCat(kSaves - 1));
     EXPECT_THAT(NeffFiles(ModelDir(model.name)), SizeIs(1));
   }
+}
+
+// A batched model: one NEFF per variant, in one record.
+TEST_F(ModelStoreTest, ABatchedModelKeepsEveryVariantInOrder) {
+  OpenStore();
+  const std::vector<uint8_t> b1 = Bytes("batch 1 NEFF");
+  const std::vector<uint8_t> b8 = Bytes("batch 8 NEFF, larger");
+  ASSERT_TRUE(store_
+                  ->Save("resnet", "2", {NeffToSave{8, b8, Sha256Hex(b8)}, NeffToSave{1, b1, ""}},
+                         "variant { batch_size: 8 }\nvariant { batch_size: 1 }\n")
+                  .ok());
+  std::vector<std::string> problems;
+  std::vector<StoredModel> models = List(&problems);
+  EXPECT_THAT(problems, IsEmpty());
+  ASSERT_THAT(models, SizeIs(1));
+  ASSERT_THAT(models[0].neffs, SizeIs(2));
+  EXPECT_EQ(models[0].neffs[0].batch_size, 8u);
+  EXPECT_EQ(models[0].neffs[0].size, b8.size());
+  EXPECT_EQ(models[0].neffs[1].batch_size, 1u);
+  // Not given: hashed by the store.
+  EXPECT_EQ(models[0].neffs[1].sha256, Sha256Hex(b1));
+  EXPECT_THAT(NeffFiles(ModelDir("resnet")), SizeIs(2));
+  absl::StatusOr<std::vector<std::string>> read = store_->ReadNeffs(models[0]);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_THAT(*read, ElementsAre("batch 8 NEFF, larger", "batch 1 NEFF"));
+
+  // The sweep at the next start keeps every file the record points to.
+  OpenStore();
+  EXPECT_THAT(NeffFiles(ModelDir("resnet")), SizeIs(2));
+  ASSERT_THAT(List(), SizeIs(1));
+  // Replaced by a model of one NEFF: both variant files go.
+  Save("resnet", "3", "one NEFF now");
+  EXPECT_THAT(NeffFiles(ModelDir("resnet")), SizeIs(1));
+  EXPECT_EQ(*ReadOne(*store_, List().at(0)), "one NEFF now");
+}
+
+TEST_F(ModelStoreTest, ADamagedVariantSkipsItsModel) {
+  OpenStore();
+  ASSERT_TRUE(store_
+                  ->Save("resnet", "",
+                         {NeffToSave{1, Bytes("b1"), ""}, NeffToSave{4, Bytes("b4"), ""}}, "config")
+                  .ok());
+  Save("mlp", "", "mlp bytes");
+  const StoredModel listed = List().at(1);
+  ASSERT_EQ(listed.name, "resnet");
+  WriteAll(listed.neffs.at(1).path, "b5");
+
+  std::vector<std::string> problems;
+  EXPECT_THAT(Names(List(&problems)), ElementsAre("mlp"));
+  ASSERT_THAT(problems, SizeIs(1));
+  EXPECT_THAT(problems[0], HasSubstr(listed.neffs.at(1).path));
+  EXPECT_EQ(store_->ReadNeffs(listed).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST_F(ModelStoreTest, SaveRefusesNeffsThatAreNeitherOneNorVariants) {
+  OpenStore();
+  const std::vector<uint8_t> bytes = Bytes("x");
+  EXPECT_EQ(store_->Save("m", "", std::vector<NeffToSave>{}, "c").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Save("m", "", {NeffToSave{0, bytes, ""}, NeffToSave{1, bytes, ""}}, "c").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Save("m", "", {NeffToSave{2, bytes, ""}, NeffToSave{2, bytes, ""}}, "c").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(List(), IsEmpty());
+}
+
+TEST_F(ModelStoreTest, AFormatOneRecordFromBeforeBatchingStillLoads) {
+  // What a daemon before batch variants wrote, byte for byte in its fields.
+  const std::string neff = "old NEFF";
+  fs::create_directories(ModelDir("old"));
+  const std::string file = Sha256Hex(neff).substr(0, 16) + "-1.neff";
+  WriteAll(ModelDir("old") / file, neff);
+  nlohmann::json record = {{"format", 1},
+                           {"name", "old"},
+                           {"version", "1"},
+                           {"neff_file", file},
+                           {"neff_size", neff.size()},
+                           {"neff_sha256", Sha256Hex(neff)},
+                           {"config_text", "name: \"old\"\n"}};
+  WriteAll(ModelDir("old") / "record.json", record.dump());
+  OpenStore();
+  std::vector<StoredModel> models = List();
+  ASSERT_THAT(models, SizeIs(1));
+  ASSERT_THAT(models[0].neffs, SizeIs(1));
+  EXPECT_EQ(models[0].neffs[0].batch_size, 0u);
+  EXPECT_EQ(*ReadOne(*store_, models[0]), neff);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // so that a failure fails only its own request.
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -290,6 +291,50 @@ TEST_F(BatchedExecutionTest, AFailedBatchRunsItsRequestsAgainAloneSoOnlyTheBadOn
     }
   }
   EXPECT_EQ(model->replicas()[0]->executions.load(), 6u);
+}
+
+// Two models on one core, one of 1 ms executions and one of 4 ms, each with more work than the
+// core can do: each gets about half the core's device time. (A turn per execution, as the
+// worker took before, gives the 1 ms model a fifth.)
+TEST_F(BatchedExecutionTest, ModelsSharingACoreShareItsDeviceTimeNotItsTurns) {
+  auto fifo = [](const std::string& name) {
+    return [name](std::vector<Doorbell*> bells) -> std::unique_ptr<Scheduler> {
+      return std::make_unique<FifoScheduler>(name, 64, 1, std::move(bells));
+    };
+  };
+  const std::shared_ptr<LoadedModel> short_model =
+      Build("short", {MlpVariant(1, 1000)}, {0}, fifo("short"));
+  const std::shared_ptr<LoadedModel> long_model =
+      Build("long", {MlpVariant(1, 4000)}, {0}, fifo("long"));
+  ASSERT_NE(short_model, nullptr);
+  ASSERT_NE(long_model, nullptr);
+  // Each producer keeps 8 requests in flight until the deadline.
+  const absl::Time until = absl::Now() + absl::Milliseconds(1500);
+  auto produce = [&](const std::shared_ptr<LoadedModel>& model) {
+    std::mt19937 random(7);
+    std::deque<std::unique_ptr<TestJob>> in_flight;
+    while (absl::Now() < until) {
+      if (in_flight.size() == 8) {
+        EXPECT_TRUE(in_flight.front()->WaitDone());
+        EXPECT_EQ(in_flight.front()->code(), absl::StatusCode::kOk);
+        in_flight.pop_front();
+      }
+      std::unique_ptr<TestJob> job = NewJob(model, RandomRows(random, 1), 1);
+      ASSERT_TRUE(job->scheduler()->Submit(job.get()).ok());
+      in_flight.push_back(std::move(job));
+    }
+    for (const std::unique_ptr<TestJob>& job : in_flight) EXPECT_TRUE(job->WaitDone());
+  };
+  std::thread short_producer(produce, short_model);
+  std::thread long_producer(produce, long_model);
+  short_producer.join();
+  long_producer.join();
+
+  const double short_ms = 1.0 * short_model->replicas()[0]->executions.load();
+  const double long_ms = 4.0 * long_model->replicas()[0]->executions.load();
+  const double short_share = short_ms / (short_ms + long_ms);
+  EXPECT_GE(short_share, 0.4) << short_ms << " ms vs " << long_ms << " ms";
+  EXPECT_LE(short_share, 0.6) << short_ms << " ms vs " << long_ms << " ms";
 }
 
 }  // namespace

@@ -862,7 +862,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
         }
         absl::Status pushed = job.scheduler()->Submit(&job);
         if (!pushed.ok()) {
-          EXPECT_EQ(pushed.code(), absl::StatusCode::kResourceExhausted) << pushed;
+          EXPECT_EQ(pushed.code(), absl::StatusCode::kUnavailable) << pushed;
           EXPECT_THAT(pushed.message(), HasSubstr("model 'stress': request queue is full (4"));
           job.Refuse(pushed);  // refused jobs are the caller's to answer
           // Back off as a client would: wait for an earlier answer, or for about one
@@ -899,19 +899,19 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
     const C code = job.code();
     switch (kinds[i]) {
       case kPlain:
-        EXPECT_THAT(code, AnyOf(C::kOk, C::kResourceExhausted)) << i << ": " << job.message();
+        EXPECT_THAT(code, AnyOf(C::kOk, C::kUnavailable)) << i << ": " << job.message();
         break;
       case kCancelledBefore:
-        EXPECT_THAT(code, AnyOf(C::kCancelled, C::kResourceExhausted)) << i;
+        EXPECT_THAT(code, AnyOf(C::kCancelled, C::kUnavailable)) << i;
         break;
       case kCancelledAfter:
-        EXPECT_THAT(code, AnyOf(C::kOk, C::kCancelled, C::kResourceExhausted)) << i;
+        EXPECT_THAT(code, AnyOf(C::kOk, C::kCancelled, C::kUnavailable)) << i;
         break;
       case kExpired:
-        EXPECT_THAT(code, AnyOf(C::kDeadlineExceeded, C::kResourceExhausted)) << i;
+        EXPECT_THAT(code, AnyOf(C::kDeadlineExceeded, C::kUnavailable)) << i;
         break;
       case kShortDeadline:
-        EXPECT_THAT(code, AnyOf(C::kOk, C::kDeadlineExceeded, C::kResourceExhausted)) << i;
+        EXPECT_THAT(code, AnyOf(C::kOk, C::kDeadlineExceeded, C::kUnavailable)) << i;
         break;
     }
     // Only an OK job reached the device.
@@ -920,7 +920,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
       ++ok;
       EXPECT_TRUE(Near(job.output(kY), ExpectedY(job.input(0)))) << i;
       EXPECT_TRUE(Near(job.output(kZ), ExpectedZ(job.input(0)))) << i;
-    } else if (code == C::kResourceExhausted) {
+    } else if (code == C::kUnavailable) {
       ++exhausted;
     } else {
       ++failed_in_core;

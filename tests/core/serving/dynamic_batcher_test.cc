@@ -266,7 +266,7 @@ TEST(DynamicBatcherTest, AFullQueueRefusesAndARequestWithoutRowsIsInvalid) {
   ASSERT_TRUE(batcher.Submit(&a).ok());
   ASSERT_TRUE(batcher.Submit(&b).ok());
   absl::Status full = batcher.Submit(&c);
-  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(full.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(full.message(), HasSubstr("model 'resnet'"));
   EXPECT_EQ(batcher.Submit(&empty).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(batcher.depth(), 2u);
@@ -368,7 +368,9 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndComplet
             admitted[job->id] = true;
             break;
           }
-          if (submitted.code() != absl::StatusCode::kResourceExhausted) break;  // closed
+          // Full: try again. Closed (also UNAVAILABLE, with the close's reason): give up.
+          if (batcher.closed()) break;
+          EXPECT_EQ(submitted.code(), absl::StatusCode::kUnavailable) << submitted;
           std::this_thread::yield();
         }
       }

@@ -94,7 +94,7 @@ TEST(FifoSchedulerTest, FullMainLaneRefusesWithModelAndBoundAndKeepsNothing) {
   ASSERT_TRUE(queue.Submit(&j1).ok());
   ASSERT_TRUE(queue.Submit(&j2).ok());
   absl::Status full = queue.Submit(&rejected);
-  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(full.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(full.message(), HasSubstr("model 'resnet'"));
   EXPECT_THAT(full.message(), HasSubstr("request queue is full (2 waiting"));
   EXPECT_EQ(queue.depth(), 2u);
@@ -115,7 +115,7 @@ TEST(FifoSchedulerTest, RetriesDoNotCountAgainstTheBound) {
   ASSERT_TRUE(queue.Submit(&main).ok());
   EXPECT_TRUE(queue.Requeue(&retry, A));
   EXPECT_EQ(queue.depth(), 2u);
-  EXPECT_EQ(queue.Submit(&refused).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(queue.Submit(&refused).code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(FifoSchedulerTest, ZeroCapacityIsTreatedAsOne) {
@@ -123,7 +123,7 @@ TEST(FifoSchedulerTest, ZeroCapacityIsTreatedAsOne) {
   EXPECT_EQ(queue.capacity(), 1u);
   QueuedJob j1(1), j2(2);
   EXPECT_TRUE(queue.Submit(&j1).ok());
-  EXPECT_EQ(queue.Submit(&j2).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(queue.Submit(&j2).code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(FifoSchedulerTest, CloseReturnsRetriesThenMainLaneAndRefusesLaterPushes) {
@@ -264,7 +264,7 @@ TEST(FifoSchedulerTest, ConcurrentSubmitAndNextHandEachJobOutOnce) {
         if (pushed.ok()) {
           admitted[job->id] = true;
         } else {
-          EXPECT_EQ(pushed.code(), absl::StatusCode::kResourceExhausted);
+          EXPECT_EQ(pushed.code(), absl::StatusCode::kUnavailable);
           std::this_thread::yield();
         }
       }

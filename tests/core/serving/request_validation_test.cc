@@ -412,6 +412,81 @@ TEST(ChooseOutputFieldsTest, FloatFormServesFloatOutputsAndRefusesOthersByName) 
                                           "raw_data"));
 }
 
+// A batched model: its inputs are row specs ("a" [1,4], "b" [1,5] per row), up to 6 rows.
+class BatchedMatchInputsTest : public MatchInputsTest {
+ protected:
+  absl::Status MatchRows(const std::vector<GivenInput>& given, uint32_t* rows) {
+    ordered_.assign(inputs_.size(), {});
+    converted_.resize(inputs_.size());
+    return MatchInputs("m", inputs_, given, absl::MakeSpan(ordered_), absl::MakeSpan(converted_),
+                       NativeFieldNaming(), /*max_rows=*/6, rows);
+  }
+};
+
+TEST_F(BatchedMatchInputsTest, TheLeadingDimensionIsTheRequestsRows) {
+  const std::vector<uint32_t> a_shape{3, 4};
+  const std::vector<uint32_t> b_shape{3, 5};
+  const std::vector<float> a(12, 1.f);
+  const std::vector<uint8_t> b(60, 0);
+  uint32_t rows = 0;
+  absl::Status status = MatchRows({Floats("a", a_shape, a), Raw("b", b_shape, b)}, &rows);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(rows, 3u);
+  EXPECT_EQ(ordered_[0].size(), 48u);
+  EXPECT_EQ(ordered_[1].size(), 60u);
+}
+
+TEST_F(BatchedMatchInputsTest, WithoutAShapeTheValuesMakeTheRows) {
+  const std::vector<uint32_t> none;
+  const std::vector<float> a(8, 1.f);
+  const std::vector<float> b(10, 2.f);
+  uint32_t rows = 0;
+  ASSERT_TRUE(MatchRows({Floats("a", none, a), Floats("b", none, b)}, &rows).ok());
+  EXPECT_EQ(rows, 2u);
+  const std::vector<float> ragged(9, 1.f);
+  EXPECT_EQ(MatchRows({Floats("a", none, ragged), Floats("b", none, b)}, &rows).message(),
+            "model 'm' input 'a': 9 values of float_data are not a whole number of rows of 4 "
+            "(shape [1,4] per row); give the input's shape");
+}
+
+TEST_F(BatchedMatchInputsTest, RowsOutsideOneToTheMaximumAreRefused) {
+  uint32_t rows = 0;
+  const std::vector<float> seven_a(28, 1.f);
+  const std::vector<float> seven_b(35, 1.f);
+  EXPECT_EQ(
+      MatchRows({Floats("a", {7, 4}, seven_a), Floats("b", {7, 5}, seven_b)}, &rows).message(),
+      "model 'm' input 'a': 7 rows, but the model takes 1 to 6 rows per request "
+      "(max_batch_size 6)");
+  const std::vector<float> empty;
+  EXPECT_EQ(MatchRows({Floats("a", {0, 4}, empty)}, &rows).message(),
+            "model 'm' input 'a': 0 rows, but the model takes 1 to 6 rows per request "
+            "(max_batch_size 6)");
+}
+
+TEST_F(BatchedMatchInputsTest, EveryInputCarriesTheSameRowsAndTheOtherDimensionsExactly) {
+  uint32_t rows = 0;
+  const std::vector<float> a(8, 1.f);
+  const std::vector<float> b(15, 1.f);
+  EXPECT_EQ(MatchRows({Floats("a", {2, 4}, a), Floats("b", {3, 5}, b)}, &rows).message(),
+            "model 'm' input 'b' has 3 rows, but input 'a' has 2: the leading dimension of every "
+            "input is the request's batch size");
+  const std::vector<float> wide(10, 1.f);
+  EXPECT_EQ(MatchRows({Floats("a", {2, 5}, wide)}, &rows).message(),
+            "model 'm' input 'a': expected shape [2,4], got [2,5]");
+  // The expected sizes in messages are the request's rows' sizes.
+  const std::vector<uint8_t> short_raw(30, 0);
+  EXPECT_EQ(MatchRows({Floats("a", {2, 4}, a), Raw("b", {2, 5}, short_raw)}, &rows).message(),
+            "model 'm' input 'b': expected 40 bytes of raw_data (shape [2,5] float32), got 30 "
+            "bytes");
+  EXPECT_EQ(MatchRows({Floats("a", {2, 4}, a)}, &rows).message(),
+            "model 'm': missing input 'b' (shape [2,5] float32)");
+}
+
+TEST_F(MatchInputsTest, AModelWithoutABatchDimensionTakesItsShapeExactly) {
+  const std::vector<float> two_rows(8, 1.f);
+  EXPECT_EQ(Match({Floats("a", {2, 4}, two_rows)}).message(),
+            "model 'm' input 'a': expected shape [1,4], got [2,4]");
+}
 
 }  // namespace
 }  // namespace neuronserve

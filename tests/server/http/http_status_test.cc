@@ -35,5 +35,15 @@ TEST(HttpStatusTest, TheErrorBodyIsOneJsonStringWhateverTheMessageHolds) {
   EXPECT_TRUE(response.more_body.empty());
 }
 
+TEST(HttpStatusTest, AnUnavailableAnswerSaysWhenToRetryAndNoOtherDoes) {
+  const HttpResponse full = HttpErrorResponse(absl::UnavailableError("queue is full"));
+  EXPECT_EQ(full.status, 503);
+  ASSERT_EQ(full.headers.size(), 1u);
+  EXPECT_EQ(full.headers[0].first, "Retry-After");
+  EXPECT_EQ(full.headers[0].second, "1");
+  EXPECT_TRUE(HttpErrorResponse(absl::InvalidArgumentError("bad")).headers.empty());
+  EXPECT_TRUE(HttpErrorResponse(absl::ResourceExhaustedError("too big")).headers.empty());
+}
+
 }  // namespace
 }  // namespace neuronserve

@@ -129,5 +129,41 @@ TEST_F(ModelRepositoryTest, ModelFoldersAreTheVisibleFoldersByName) {
                                     "loose", "neff-is-a-folder", "plain"));
 }
 
+TEST_F(ModelRepositoryTest, ABatchedFolderResolvesEachVariantsFileInOrder) {
+  dir_.Write("repo/resnet/b1.neff", "one");
+  dir_.Write("repo/resnet/sub/b8.neff", "eight");
+  dir_.Write("repo/resnet/config.pbtxt",
+             "variant { file: \"sub/b8.neff\" batch_size: 8 }\n"
+             "variant { file: \"b1.neff\" batch_size: 1 }\n");
+  absl::StatusOr<RepositoryModel> model = repository_->Resolve("resnet");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->config.name(), "resnet");
+  // No default file for a model whose NEFFs are its variants.
+  EXPECT_TRUE(model->config.file().empty());
+  EXPECT_TRUE(model->neff_path.empty());
+  EXPECT_THAT(model->variant_paths,
+              ElementsAre(Canonical("repo/resnet/sub/b8.neff"), Canonical("repo/resnet/b1.neff")));
+}
+
+TEST_F(ModelRepositoryTest, EachVariantFileIsConfinedAndMustExist) {
+  dir_.Write("repo/resnet/b1.neff", "one");
+  dir_.Write("repo/resnet/config.pbtxt",
+             "variant { file: \"b1.neff\" batch_size: 1 }\n"
+             "variant { file: \"../../outside/secret.neff\" batch_size: 8 }\n");
+  EXPECT_EQ(repository_->Resolve("resnet").status(),
+            absl::InvalidArgumentError(
+                "repository path 'resnet/../../outside/secret.neff' contains '..'"));
+  dir_.Write("repo/resnet/config.pbtxt",
+             "variant { file: \"b1.neff\" batch_size: 1 }\n"
+             "variant { file: \"b8.neff\" batch_size: 8 }\n");
+  EXPECT_EQ(repository_->Resolve("resnet").status(),
+            absl::NotFoundError(
+                "repository path 'resnet/b8.neff' does not exist in the model repository"));
+  dir_.Write("repo/resnet/config.pbtxt", "variant { batch_size: 8 }\n");
+  EXPECT_EQ(repository_->Resolve("resnet").status(),
+            absl::InvalidArgumentError("'resnet/config.pbtxt': the variant of batch 8 names no "
+                                       "file (`variant { file: \"...\" batch_size: 8 }`)"));
+}
+
 }  // namespace
 }  // namespace neuronserve
