@@ -148,6 +148,10 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     for (size_t v = 0; v < compiled.size(); ++v) {
       ReplicaVariant& variant = replica->variants.emplace_back();
       variant.batch_size = compiled[v].batch_size;
+      if (options_.metrics != nullptr && variant.batch_size > 0) {
+        variant.metrics =
+            options_.metrics->ForVariant(name, spec.identity.version, variant.batch_size);
+      }
       if (v == 0 && range.start == probe_core && first->get() != nullptr) {
         variant.model = *std::move(first);
         first = NrtModel();

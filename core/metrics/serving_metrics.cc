@@ -27,8 +27,8 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
                                            "Device memory in use on the core.", {"core"})),
       device_memory_total(registry.AddGauge("neuronserve_device_memory_bytes",
                                             "Device memory of the core.", {"core"})),
-      models(registry.AddGauge("neuronserve_models", "Models the daemon knows, by state.",
-                               {"state"})),
+      models(
+          registry.AddGauge("neuronserve_models", "Models the daemon knows, by state.", {"state"})),
       model_load_seconds(registry.AddGauge(
           "neuronserve_model_load_duration_seconds",
           "How long loading the serving version took (every replica, until READY).",
@@ -43,10 +43,10 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
       requests_(registry.AddCounter("neuronserve_requests_total",
                                     "Inference requests answered, by model and gRPC code.",
                                     {"model", "version", "code"})),
-      queue_seconds_(registry.AddHistogram(
-          "neuronserve_request_queue_duration_seconds",
-          "Time a request waited in the model's queue before a core took it.",
-          {"model", "version"}, metrics::LatencyBucketsSeconds())),
+      queue_seconds_(
+          registry.AddHistogram("neuronserve_request_queue_duration_seconds",
+                                "Time a request waited in the model's queue before a core took it.",
+                                {"model", "version"}, metrics::LatencyBucketsSeconds())),
       device_seconds_(registry.AddHistogram(
           "neuronserve_request_device_duration_seconds",
           "Time on the core: writing the inputs, executing, reading the outputs.",
@@ -70,6 +70,22 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
       nrt_errors_(registry.AddCounter("neuronserve_nrt_errors_total",
                                       "Executions the runtime failed, by core and NRT status.",
                                       {"core", "status"})),
+      batch_executions_(registry.AddCounter(
+          "neuronserve_batch_executions_total",
+          "Executions of a batched model's compiled variant (its batch size: variant).",
+          {"model", "version", "variant"})),
+      batch_rows_(registry.AddHistogram(
+          "neuronserve_batch_rows",
+          "Requests' rows one execution of the variant carried (the batch the batcher formed).",
+          {"model", "version", "variant"}, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024})),
+      batch_padded_rows_(registry.AddCounter(
+          "neuronserve_batch_padded_rows_total",
+          "Zero rows executions of the variant carried beyond the requests' rows.",
+          {"model", "version", "variant"})),
+      batch_queue_seconds_(registry.AddHistogram(
+          "neuronserve_batch_queue_duration_seconds",
+          "Time a request (or a range of its rows) waited before the variant's execution began.",
+          {"model", "version", "variant"}, metrics::LatencyBucketsSeconds())),
       unknown_model_(ForModel("", "")) {
   metrics::Family<metrics::Counter>& by_protocol = registry.AddCounter(
       "neuronserve_requests_by_protocol_total",
@@ -100,6 +116,20 @@ const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,
         {model, version, absl::StatusCodeToString(static_cast<absl::StatusCode>(code))});
   }
   return handles;
+}
+
+const VariantMetrics* ServingMetrics::ForVariant(const std::string& model,
+                                                 const std::string& version, uint32_t batch_size) {
+  MutexLock lock(&handles_mutex_);
+  std::unique_ptr<VariantMetrics>& cached = variant_handles_[{model, version, batch_size}];
+  if (cached != nullptr) return cached.get();
+  cached = std::make_unique<VariantMetrics>();
+  const metrics::Labels labels = {model, version, std::to_string(batch_size)};
+  cached->executions = &batch_executions_.WithLabels(labels);
+  cached->rows = &batch_rows_.WithLabels(labels);
+  cached->padded_rows = &batch_padded_rows_.WithLabels(labels);
+  cached->queue_seconds = &batch_queue_seconds_.WithLabels(labels);
+  return cached.get();
 }
 
 CoreExecutionMetrics ServingMetrics::ForCore(uint32_t core) {

@@ -10,13 +10,14 @@
 
 #include <array>
 #include <map>
-#include <utility>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "absl/status/status.h"
-#include "core/metrics/metrics_registry.h"
 #include "base/mutex.h"
+#include "core/metrics/metrics_registry.h"
 
 namespace neuronserve {
 
@@ -33,6 +34,15 @@ struct ModelRequestMetrics {
   // Called only by RecordRequestOutcome (core/serving/request_outcome.h), which counts the
   // model version's succeeded/failed with it: call that, not this.
   void CountRequest(absl::StatusCode code) const;
+};
+
+// One compiled variant's batching metrics, labelled {model, version, variant} (variant: its
+// batch size): what the dynamic batcher made of the requests.
+struct VariantMetrics {
+  metrics::Counter* executions = nullptr;
+  metrics::Histogram* rows = nullptr;           // useful rows per execution (the batch formed)
+  metrics::Counter* padded_rows = nullptr;      // zero rows the execution carried
+  metrics::Histogram* queue_seconds = nullptr;  // per request (or range), enqueue to execution
 };
 
 // One core's execution metrics, labelled {core}.
@@ -57,6 +67,10 @@ class ServingMetrics {
   // cannot grow the label set without bound.
   const ModelRequestMetrics* ForModel(const std::string& model, const std::string& version);
   const ModelRequestMetrics& unknown_model() const { return *unknown_model_; }
+  // A batched model version's handles for its variant of `batch_size`, valid as long as this
+  // object (the same pointer for the same labels).
+  const VariantMetrics* ForVariant(const std::string& model, const std::string& version,
+                                   uint32_t batch_size);
   CoreExecutionMetrics ForCore(uint32_t core);
   // neuronserve_nrt_errors_total{core, status}: an execution that failed with this status.
   void CountNrtError(uint32_t core, const std::string& status_name);
@@ -89,9 +103,15 @@ class ServingMetrics {
   metrics::Family<metrics::Counter>& core_executions_;
   metrics::Family<metrics::Counter>& core_busy_seconds_;
   metrics::Family<metrics::Counter>& nrt_errors_;
+  metrics::Family<metrics::Counter>& batch_executions_;
+  metrics::Family<metrics::Histogram>& batch_rows_;
+  metrics::Family<metrics::Counter>& batch_padded_rows_;
+  metrics::Family<metrics::Histogram>& batch_queue_seconds_;
   Mutex handles_mutex_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<ModelRequestMetrics>> handles_
       ABSL_GUARDED_BY(handles_mutex_);
+  std::map<std::tuple<std::string, std::string, uint32_t>, std::unique_ptr<VariantMetrics>>
+      variant_handles_ ABSL_GUARDED_BY(handles_mutex_);
   const ModelRequestMetrics* unknown_model_;
   std::array<metrics::Counter*, 3> by_protocol_{};
 };

@@ -146,8 +146,15 @@ void CoreWorker::Execute(const Binding& binding) {
   // Everything a job needs from the model is done before its answer: after it the job's
   // owner may release the last lease, and the model may be unloaded. The owner counts the
   // outcome (RecordRequestOutcome, core/serving/request_outcome.h), not the worker.
+  // A part that reached the device reports the batch it ran in (unit_ by then holds only
+  // those parts).
   auto answer = [&](const JobRows& part, absl::Status status, absl::Duration device) {
-    AnswerRows(part, std::move(status), ExecutionTiming{started - part.job->enqueued_at, device});
+    ExecutionTiming timing{started - part.job->enqueued_at, device};
+    if (device > absl::ZeroDuration()) {
+      timing.batch_rows = unit_.rows();
+      timing.batch_size = replica.variants[unit_.variant].batch_size;
+    }
+    AnswerRows(part, std::move(status), timing);
   };
 
   // Jobs whose caller gave up, or whose deadline passed, while queued never reach the device,
@@ -178,6 +185,18 @@ void CoreWorker::Execute(const Binding& binding) {
 
   ReplicaVariant& variant = replica.variants[unit_.variant];
   for (const JobRows& part : unit_.parts) ++part.job->attempts;
+  if (variant.metrics != nullptr) {
+    // What the batcher formed: counted whether or not the execution then succeeds.
+    const uint32_t rows = unit_.rows();
+    variant.metrics->executions->Increment();
+    variant.metrics->rows->Observe(rows);
+    if (variant.batch_size > rows)
+      variant.metrics->padded_rows->Increment(variant.batch_size - rows);
+    for (const JobRows& part : unit_.parts) {
+      variant.metrics->queue_seconds->Observe(
+          absl::ToDoubleSeconds(started - part.job->enqueued_at));
+    }
+  }
   executing_since_ns_.store(absl::ToUnixNanos(started), std::memory_order_release);
   // Cleared when Execute returns, whichever way.
   struct ExecutingMark {
@@ -231,6 +250,7 @@ void CoreWorker::Execute(const Binding& binding) {
     return;
   }
   const absl::Duration device = absl::Now() - started;
+  model.RecordExecution(unit_.rows(), device);
   for (const JobRows& part : unit_.parts) answer(part, absl::OkStatus(), device);
 }
 

@@ -24,6 +24,11 @@ struct ModelReplica;  // loaded_model.h
 struct ExecutionTiming {
   absl::Duration queued = absl::ZeroDuration();  // from enqueue until a worker took it
   absl::Duration device = absl::ZeroDuration();  // write, execute and read on the core
+  // The execution the request ran in (0 and 0 when it reached no core): the requests' rows it
+  // carried (padding not counted), and the batch size of the variant (0 for a model without a
+  // batch dimension).
+  uint32_t batch_rows = 0;
+  uint32_t batch_size = 0;
 };
 
 class InferenceJob {

@@ -1,5 +1,7 @@
 #include "core/serving/loaded_model.h"
 
+#include <algorithm>
+
 namespace neuronserve {
 
 absl::string_view ModelSourceName(ModelSource source) {
@@ -49,9 +51,8 @@ void LoadedModel::Lease::Release() {
 }
 
 LoadedModel::LoadedModel(ModelIdentity identity,
-                         std::vector<std::unique_ptr<ModelReplica>> replicas,
-                         ModelTensors tensors, uint64_t placement_id,
-                         absl::Time ready_at, absl::Duration load_duration,
+                         std::vector<std::unique_ptr<ModelReplica>> replicas, ModelTensors tensors,
+                         uint64_t placement_id, absl::Time ready_at, absl::Duration load_duration,
                          std::unique_ptr<Scheduler> scheduler)
     : identity_(std::move(identity)),
       replicas_(std::move(replicas)),
@@ -60,7 +61,34 @@ LoadedModel::LoadedModel(ModelIdentity identity,
       placement_id_(placement_id),
       ready_at_(ready_at),
       load_duration_(load_duration),
-      lease_count_(std::make_shared<LeaseCount>()) {}
+      lease_count_(std::make_shared<LeaseCount>()) {
+  uint32_t largest = 1;
+  for (const auto& replica : replicas_) {
+    for (const ReplicaVariant& variant : replica->variants) {
+      largest = std::max(largest, variant.batch_size);
+    }
+  }
+  batch_counts_ = std::vector<std::atomic<uint64_t>>(largest);
+  batch_ns_ = std::vector<std::atomic<uint64_t>>(largest);
+}
+
+void LoadedModel::RecordExecution(uint32_t rows, absl::Duration device) {
+  if (rows == 0 || rows > batch_counts_.size()) return;
+  batch_counts_[rows - 1].fetch_add(1, std::memory_order_relaxed);
+  batch_ns_[rows - 1].fetch_add(static_cast<uint64_t>(absl::ToInt64Nanoseconds(device)),
+                                std::memory_order_relaxed);
+}
+
+std::vector<BatchStatistics> LoadedModel::batch_statistics() const {
+  std::vector<BatchStatistics> executed;
+  for (size_t i = 0; i < batch_counts_.size(); ++i) {
+    const uint64_t count = batch_counts_[i].load(std::memory_order_relaxed);
+    if (count == 0) continue;
+    executed.push_back(BatchStatistics{static_cast<uint32_t>(i + 1), count,
+                                       batch_ns_[i].load(std::memory_order_relaxed)});
+  }
+  return executed;
+}
 
 ModelTensors ModelTensors::Split(std::vector<TensorSpec> tensors) {
   ModelTensors split;

@@ -38,6 +38,9 @@ struct ReplicaVariant {
   NrtModel model;
   // Declared after the model so they are freed before it is unloaded.
   ReplicaTensors tensors;
+  // A batched model's per-variant metrics (owned by ServingMetrics); null when unbatched or
+  // when the daemon keeps no metrics. Set at load, before the replica is attached.
+  const VariantMetrics* metrics = nullptr;
 };
 
 struct ModelReplica {
@@ -86,6 +89,14 @@ absl::string_view ModelSourceName(ModelSource source);
 // tensor write, nrt_execute and tensor read together, which the runtime does not time apart.
 // The fields are read one by one, without a lock: a snapshot taken while requests complete may
 // hold one request in a count but not yet in its nanoseconds (or the other way round).
+// One executed batch size of a version (v2 ModelStatistics.batch_stats, in Triton's layout):
+// executions that carried `batch_size` requests' rows, and their device time.
+struct BatchStatistics {
+  uint32_t batch_size = 0;
+  uint64_t count = 0;
+  uint64_t ns = 0;
+};
+
 struct RequestStatistics {
   uint64_t success_count = 0;
   uint64_t success_ns = 0;  // whole requests, from arrival to answer
@@ -153,6 +164,12 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   uint64_t requests_failed() const { return requests_failed_.load(); }
   // The cumulative durations and counts RecordRequestOutcome summed so far.
   RequestStatistics statistics() const;
+  // A core worker's record of one successful execution of `rows` requests' rows (padding not
+  // counted) that took `device`. Lock-free; rows past the largest variant's batch size (never
+  // formed) are not counted.
+  void RecordExecution(uint32_t rows, absl::Duration device);
+  // The batch sizes executed so far, ascending, with their counts and device time.
+  std::vector<BatchStatistics> batch_statistics() const;
 
   // Waits until no lease is held, at most `timeout`; true if none is.
   bool WaitUntilIdle(absl::Duration timeout);
@@ -182,6 +199,9 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   std::atomic<uint64_t> compute_ns_{0};
   std::atomic<uint64_t> executions_{0};
   std::atomic<int64_t> last_request_unix_ns_{INT64_MIN};  // INT64_MIN: none yet
+  // RecordExecution's sums, by rows - 1: one slot per possible batch (1 without variants).
+  std::vector<std::atomic<uint64_t>> batch_counts_;
+  std::vector<std::atomic<uint64_t>> batch_ns_;
 
   // Kept apart from the model and shared with every lease, so that a lease drops its reference
   // to the model before the count can reach 0: whoever waits for idleness (the registry) then

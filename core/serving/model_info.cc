@@ -38,6 +38,7 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.requests_succeeded = model.requests_succeeded();
   info.requests_failed = model.requests_failed();
   info.statistics = model.statistics();
+  info.batch_statistics = model.batch_statistics();
   info.queue_depth = model.scheduler() != nullptr ? model.scheduler()->depth() : 0;
   return info;
 }

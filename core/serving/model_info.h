@@ -47,6 +47,7 @@ struct ModelInfo {
   uint64_t requests_succeeded = 0;
   uint64_t requests_failed = 0;
   RequestStatistics statistics;  // the version's cumulative durations (ModelStatistics)
+  std::vector<BatchStatistics> batch_statistics;  // executions by batch size, ascending
   size_t queue_depth = 0;  // requests waiting for a core now
 };
 

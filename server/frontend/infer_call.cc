@@ -155,6 +155,8 @@ void InferCall::LogAccess(std::string_view method, std::string_view peer,
   record.total = total_;
   record.bytes_in = timing_.device > absl::ZeroDuration() ? bytes_in_ : 0;
   record.bytes_out = bytes_out_;
+  record.batch_rows = timing_.batch_rows;
+  record.batch_size = timing_.batch_size;
   context_->access_log->Record(record);
 }
 

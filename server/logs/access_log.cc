@@ -23,6 +23,10 @@ std::string AccessLog::Format(const AccessRecord& record, absl::Time now) const 
       .AddNumber("total_us", Micros(record.total))
       .AddNumber("bytes_in", record.bytes_in)
       .AddNumber("bytes_out", record.bytes_out);
+  if (record.batch_size > 0) {
+    line.AddNumber("batch_rows", uint64_t{record.batch_rows})
+        .AddNumber("batch_size", uint64_t{record.batch_size});
+  }
   return std::move(line).Finish();
 }
 

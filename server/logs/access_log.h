@@ -40,6 +40,10 @@ struct AccessRecord {
   absl::Duration total;
   uint64_t bytes_in = 0;
   uint64_t bytes_out = 0;
+  // A batched model's request: the rows of the execution it ran in and its variant's batch
+  // size (ExecutionTiming's); written only when batch_size > 0.
+  uint32_t batch_rows = 0;
+  uint32_t batch_size = 0;
 };
 
 class AccessLog final : public RecordLog {

@@ -107,6 +107,10 @@ void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {
 void NativeInferCall::SetTiming(const ExecutionTiming& timing) {
   response_->set_queue_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.queued)));
   response_->set_device_us(static_cast<uint64_t>(absl::ToInt64Microseconds(timing.device)));
+  if (timing.batch_size > 0) {
+    response_->set_batch_rows(timing.batch_rows);
+    response_->set_batch_size(timing.batch_size);
+  }
 }
 
 }  // namespace neuronserve

@@ -49,6 +49,15 @@ void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   FillDuration(infer->mutable_compute_infer(), stats.compute_count, stats.compute_ns);
   FillDuration(infer->mutable_compute_input(), 0, 0);
   FillDuration(infer->mutable_compute_output(), 0, 0);
+  // As Triton fills it: per batch size executed (the requests' rows one execution carried),
+  // the executions and their device time, all of it compute_infer as above.
+  for (const BatchStatistics& batch : info.batch_statistics) {
+    inference::InferBatchStatistics* out_batch = out->add_batch_stats();
+    out_batch->set_batch_size(batch.batch_size);
+    FillDuration(out_batch->mutable_compute_input(), 0, 0);
+    FillDuration(out_batch->mutable_compute_infer(), batch.count, batch.ns);
+    FillDuration(out_batch->mutable_compute_output(), 0, 0);
+  }
 }
 
 // A batched model's leading dimension is the request's rows: -1, the protocol's variable

@@ -59,6 +59,17 @@ Json DurationJson(const inference::StatisticDuration& duration) {
   return Json{{"count", duration.count()}, {"ns", duration.ns()}};
 }
 
+Json BatchStatisticsJson(const inference::ModelStatistics& stats) {
+  Json batches = Json::array();
+  for (const inference::InferBatchStatistics& batch : stats.batch_stats()) {
+    batches.push_back(Json{{"batch_size", batch.batch_size()},
+                           {"compute_input", DurationJson(batch.compute_input())},
+                           {"compute_infer", DurationJson(batch.compute_infer())},
+                           {"compute_output", DurationJson(batch.compute_output())}});
+  }
+  return batches;
+}
+
 // Triton's statistics layout.
 Json StatisticsJson(const inference::ModelStatisticsResponse& response) {
   Json models = Json::array();
@@ -78,7 +89,7 @@ Json StatisticsJson(const inference::ModelStatisticsResponse& response) {
                                       {"compute_output", DurationJson(infer.compute_output())},
                                       {"cache_hit", DurationJson(infer.cache_hit())},
                                       {"cache_miss", DurationJson(infer.cache_miss())}}},
-             {"batch_stats", Json::array()}});
+             {"batch_stats", BatchStatisticsJson(stats)}});
   }
   return Json{{"model_stats", std::move(models)}};
 }

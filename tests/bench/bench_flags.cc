@@ -96,7 +96,9 @@ std::string BenchUsage() {
       "latency and 1, 2, 4, 8 replicas and prints requests/s against replicas/latency.\n"
       "Last, the protocol run sends the same tensors to the daemon's ModelInfer (the Open\n"
       "Inference Protocol, raw_input_contents) and to its native Infer, alternating, and\n"
-      "prints the ratio v2/native.\n"
+      "prints the ratio v2/native. The batching run compares a model of batch 1 with the\n"
+      "same network compiled for batch 1 and 8 (the dynamic batcher), and shares one core\n"
+      "between two batched models.\n"
       "Targets are reported, never asserted. Exit code 1 if any call or model load failed.\n"
       "\n"
       "Flags (--name=value; booleans also as --name):\n"
@@ -116,6 +118,12 @@ std::string BenchUsage() {
       "  --skip-v2                no protocol run (ModelInfer vs Infer) and no REST run\n"
       "  --v2-sizes=LIST          tensor bytes of the protocol run (default 4096,1MiB)\n"
       "  --v2-concurrency=LIST    requests in flight of the protocol run (default 1,64)\n"
+      "  --skip-batching          no batching run\n"
+      "  --batching-concurrency=LIST  requests in flight of the batching run (default 1,64)\n"
+      "  --batching-size=BYTES    one row of the batching models (default 4096)\n"
+      "  --batch1-latency-us=N    device time of a batch-1 execution (default 1000)\n"
+      "  --batch8-latency-us=N    device time of a batch-8 execution (default 2000)\n"
+      "  --batching-share-concurrency=N  in flight per model sharing a core (default 32)\n"
       "  --daemon=PATH            neuron-serve binary (default: the build tree's)\n"
       "  --nrt-library=PATH       libnrtsim.so (default: the build tree's)\n"
       "  --sim-cores=N            NRTSIM_CORES of the daemon (default 8, or more if needed)\n"
@@ -247,6 +255,12 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"skip-v2", BoolFlag(&flags.skip_v2)},
       {"v2-sizes", SizeListFlag(&flags.v2_sizes)},
       {"v2-concurrency", IntListFlag(&flags.v2_concurrency, 4096)},
+      {"skip-batching", BoolFlag(&flags.skip_batching)},
+      {"batching-concurrency", IntListFlag(&flags.batching_concurrency, 4096)},
+      {"batching-size", SizeFlag(&flags.batching_size)},
+      {"batch1-latency-us", MicrosecondsFlag(&flags.batch1_latency_us)},
+      {"batch8-latency-us", MicrosecondsFlag(&flags.batch8_latency_us)},
+      {"batching-share-concurrency", IntFlag(&flags.batching_share_concurrency, 4096)},
       {"daemon", StringFlag(&flags.daemon)},
       {"nrt-library", StringFlag(&flags.nrt_library)},
       {"sim-cores", IntFlag(&flags.sim_cores, 4096)},

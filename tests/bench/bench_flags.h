@@ -43,6 +43,17 @@ struct BenchFlags {
   std::vector<uint64_t> v2_sizes = {4096, uint64_t{1} << 20};
   std::vector<int> v2_concurrency = {1, 64};
 
+  // The batching run: the identity of batching_size bytes a row as one NEFF of batch 1
+  // (batch1_latency_us) against a batched model of the same (batch 1 at batch1_latency_us,
+  // batch 8 at batch8_latency_us), one replica each, at these requests in flight; then two
+  // batched models sharing one core, batching_share_concurrency in flight each.
+  bool skip_batching = false;
+  std::vector<int> batching_concurrency = {1, 64};
+  uint64_t batching_size = 4096;
+  uint64_t batch1_latency_us = 1000;
+  uint64_t batch8_latency_us = 2000;
+  int batching_share_concurrency = 32;
+
   std::string daemon;                    // neuron-serve binary
   std::string nrt_library;               // libnrtsim.so
   int sim_cores = 8;                     // NRTSIM_CORES of the daemon; raised to what the run needs

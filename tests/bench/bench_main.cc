@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -139,6 +140,7 @@ class Bench {
     if (!flags_.skip_v2) protocol = RunProtocols();
     if (!flags_.skip_v2) RunHttp();
     PrintTargets(comparison, scaling, protocol);
+    if (!flags_.skip_batching) RunBatching();
 
     if (const int code = echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
       std::printf("bench: the echo server exited with %d\n", code);
@@ -267,10 +269,7 @@ class Bench {
         for (int concurrency : flags_.concurrency) {
           ComparisonRow row{size, form, concurrency, {}, {}};
           row.echo.error = Probe(echo_call_, request);
-          row.infer.error = loaded.ok()
-                                ? Probe(infer_call_, request)
-                                : absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
-                                               loaded.error_message());
+          row.infer.error = LoadedOrProbe(loaded, request);
           for (int round = 0; round < flags_.rounds; ++round) {
             const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
             MeasureRound(echo_call_, request, ExpectSameSize(request), options, row.echo);
@@ -431,6 +430,74 @@ class Bench {
     } else {
       measurement.result = std::move(round);
     }
+  }
+
+  // Batching: the identity as one NEFF of batch 1 against the same as variants of batch 1 and
+  // 8 (the dynamic batcher), one replica each, at each concurrency (rounds alternating between
+  // the two); then two batched models sharing core 0, loaded at once from two threads.
+  void RunBatching() {
+    const uint64_t size = flags_.batching_size;
+    const std::vector<IdentityModel::Variant> variants = {{1, flags_.batch1_latency_us},
+                                                          {8, flags_.batch8_latency_us}};
+    IdentityModel batch1{"bench-batch1", size, flags_.batch1_latency_us, 1, {}, {}};
+    IdentityModel batched{"bench-batched", size, 0, 1, variants, {}};
+    PrintBatchingHeader(size, flags_.batch1_latency_us, flags_.batch8_latency_us);
+    const grpc::Status batch1_loaded = LoadIdentityModel(*daemon_stub_, batch1);
+    const grpc::Status batched_loaded = LoadIdentityModel(*daemon_stub_, batched);
+    const v1::InferRequest batch1_request = MakeRequest(batch1.name, size, TensorForm::kRaw);
+    const v1::InferRequest batched_request = MakeRequest(batched.name, size, TensorForm::kRaw);
+    std::vector<BatchingRow> rows;
+    for (int concurrency : flags_.batching_concurrency) {
+      BatchingRow row;
+      row.concurrency = concurrency;
+      row.batch1.error = LoadedOrProbe(batch1_loaded, batch1_request);
+      row.batched.error = LoadedOrProbe(batched_loaded, batched_request);
+      for (int round = 0; round < flags_.rounds; ++round) {
+        const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
+        MeasureRound(infer_call_, batch1_request, ExpectSameSize(batch1_request), options,
+                     row.batch1);
+        MeasureRound(infer_call_, batched_request, ExpectSameSize(batched_request), options,
+                     row.batched);
+      }
+      failed_ |= !row.batch1.ok() || !row.batched.ok();
+      PrintBatchingRow(row);
+      rows.push_back(std::move(row));
+    }
+    if (batch1_loaded.ok()) Unload(batch1.name);
+    if (batched_loaded.ok()) Unload(batched.name);
+
+    IdentityModel first{"bench-share-a", size, 0, 1, variants, 0};
+    IdentityModel second{"bench-share-b", size, 0, 1, variants, 0};
+    const grpc::Status first_loaded = LoadIdentityModel(*daemon_stub_, first);
+    const grpc::Status second_loaded = LoadIdentityModel(*daemon_stub_, second);
+    const v1::InferRequest first_request = MakeRequest(first.name, size, TensorForm::kRaw);
+    const v1::InferRequest second_request = MakeRequest(second.name, size, TensorForm::kRaw);
+    SharingRow sharing;
+    sharing.concurrency = flags_.batching_share_concurrency;
+    sharing.first.error = LoadedOrProbe(first_loaded, first_request);
+    sharing.second.error = LoadedOrProbe(second_loaded, second_request);
+    // One window, both loads at once: the point is what each gets while the other competes.
+    const LoadOptions options = OptionsFor(flags_, sharing.concurrency, 0, 1);
+    std::thread other([&] {
+      MeasureRound(infer_call_, second_request, ExpectSameSize(second_request), options,
+                   sharing.second);
+    });
+    MeasureRound(infer_call_, first_request, ExpectSameSize(first_request), options, sharing.first);
+    other.join();
+    failed_ |= !sharing.first.ok() || !sharing.second.ok();
+    PrintSharingRow(sharing);
+    if (first_loaded.ok()) Unload(first.name);
+    if (second_loaded.ok()) Unload(second.name);
+    PrintBatchingTargets(rows, sharing);
+  }
+
+  // "" when the model loaded and answers `request` correctly; else why not.
+  std::string LoadedOrProbe(const grpc::Status& loaded, const v1::InferRequest& request) {
+    if (!loaded.ok()) {
+      return absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
+                          loaded.error_message());
+    }
+    return Probe(infer_call_, request);
   }
 
   void Unload(const std::string& name) {

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "client/simmodel/identity_model.h"
 #include "client/simmodel/sim_neff.h"
@@ -23,15 +25,22 @@ grpc::Status FromAbsl(const absl::Status& status) {
 }  // namespace
 
 grpc::Status LoadIdentityModel(v1::NeuronServing::Stub& stub, const IdentityModel& model) {
-  simmodel::IdentityOptions options;
-  options.shape = {1, static_cast<int64_t>(model.tensor_bytes / 4)};
-  options.input_name = kInputName;
-  options.output_name = kOutputName;
-  absl::StatusOr<simmodel::SimModel> built = simmodel::BuildIdentityModel(options);
-  if (!built.ok()) return FromAbsl(built.status());
-  built->latency_us = model.latency_us;
-  absl::StatusOr<std::string> neff = simmodel::EncodeSimNeff(*built);
-  if (!neff.ok()) return FromAbsl(neff.status());
+  // One NEFF of one row, or one per variant.
+  std::vector<IdentityModel::Variant> variants = model.variants;
+  if (variants.empty()) variants.push_back({1, model.latency_us});
+  std::vector<std::string> neffs;
+  for (const IdentityModel::Variant& variant : variants) {
+    simmodel::IdentityOptions options;
+    options.shape = {variant.batch_size, static_cast<int64_t>(model.tensor_bytes / 4)};
+    options.input_name = kInputName;
+    options.output_name = kOutputName;
+    absl::StatusOr<simmodel::SimModel> built = simmodel::BuildIdentityModel(options);
+    if (!built.ok()) return FromAbsl(built.status());
+    built->latency_us = variant.latency_us;
+    absl::StatusOr<std::string> neff = simmodel::EncodeSimNeff(*built);
+    if (!neff.ok()) return FromAbsl(neff.status());
+    neffs.push_back(*std::move(neff));
+  }
 
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
@@ -41,15 +50,31 @@ grpc::Status LoadIdentityModel(v1::NeuronServing::Stub& stub, const IdentityMode
   v1::LoadModelRequest header;
   v1::LoadModelHeader* fields = header.mutable_header();
   fields->mutable_config()->set_name(model.name);
-  fields->mutable_config()->set_replicas(static_cast<uint32_t>(model.replicas));
-  fields->set_total_size(neff->size());
-  fields->set_sha256(Sha256Hex(*neff));
+  if (model.shared_core.has_value()) {
+    fields->mutable_config()->add_start_cores(*model.shared_core);
+    fields->mutable_config()->set_shared(true);
+  } else {
+    fields->mutable_config()->set_replicas(static_cast<uint32_t>(model.replicas));
+  }
+  if (model.variants.empty()) {
+    fields->set_total_size(neffs.front().size());
+    fields->set_sha256(Sha256Hex(neffs.front()));
+  } else {
+    for (size_t i = 0; i < neffs.size(); ++i) {
+      v1::VariantUpload* variant = fields->add_variants();
+      variant->set_batch_size(variants[i].batch_size);
+      variant->set_size(neffs[i].size());
+      variant->set_sha256(Sha256Hex(neffs[i]));
+    }
+  }
   // A failed Write means the server already finished the call; Finish says why.
   bool open = writer->Write(header);
-  for (size_t offset = 0; open && offset < neff->size(); offset += kChunkBytes) {
-    v1::LoadModelRequest chunk;
-    chunk.set_chunk(neff->substr(offset, kChunkBytes));
-    open = writer->Write(chunk);
+  for (const std::string& neff : neffs) {
+    for (size_t offset = 0; open && offset < neff.size(); offset += kChunkBytes) {
+      v1::LoadModelRequest chunk;
+      chunk.set_chunk(neff.substr(offset, kChunkBytes));
+      open = writer->Write(chunk);
+    }
   }
   writer->WritesDone();
   return writer->Finish();

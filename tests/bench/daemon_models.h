@@ -1,11 +1,13 @@
 // The identity models the bench loads into the daemon, built with the sim-model library
 // (the same files `neuronctl sim-model --identity 1,N --latency-us L` writes) and uploaded
-// through the LoadModel RPC like any client would.
+// through the LoadModel RPC like any client would: one NEFF, or a batched model's variants.
 #ifndef NEURON_SERVE_TESTS_BENCH_DAEMON_MODELS_H_
 #define NEURON_SERVE_TESTS_BENCH_DAEMON_MODELS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "grpcpp/support/status.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
@@ -17,6 +19,15 @@ struct IdentityModel {
   uint64_t tensor_bytes = 4096;  // float32 [1, tensor_bytes / 4], in and out
   uint64_t latency_us = 0;       // simulated device time per execution
   int replicas = 1;
+  // A batched model: the identity compiled for each batch size (rows of tensor_bytes), each
+  // with its own device time per execution; empty: one NEFF of one row at latency_us.
+  struct Variant {
+    uint32_t batch_size = 1;
+    uint64_t latency_us = 0;
+  };
+  std::vector<Variant> variants;
+  // Its one replica starts at this core, shared with the other models that say the same.
+  std::optional<uint32_t> shared_core;
 };
 
 // Uploads the model's sim NEFF (header with size and SHA-256, then 1 MiB chunks) and waits

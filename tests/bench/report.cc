@@ -190,4 +190,88 @@ void PrintTargets(const std::vector<ComparisonRow>& comparison,
   std::fflush(stdout);
 }
 
+std::optional<double> BatchingRow::ThroughputRatio() const {
+  if (!batch1.result.has_value() || !batched.result.has_value()) return std::nullopt;
+  const double base = batch1.result->PerSecond();
+  if (base <= 0) return std::nullopt;
+  return batched.result->PerSecond() / base;
+}
+
+std::optional<double> BatchingRow::P50Ratio() const {
+  if (!batch1.result.has_value() || !batched.result.has_value()) return std::nullopt;
+  const int64_t base = batch1.result->Latency().p50_ns;
+  if (base <= 0) return std::nullopt;
+  return static_cast<double>(batched.result->Latency().p50_ns) / static_cast<double>(base);
+}
+
+std::optional<double> SharingRow::FirstShare() const {
+  if (!first.result.has_value() || !second.result.has_value()) return std::nullopt;
+  const double total = first.result->PerSecond() + second.result->PerSecond();
+  if (total <= 0) return std::nullopt;
+  return first.result->PerSecond() / total;
+}
+
+std::optional<double> SharingRow::SecondShare() const {
+  const std::optional<double> first_share = FirstShare();
+  if (!first_share.has_value()) return std::nullopt;
+  return 1.0 - *first_share;
+}
+
+void PrintBatchingHeader(uint64_t row_bytes, uint64_t batch1_latency_us,
+                         uint64_t batch8_latency_us) {
+  std::printf(
+      "\n== Batching: identity of %s a row; batch-1 NEFF (%llu us) vs variants of batch 1 "
+      "(%llu us) and 8 (%llu us), 1 replica each ==\n",
+      FormatBytes(row_bytes).c_str(), static_cast<unsigned long long>(batch1_latency_us),
+      static_cast<unsigned long long>(batch1_latency_us),
+      static_cast<unsigned long long>(batch8_latency_us));
+  std::printf("%5s | %12s %8s %8s | %12s %8s %8s | %10s %10s\n", "conc", "batch-1 req/s", "p50 ms",
+              "p99 ms", "batched req/s", "p50 ms", "p99 ms", "throughput", "p50");
+  std::fflush(stdout);
+}
+
+void PrintBatchingRow(const BatchingRow& row) {
+  std::printf("%5d | %s | %s | %s %s\n", row.concurrency, MeasurementColumns(row.batch1).c_str(),
+              MeasurementColumns(row.batched).c_str(), RatioColumn(row.ThroughputRatio()).c_str(),
+              RatioColumn(row.P50Ratio()).c_str());
+  PrintProblems("batch-1", row.batch1);
+  PrintProblems("batched", row.batched);
+  std::fflush(stdout);
+}
+
+void PrintSharingRow(const SharingRow& row) {
+  std::printf("two batched models sharing core 0, %d in flight each:\n", row.concurrency);
+  std::printf("%5s | %12s %8s %8s | %12s %8s %8s | %10s %10s\n", "conc", "first req/s", "p50 ms",
+              "p99 ms", "second req/s", "p50 ms", "p99 ms", "first", "second");
+  std::printf("%5d | %s | %s | %s %s\n", row.concurrency, MeasurementColumns(row.first).c_str(),
+              MeasurementColumns(row.second).c_str(), RatioColumn(row.FirstShare()).c_str(),
+              RatioColumn(row.SecondShare()).c_str());
+  PrintProblems("first", row.first);
+  PrintProblems("second", row.second);
+  std::fflush(stdout);
+}
+
+void PrintBatchingTargets(const std::vector<BatchingRow>& rows, const SharingRow& sharing) {
+  if (rows.empty()) return;
+  const BatchingRow* lowest = &rows.front();
+  const BatchingRow* highest = &rows.front();
+  for (const BatchingRow& row : rows) {
+    if (row.concurrency < lowest->concurrency) lowest = &row;
+    if (row.concurrency > highest->concurrency) highest = &row;
+  }
+  std::printf("batching targets:\n");
+  std::printf("  batched/batch-1 throughput at %d in flight >= 3.5: %s\n", highest->concurrency,
+              Verdict(highest->ThroughputRatio(), 3.5).c_str());
+  const std::optional<double> p50 = lowest->P50Ratio();
+  std::printf(
+      "  batched/batch-1 p50 at %d in flight within 10 %% (<= 1.10): %s\n", lowest->concurrency,
+      !p50.has_value() ? "not measured"
+                       : absl::StrFormat("%.3f %s", *p50, *p50 <= 1.10 ? "met" : "MISSED").c_str());
+  const std::optional<double> first = sharing.FirstShare();
+  const std::optional<double> second = sharing.SecondShare();
+  std::printf("  each model sharing a core >= 0.40 of it: first %s, second %s\n",
+              Verdict(first, 0.4).c_str(), Verdict(second, 0.4).c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace neuronserve::bench

@@ -61,6 +61,36 @@ struct HttpRow {
   std::optional<double> JsonRatio() const;
 };
 
+// The batching run: the same identity as a model of one NEFF of batch 1 and as a batched model
+// (variants of batch 1 and 8, the dynamic batcher), at the same requests in flight.
+struct BatchingRow {
+  int concurrency = 1;
+  Measurement batch1;
+  Measurement batched;
+  // batched req/s over batch-1 req/s; batched p50 over batch-1 p50.
+  std::optional<double> ThroughputRatio() const;
+  std::optional<double> P50Ratio() const;
+};
+
+// Two identical batched models sharing one core, the same load on each: identical models have
+// the same device time per request, so each one's share of the requests is its share of the
+// core's device time.
+struct SharingRow {
+  int concurrency = 1;  // in flight per model
+  Measurement first;
+  Measurement second;
+  std::optional<double> FirstShare() const;
+  std::optional<double> SecondShare() const;
+};
+
+void PrintBatchingHeader(uint64_t row_bytes, uint64_t batch1_latency_us,
+                         uint64_t batch8_latency_us);
+void PrintBatchingRow(const BatchingRow& row);
+void PrintSharingRow(const SharingRow& row);
+// The targets: at the highest concurrency batched/batch-1 throughput >= 3.5, at
+// concurrency 1 the p50s within 10 %, and each model sharing a core >= 40 % of it.
+void PrintBatchingTargets(const std::vector<BatchingRow>& rows, const SharingRow& sharing);
+
 void PrintHttpHeader(int infer_replicas);
 void PrintHttpRow(const HttpRow& row);
 

@@ -23,6 +23,9 @@ if(NOT output MATCHES "== ModelInfer \\(v2\\) vs native Infer[^\n]*\n[^\n]*v2/na
   message(FATAL_ERROR "no protocol (v2/native) table in the output")
 endif()
 # An HTTP row: "4 KiB        1 | <gRPC numbers> | <binary numbers> | <JSON numbers> | <ratios>".
+if(NOT output MATCHES "== Batching[^\n]*\n[^\n]*p50\n +1 \\| +[0-9.]+ ")
+  message(FATAL_ERROR "no batching table in the output")
+endif()
 if(NOT output MATCHES "== REST \\(HTTP/1.1 keep-alive\\) vs gRPC ModelInfer[^\n]*\n[^\n]*JSON/gRPC\n4 KiB +1 \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ ")
   message(FATAL_ERROR "no REST/gRPC table in the output")
 endif()

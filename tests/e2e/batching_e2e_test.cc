@@ -6,6 +6,7 @@
 // by one; the model's metadata shows its variable batch dimension on every API; and what the
 // batch dimension refuses is refused with the model, the tensor and the numbers.
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -20,6 +21,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/prometheus/prometheus_text_parser.h"
 #include "tests/support/http_get.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/temp_dir.h"
@@ -68,9 +70,10 @@ class BatchingE2ETest : public ::testing::Test {
                            "max_batch_size: ",
                            kMaxBatch, "\n"));
     WriteFile(repository_.Join("ref/model.neff"), EncodeNeff(BatchMlp(1, 0)));
-    daemon_ = StartDaemon(SimDaemonArgs({"--model-repository=" + repository_.path(),
-                                         "--load-models=mlpb,ref", "--http-listen=127.0.0.1:0"}),
-                          &log_);
+    daemon_ = StartDaemon(
+        SimDaemonArgs({"--model-repository=" + repository_.path(), "--load-models=mlpb,ref",
+                       "--http-listen=127.0.0.1:0", "--access-log=" + access_log_}),
+        &log_);
     ASSERT_NE(daemon_, nullptr) << log_;
     const std::optional<std::string> http =
         WaitForLog(*daemon_->process, "HTTP endpoint on ([^ ]+) \\(");
@@ -153,6 +156,7 @@ class BatchingE2ETest : public ::testing::Test {
 
   TempDir repository_;
   TempDir dir_;
+  const std::string access_log_ = dir_.Join("access.log");
   int next_body_ = 0;
   std::string log_;
   std::unique_ptr<RunningDaemon> daemon_;
@@ -190,6 +194,103 @@ TEST_F(BatchingE2ETest, EveryFrontEndGetsEachRowsUnbatchedAnswerBitForBit) {
     EXPECT_EQ(
         std::memcmp(results[i].values.data(), expected.data(), expected.size() * sizeof(float)), 0);
   }
+}
+
+// What the batcher did adds up across everything that reports it: each response and access
+// log line names a batch it could have run in; the v2 batch_stats count every row executed
+// exactly once; the per-variant metrics agree with them, padding included.
+TEST_F(BatchingE2ETest, WhatTheBatcherDidIsReportedConsistentlyEverywhere) {
+  constexpr int kRequests = 24;
+  std::mt19937 random(5);
+  std::uniform_int_distribution<uint32_t> row_count(1, kMaxBatch);
+  std::vector<uint32_t> rows(kRequests);
+  uint64_t total_rows = 0;
+  for (uint32_t& r : rows) total_rows += r = row_count(random);
+  std::vector<v1::InferResponse> responses(kRequests);
+  {
+    std::vector<std::thread> clients;
+    for (int i = 0; i < kRequests; ++i) {
+      clients.emplace_back([&, i] {
+        v1::InferRequest request;
+        request.set_model("mlpb");
+        request.set_id(absl::StrCat("r", i));
+        AddInput(request, "input", {rows[i], kIn}, std::vector<float>(rows[i] * kIn, 0.5f),
+                 TensorForm::kRaw);
+        EXPECT_TRUE(Infer(*daemon_->stub, request, &responses[i]).ok());
+      });
+    }
+    for (std::thread& client : clients) client.join();
+  }
+  for (const v1::InferResponse& response : responses) {
+    EXPECT_THAT(response.batch_size(), ::testing::AnyOf(1u, 4u)) << response.id();
+    EXPECT_GE(response.batch_rows(), 1u) << response.id();
+    EXPECT_LE(response.batch_rows(), response.batch_size()) << response.id();
+  }
+
+  // v2 batch_stats: per executed batch size; every row ran exactly once.
+  inference::ModelStatisticsRequest request;
+  request.set_name("mlpb");
+  inference::ModelStatisticsResponse statistics;
+  grpc::ClientContext context;
+  ASSERT_TRUE(v2_->ModelStatistics(&context, request, &statistics).ok());
+  ASSERT_EQ(statistics.model_stats_size(), 1);
+  uint64_t executed_rows = 0;
+  uint64_t executions = 0;
+  for (const inference::InferBatchStatistics& batch : statistics.model_stats(0).batch_stats()) {
+    EXPECT_GE(batch.batch_size(), 1u);
+    EXPECT_LE(batch.batch_size(), 4u);
+    EXPECT_GT(batch.compute_infer().ns(), 0u);
+    executed_rows += batch.batch_size() * batch.compute_infer().count();
+    executions += batch.compute_infer().count();
+  }
+  EXPECT_EQ(executed_rows, total_rows);
+
+  // Prometheus: executions and rows per variant add up to the same, and padding is what the
+  // variants' sizes left over. (The warm-up executions at load are not counted.)
+  const HttpResult scrape = HttpGet(http_ + "/metrics");
+  ASSERT_EQ(scrape.status, 200);
+  const absl::StatusOr<std::vector<PromFamily>> families = ParsePrometheusText(scrape.body + "\n");
+  ASSERT_TRUE(families.ok()) << families.status();
+  double metric_executions = 0;
+  double metric_rows = 0;
+  double capacity = 0;
+  double padded = 0;
+  for (const char* variant : {"1", "4"}) {
+    const std::map<std::string, std::string> labels = {
+        {"model", "mlpb"}, {"version", ""}, {"variant", variant}};
+    const absl::StatusOr<double> runs =
+        FindSample(*families, "neuronserve_batch_executions_total", labels);
+    ASSERT_TRUE(runs.ok()) << variant << ": " << runs.status();
+    metric_executions += *runs;
+    capacity += *runs * std::stod(variant);
+    const absl::StatusOr<double> row_sum =
+        FindSample(*families, "neuronserve_batch_rows_sum", labels);
+    ASSERT_TRUE(row_sum.ok()) << row_sum.status();
+    metric_rows += *row_sum;
+    const absl::StatusOr<double> pads =
+        FindSample(*families, "neuronserve_batch_padded_rows_total", labels);
+    ASSERT_TRUE(pads.ok()) << pads.status();
+    padded += *pads;
+  }
+  EXPECT_EQ(metric_executions, static_cast<double>(executions));
+  EXPECT_EQ(metric_rows, static_cast<double>(total_rows));
+  EXPECT_EQ(padded, capacity - static_cast<double>(total_rows));
+
+  // The access log: every request's line names its batch (written by a background thread).
+  std::string log;
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  int lines = 0;
+  while (absl::Now() < deadline) {
+    log = ReadFileContents(access_log_);
+    lines = 0;
+    for (size_t at = log.find("batch_rows"); at != std::string::npos;
+         at = log.find("batch_rows", at + 1)) {
+      ++lines;
+    }
+    if (lines >= kRequests) break;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_GE(lines, kRequests) << log;
 }
 
 TEST_F(BatchingE2ETest, EveryApiShowsTheVariableBatchDimensionAndTheVariants) {

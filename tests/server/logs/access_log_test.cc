@@ -84,6 +84,17 @@ TEST(AccessLogTest, JsonLineIsOneObjectWithEveryField) {
   EXPECT_EQ(line["bytes_out"], 40);
 }
 
+TEST(AccessLogTest, ABatchedRequestNamesTheBatchItRanInAndNoOtherDoes) {
+  AccessRecord record = Record();
+  record.batch_rows = 5;
+  record.batch_size = 8;
+  EXPECT_THAT(Line(LogFormat::kText, record), HasSubstr(" bytes_out=40 batch_rows=5 batch_size=8"));
+  const nlohmann::json line = nlohmann::json::parse(Line(LogFormat::kJson, record));
+  EXPECT_EQ(line["batch_rows"], 5);
+  EXPECT_EQ(line["batch_size"], 8);
+  EXPECT_FALSE(nlohmann::json::parse(Line(LogFormat::kJson, Record())).contains("batch_rows"));
+}
+
 TEST(AccessLogTest, ACodeWithoutANameIsWrittenAsItsNumber) {
   AccessRecord record = Record();
   record.code = static_cast<absl::StatusCode>(99);
