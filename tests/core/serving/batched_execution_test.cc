@@ -178,6 +178,26 @@ class BatchedExecutionTest : public ::testing::Test {
     EXPECT_EQ(std::memcmp(job.output(0).data(), want.data(), want.size() * sizeof(float)), 0);
   }
 
+  // One-row requests that wait while the core is busy: a first request holds the worker inside
+  // its input write until `gate` is notified, and `count` more are submitted behind it.
+  struct HeldBurst {
+    std::unique_ptr<TestJob> held;
+    std::vector<std::unique_ptr<TestJob>> queued;
+  };
+  static HeldBurst SubmitBehindHeldJob(const std::shared_ptr<LoadedModel>& model,
+                                       std::mt19937& random, Notification& gate, int count) {
+    HeldBurst burst;
+    burst.held = NewJob(model, RandomRows(random, 1), 1);
+    burst.held->set_input_gate(&gate);
+    EXPECT_TRUE(burst.held->scheduler()->Submit(burst.held.get()).ok());
+    EXPECT_TRUE(burst.held->WaitStarted());
+    for (int i = 0; i < count; ++i) {
+      burst.queued.push_back(NewJob(model, RandomRows(random, 1), 1));
+      EXPECT_TRUE(burst.queued.back()->scheduler()->Submit(burst.queued.back().get()).ok());
+    }
+    return burst;
+  }
+
   std::unique_ptr<NrtRuntime> runtime_;
   std::optional<std::string> saved_cores_;
   WorkerPool workers_{2};
@@ -192,15 +212,10 @@ TEST_F(BatchedExecutionTest, RowsThatWaitForTheCoreRunTogetherAndAnswerAsIfAlone
   ASSERT_NE(model, nullptr);
   std::mt19937 random(11);
   Notification gate;
-  std::unique_ptr<TestJob> held = NewJob(model, RandomRows(random, 1), 1);
-  held->set_input_gate(&gate);
-  ASSERT_TRUE(held->scheduler()->Submit(held.get()).ok());
-  ASSERT_TRUE(held->WaitStarted());
-  std::vector<std::unique_ptr<TestJob>> jobs;
-  for (int i = 0; i < 8; ++i) {
-    jobs.push_back(NewJob(model, RandomRows(random, 1), 1));
-    ASSERT_TRUE(jobs.back()->scheduler()->Submit(jobs.back().get()).ok());
-  }
+  HeldBurst burst = SubmitBehindHeldJob(model, random, gate, 8);
+  ASSERT_FALSE(HasFailure());
+  std::unique_ptr<TestJob>& held = burst.held;
+  std::vector<std::unique_ptr<TestJob>>& jobs = burst.queued;
   gate.Notify();
   ExpectBitExact(*held);
   for (const auto& job : jobs) ExpectBitExact(*job);
@@ -267,15 +282,10 @@ TEST_F(BatchedExecutionTest, AFailedBatchRunsItsRequestsAgainAloneSoOnlyTheBadOn
   ASSERT_NE(model, nullptr);
   std::mt19937 random(9);
   Notification gate;
-  std::unique_ptr<TestJob> held = NewJob(model, RandomRows(random, 1), 1);
-  held->set_input_gate(&gate);
-  ASSERT_TRUE(held->scheduler()->Submit(held.get()).ok());
-  ASSERT_TRUE(held->WaitStarted());
-  std::vector<std::unique_ptr<TestJob>> jobs;
-  for (int i = 0; i < 4; ++i) {
-    jobs.push_back(NewJob(model, RandomRows(random, 1), 1));
-    ASSERT_TRUE(jobs.back()->scheduler()->Submit(jobs.back().get()).ok());
-  }
+  HeldBurst burst = SubmitBehindHeldJob(model, random, gate, 4);
+  ASSERT_FALSE(HasFailure());
+  std::unique_ptr<TestJob>& held = burst.held;
+  std::vector<std::unique_ptr<TestJob>>& jobs = burst.queued;
   gate.Notify();
   ExpectBitExact(*held);  // the batch-1 variant's 1st execution
   // The four ran as one batch, which failed; alone they are the batch-1 variant's executions
