@@ -151,6 +151,8 @@ absl::StatusOr<InferResult> DecodeInferResponse(const v1::InferResponse& respons
   result.version = response.version();
   result.queue_time = absl::Microseconds(static_cast<int64_t>(response.queue_us()));
   result.device_time = absl::Microseconds(static_cast<int64_t>(response.device_us()));
+  result.batch_rows = response.batch_rows();
+  result.batch_size = response.batch_size();
   for (const v1::OutputTensor& output : response.outputs()) {
     absl::StatusOr<OutputTensor> decoded = DecodeOutput(output);
     if (!decoded.ok()) return decoded.status();

@@ -87,6 +87,10 @@ struct InferResult {
   std::string version;         // the version that served the request
   absl::Duration queue_time;   // waiting for a core
   absl::Duration device_time;  // write, execute and read on the device
+  // A batched model's execution this request ran in (native API only; 0 when the server did not
+  // say): the requests' rows it carried, padding not counted, and its variant's batch size.
+  uint32_t batch_rows = 0;
+  uint32_t batch_size = 0;
 };
 
 // One answer on an InferSession. `status` is the request's own outcome (the response's error

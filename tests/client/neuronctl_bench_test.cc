@@ -139,6 +139,8 @@ TEST(BenchLatencyStatsTest, MergeCombinesWorkers) {
 struct FakeServer {
   absl::Duration latency = absl::Milliseconds(2);
   uint64_t fail_every = 0;
+  // Answers report batches of 1 to batch_rows_cycle rows in turn; 0: no batch reported.
+  uint32_t batch_rows_cycle = 0;
   std::atomic<uint64_t> served{0};
   std::atomic<int> in_flight{0};
   std::atomic<int> most_in_flight{0};
@@ -158,7 +160,9 @@ class FakeIssuer : public RequestIssuer {
     if (server_.fail_every != 0 && number % server_.fail_every == 0) {
       return absl::ResourceExhaustedError("queue is full");
     }
-    return ServerTimes{absl::Microseconds(100), absl::Microseconds(1500)};
+    const uint32_t batch_rows =
+        server_.batch_rows_cycle == 0 ? 0 : 1 + number % server_.batch_rows_cycle;
+    return ServerTimes{absl::Microseconds(100), absl::Microseconds(1500), batch_rows};
   }
 
  private:
@@ -187,9 +191,22 @@ TEST(BenchLevelRunnerTest, ARequestCountIsExactAndConcurrencyIsHeld) {
   EXPECT_LE(result.latency.p95_ns, result.latency.p99_ns);
   EXPECT_EQ(result.mean_queue_ns, 100'000);
   EXPECT_EQ(result.mean_device_ns, 1'500'000);
+  EXPECT_EQ(result.mean_batch_rows, 0);  // the server reported no batch
   // 101 requests of >= 2 ms on 4 workers take at least 26 rounds.
   EXPECT_GE(result.measured, absl::Milliseconds(2 * 26));
   EXPECT_GT(result.throughput(), 0);
+}
+
+TEST(BenchLevelRunnerTest, TheMeanBatchIsOverTheAnswersThatReportedOne) {
+  FakeServer server;
+  server.latency = absl::Microseconds(100);
+  server.batch_rows_cycle = 4;  // answers of 2, 3, 4, 1, 2, 3, 4, 1, ... rows
+  LevelOptions options;
+  options.concurrency = 2;
+  options.requests = 400;  // 100 of each: a mean of exactly 2.5
+  const LevelResult result = RunLevel(options, FactoryOf(server), {});
+  EXPECT_EQ(result.requests, 400u);
+  EXPECT_DOUBLE_EQ(result.mean_batch_rows, 2.5);
 }
 
 TEST(BenchLevelRunnerTest, ErrorsAreCountedByCodeNameAndLeftOutOfLatencies) {
@@ -351,6 +368,7 @@ LevelResult SampleLevel(uint32_t concurrency, uint64_t requests) {
   level.latency = {requests, 1'300'000, 1'250'000, 1'500'000, 1'750'000, 2'000'000};
   level.mean_queue_ns = 40'000;
   level.mean_device_ns = 1'010'000;
+  level.mean_batch_rows = 6.25;
   return level;
 }
 
@@ -385,10 +403,12 @@ TEST(BenchReportTest, CsvHasAHeaderAndARowPerLevelThatParseBack) {
   EXPECT_EQ(field(first, "p99_ms"), "2.000");
   EXPECT_EQ(field(first, "mean_queue_ms"), "0.040");
   EXPECT_EQ(field(first, "mean_device_ms"), "1.010");
+  EXPECT_EQ(field(first, "mean_batch_rows"), "6.25");
   EXPECT_EQ(field(first, "error_codes"), "");
   EXPECT_EQ(field(second, "concurrency"), "4");
   EXPECT_EQ(field(second, "errors"), "7");
   EXPECT_EQ(field(second, "p50_ms"), "");  // no successful request: no latency
+  EXPECT_EQ(field(second, "mean_batch_rows"), "");
   EXPECT_EQ(field(second, "error_codes"), "RESOURCE_EXHAUSTED:5;UNAVAILABLE:2");
 }
 
@@ -427,11 +447,13 @@ TEST(BenchReportTest, JsonParsesBackWithOneEntryPerLevel) {
   EXPECT_DOUBLE_EQ(first["latency_ms"]["mean"].get<double>(), 1.3);
   EXPECT_DOUBLE_EQ(first["mean_queue_ms"].get<double>(), 0.04);
   EXPECT_DOUBLE_EQ(first["mean_device_ms"].get<double>(), 1.01);
+  EXPECT_DOUBLE_EQ(first["mean_batch_rows"].get<double>(), 6.25);
   const nlohmann::json& second = report["levels"][1];
   EXPECT_EQ(second["errors"]["RESOURCE_EXHAUSTED"], 3);
   EXPECT_EQ(second["error_count"], 3);
   EXPECT_TRUE(second["latency_ms"]["p50"].is_null());
   EXPECT_TRUE(second["mean_device_ms"].is_null());
+  EXPECT_TRUE(second["mean_batch_rows"].is_null());
 }
 
 TEST(BenchReportTest, TableRowsLineUpUnderTheirTitles) {
@@ -446,7 +468,7 @@ TEST(BenchReportTest, TableRowsLineUpUnderTheirTitles) {
   ASSERT_EQ(lines.size(), 3u);
   const std::vector<std::string> titles = {"concurrency", "requests", "req/s",  "p50 ms",
                                            "p90 ms",      "p95 ms",   "p99 ms", "queue ms",
-                                           "device ms",   "errors"};
+                                           "device ms",   "batch",    "errors"};
   const std::string& header = lines[0];
   for (const std::string& title : titles) EXPECT_THAT(header, HasSubstr(title));
   // Right-aligned numbers: each value ends where its title ends.
@@ -459,6 +481,8 @@ TEST(BenchReportTest, TableRowsLineUpUnderTheirTitles) {
   EXPECT_EQ(ends_at(lines[1], "1.250"), ends_at(header, "p50 ms"));
   EXPECT_EQ(ends_at(lines[1], "2.000"), ends_at(header, "p99 ms"));
   EXPECT_EQ(ends_at(lines[1], "1.010"), ends_at(header, "device ms"));
+  EXPECT_EQ(ends_at(lines[1], "6.25"), ends_at(header, "batch"));
+  EXPECT_EQ(lines[2].substr(ends_at(header, "batch") - 1, 1), "-");  // no batch reported
   EXPECT_EQ(lines[1].substr(header.find("errors")), "-");
   EXPECT_EQ(lines[2].substr(header.find("errors")), "RESOURCE_EXHAUSTED: 3, UNAVAILABLE: 1");
   EXPECT_EQ(ends_at(lines[2], "16"), ends_at(header, "concurrency"));
@@ -567,7 +591,7 @@ TEST(BenchCommandTest, HelpDocumentsTheFlagsWithAnExample) {
   for (const char* text :
        {"Usage: neuronctl bench MODEL", "--concurrency-range", "xF", "--duration", "--requests",
         "--warmup", "--stream", "--form", "--seed", "--random-max", "--format", "--output", "p50",
-        "RESOURCE_EXHAUSTED", "Example:", "--concurrency-range=1:16:x2"}) {
+        "UNAVAILABLE", "mean rows of the executions", "Example:", "--concurrency-range=1:16:x2"}) {
     EXPECT_THAT(run.out, HasSubstr(text));
   }
 }

@@ -4,8 +4,11 @@
 // same MLP unbatched as the reference. Requests of random row counts from the three protocols
 // at once must each get, bit for bit, the answers the unbatched model gives for their rows one
 // by one; the model's metadata shows its variable batch dimension on every API; and what the
-// batch dimension refuses is refused with the model, the tensor and the numbers.
+// batch dimension refuses is refused with the model, the tensor and the numbers. Also: what
+// `neuronctl bench` reports of the batches, a request with a short deadline not held for a
+// batch (measured), and one overload answer for both schedulers.
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <random>
@@ -14,6 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inference/grpc_service.grpc.pb.h"
@@ -22,8 +27,10 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/prometheus/prometheus_text_parser.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/http_get.h"
 #include "tests/support/sim_model_files.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
@@ -369,6 +376,105 @@ TEST_F(BatchingE2ETest, RowsOutsideTheBatchDimensionAreRefusedNamingTheNumbers) 
   EXPECT_THAT(refused.error_message(),
               HasSubstr("model 'mlpb' input 'input': 11 values of float_data are not a whole "
                         "number of rows of 8 (shape [1,8] per row); give the input's shape"));
+}
+
+// `neuronctl bench` (the real binary) prints the mean rows of the executions its requests ran
+// in: exactly 1 with one request in flight, more once requests wait together for the core; and
+// nothing (null, "-") over the v2 protocol, whose answers do not say.
+TEST_F(BatchingE2ETest, NeuronctlBenchPrintsTheMeanBatchItsRequestsRanIn) {
+  const auto bench = [&](std::vector<std::string> flags) {
+    std::vector<std::string> argv = {NEURONCTL_PATH, "bench", "mlpb",
+                                     "--server=" + daemon_->address, "--warmup=0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    return RunProcess(argv);
+  };
+  const ProcessResult json =
+      bench({"--concurrency-range=1:8:7", "--requests=200", "--format=json"});
+  ASSERT_EQ(json.exit_code, 0) << json.out << json.err;
+  const Json report = Json::parse(json.out);
+  ASSERT_EQ(report["levels"].size(), 2u) << json.out;
+  const Json& alone = report["levels"][0];
+  const Json& crowded = report["levels"][1];
+  EXPECT_EQ(alone["concurrency"], 1);
+  EXPECT_DOUBLE_EQ(alone["mean_batch_rows"].get<double>(), 1.0);
+  EXPECT_EQ(crowded["concurrency"], 8);
+  // 8 single-row requests in flight on one core that takes 1-1.5 ms per execution: they queue
+  // behind each other and share executions of the 4-row variant.
+  EXPECT_GT(crowded["mean_batch_rows"].get<double>(), 1.0) << json.out;
+  EXPECT_LE(crowded["mean_batch_rows"].get<double>(), 4.0) << json.out;
+  std::cout << "mean batch rows at 8 in flight: " << crowded["mean_batch_rows"] << "\n";
+
+  const ProcessResult table = bench({"--requests=20"});
+  ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
+  const std::vector<std::string> lines = absl::StrSplit(table.out, '\n', absl::SkipEmpty());
+  ASSERT_GE(lines.size(), 2u) << table.out;
+  EXPECT_THAT(lines[0], HasSubstr("device ms  batch  errors"));
+  EXPECT_THAT(lines[1], ::testing::EndsWith(" 1.00  -"));
+
+  const ProcessResult v2 = bench({"--requests=20", "--format=json", "--protocol=v2"});
+  ASSERT_EQ(v2.exit_code, 0) << v2.out << v2.err;
+  EXPECT_TRUE(Json::parse(v2.out)["levels"][0]["mean_batch_rows"].is_null()) << v2.out;
+}
+
+// A request whose deadline comes before the batcher's max_queue_delay would end is not held
+// for company: measured with a 400 ms delay, a lone request without a deadline waits the whole
+// delay for a preferred batch of 4, and a lone request with a 150 ms deadline runs at once, on
+// the native and the v2 gRPC front end alike.
+TEST(BatchingDelayE2ETest, ARequestWhoseDeadlineIsShorterThanTheDelayIsNotDelayed) {
+  constexpr int64_t kDelayUs = 400'000;
+  TempDir repository;
+  WriteFile(repository.Join("held/b1.neff"), EncodeNeff(BatchMlp(1, 1000)));
+  WriteFile(repository.Join("held/b4.neff"), EncodeNeff(BatchMlp(4, 1500)));
+  WriteFile(repository.Join("held/config.pbtxt"),
+            absl::StrCat("variant { file: \"b1.neff\" batch_size: 1 }\n"
+                         "variant { file: \"b4.neff\" batch_size: 4 }\n"
+                         "dynamic_batching { preferred_batch_size: 4 "
+                         "max_queue_delay_microseconds: ",
+                         kDelayUs, " }\n"));
+  std::string log;
+  std::unique_ptr<RunningDaemon> daemon = StartDaemon(
+      SimDaemonArgs({"--model-repository=" + repository.path(), "--load-models=held"}), &log);
+  ASSERT_NE(daemon, nullptr) << log;
+
+  const auto native = [&](absl::Duration deadline, absl::Duration* took) {
+    v1::InferRequest request;
+    request.set_model("held");
+    AddInput(request, "input", {1, kIn}, std::vector<float>(kIn, 0.5f), TensorForm::kRaw);
+    v1::InferResponse response;
+    const absl::Time start = absl::Now();
+    const grpc::Status status = Infer(*daemon->stub, request, &response, deadline);
+    *took = absl::Now() - start;
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return absl::Microseconds(response.queue_us());
+  };
+  absl::Duration took;
+  const absl::Duration patient_queue = native(absl::Seconds(60), &took);
+  EXPECT_GE(patient_queue, absl::Microseconds(kDelayUs)) << "the delay was not applied";
+  const absl::Duration urgent_queue = native(absl::Milliseconds(150), &took);
+  EXPECT_LT(took, absl::Milliseconds(150));
+  EXPECT_LT(urgent_queue, absl::Milliseconds(150));
+  std::cout << "native: queued " << patient_queue << " without a deadline, " << urgent_queue
+            << " with a 150 ms deadline (answered in " << took << ")\n";
+
+  std::unique_ptr<inference::GRPCInferenceService::Stub> v2 =
+      inference::GRPCInferenceService::NewStub(daemon->channel);
+  inference::ModelInferRequest request;
+  request.set_model_name("held");
+  auto* input = request.add_inputs();
+  input->set_name("input");
+  input->set_datatype("FP32");
+  input->add_shape(1);
+  input->add_shape(kIn);
+  request.add_raw_input_contents(Floats(std::vector<float>(kIn, 0.5f)));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(150));
+  inference::ModelInferResponse response;
+  const absl::Time start = absl::Now();
+  const grpc::Status status = v2->ModelInfer(&context, request, &response);
+  const absl::Duration v2_took = absl::Now() - start;
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_LT(v2_took, absl::Milliseconds(150));
+  std::cout << "v2 gRPC: a 150 ms deadline answered in " << v2_took << "\n";
 }
 
 // Overload is one answer for both schedulers: UNAVAILABLE naming the model and its queue bound

@@ -202,15 +202,16 @@ TEST(NeuronctlBenchE2ETest, TheDefaultTableHasItsColumnsAndARowPerLevel) {
   const std::vector<std::string> lines = absl::StrSplit(run.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 2u) << run.out;
   for (const char* title : {"concurrency", "requests", "req/s", "p50 ms", "p90 ms", "p95 ms",
-                            "p99 ms", "queue ms", "device ms", "errors"}) {
+                            "p99 ms", "queue ms", "device ms", "batch", "errors"}) {
     EXPECT_THAT(lines[0], HasSubstr(title));
   }
   const std::vector<std::string> fields = absl::StrSplit(lines[1], ' ', absl::SkipEmpty());
-  ASSERT_EQ(fields.size(), 10u) << lines[1];
+  ASSERT_EQ(fields.size(), 11u) << lines[1];
   EXPECT_EQ(fields[0], "2");
   EXPECT_EQ(fields[1], "20");
   EXPECT_GE(std::stod(fields[8]), 0.9);  // device ms
-  EXPECT_EQ(fields[9], "-");             // no errors
+  EXPECT_EQ(fields[9], "-");             // an unbatched model: no batch reported
+  EXPECT_EQ(fields[10], "-");            // no errors
 }
 
 TEST(NeuronctlBenchE2ETest, AFullQueueCountsUnavailableUnderErrors) {

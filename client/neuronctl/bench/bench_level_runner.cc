@@ -29,6 +29,8 @@ struct alignas(64) WorkerTally {
   LatencyStats latency;
   int64_t queue_ns = 0;
   int64_t device_ns = 0;
+  uint64_t batch_rows = 0;  // summed over the answers that reported their batch
+  uint64_t batch_reports = 0;
   std::map<absl::StatusCode, uint64_t> errors;
   std::string first_error;
   Clock::time_point last_counted_end{};
@@ -80,6 +82,10 @@ void RunWorker(LevelClock& clock, const IssuerFactory& make_issuer, WorkerTally&
             std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
         tally.queue_ns += absl::ToInt64Nanoseconds(outcome->queue_time);
         tally.device_ns += absl::ToInt64Nanoseconds(outcome->device_time);
+        if (outcome->batch_rows > 0) {
+          tally.batch_rows += outcome->batch_rows;
+          ++tally.batch_reports;
+        }
       } else {
         ++tally.errors[outcome.status().code()];
         if (tally.first_error.empty()) tally.first_error = outcome.status().ToString();
@@ -115,11 +121,15 @@ LevelResult Collect(const LevelOptions& options, const LevelClock& clock,
   LatencyStats latency;
   int64_t queue_ns = 0;
   int64_t device_ns = 0;
+  uint64_t batch_rows = 0;
+  uint64_t batch_reports = 0;
   Clock::time_point last_end = clock.measure_start;
   for (WorkerTally& tally : tallies) {
     latency.Merge(std::move(tally.latency));
     queue_ns += tally.queue_ns;
     device_ns += tally.device_ns;
+    batch_rows += tally.batch_rows;
+    batch_reports += tally.batch_reports;
     for (const auto& [code, count] : tally.errors) result.errors[CodeName(code)] += count;
     if (result.first_error.empty()) result.first_error = tally.first_error;
     last_end = std::max(last_end, tally.last_counted_end);
@@ -131,6 +141,9 @@ LevelResult Collect(const LevelOptions& options, const LevelClock& clock,
   if (result.requests > 0) {
     result.mean_queue_ns = queue_ns / static_cast<int64_t>(result.requests);
     result.mean_device_ns = device_ns / static_cast<int64_t>(result.requests);
+  }
+  if (batch_reports > 0) {
+    result.mean_batch_rows = static_cast<double>(batch_rows) / static_cast<double>(batch_reports);
   }
   return result;
 }

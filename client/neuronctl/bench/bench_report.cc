@@ -18,7 +18,13 @@ std::string MsText(int64_t nanoseconds) {
 }
 
 // The columns of a table row, in order; TableHeader's titles must match them.
-constexpr absl::string_view kTableFormat = "%11s %9s %10s %9s %9s %9s %9s %9s %10s  %s";
+constexpr absl::string_view kTableFormat = "%11s %9s %10s %9s %9s %9s %9s %9s %10s %6s  %s";
+
+// The mean rows per execution, when the server reported them (a batched model, native API).
+bool HasBatch(const LevelResult& level) { return level.requests > 0 && level.mean_batch_rows > 0; }
+std::string BatchText(const LevelResult& level) {
+  return absl::StrFormat("%.2f", level.mean_batch_rows);
+}
 
 }  // namespace
 
@@ -31,7 +37,7 @@ std::string ErrorsText(const LevelResult& level) {
 
 std::string TableHeader() {
   return absl::StrFormat(kTableFormat, "concurrency", "requests", "req/s", "p50 ms", "p90 ms",
-                         "p95 ms", "p99 ms", "queue ms", "device ms", "errors");
+                         "p95 ms", "p99 ms", "queue ms", "device ms", "batch", "errors");
 }
 
 std::string TableRow(const LevelResult& level) {
@@ -41,12 +47,13 @@ std::string TableRow(const LevelResult& level) {
                          absl::StrCat(level.requests), absl::StrFormat("%.1f", level.throughput()),
                          ms(level.latency.p50_ns), ms(level.latency.p90_ns),
                          ms(level.latency.p95_ns), ms(level.latency.p99_ns),
-                         ms(level.mean_queue_ns), ms(level.mean_device_ns), ErrorsText(level));
+                         ms(level.mean_queue_ns), ms(level.mean_device_ns),
+                         HasBatch(level) ? BatchText(level) : std::string("-"), ErrorsText(level));
 }
 
 std::string CsvHeader() {
   return "concurrency,requests,errors,throughput_rps,p50_ms,p90_ms,p95_ms,p99_ms,mean_queue_ms,"
-         "mean_device_ms,error_codes";
+         "mean_device_ms,mean_batch_rows,error_codes";
 }
 
 std::string CsvRow(const LevelResult& level) {
@@ -61,7 +68,8 @@ std::string CsvRow(const LevelResult& level) {
                       absl::StrFormat("%.3f", level.throughput()), ",", ms(level.latency.p50_ns),
                       ",", ms(level.latency.p90_ns), ",", ms(level.latency.p95_ns), ",",
                       ms(level.latency.p99_ns), ",", ms(level.mean_queue_ns), ",",
-                      ms(level.mean_device_ns), ",", codes);
+                      ms(level.mean_device_ns), ",",
+                      HasBatch(level) ? BatchText(level) : std::string(), ",", codes);
 }
 
 nlohmann::json LevelJson(const LevelResult& level) {
@@ -86,6 +94,8 @@ nlohmann::json LevelJson(const LevelResult& level) {
         {"mean", ms(level.latency.mean_ns)}}},
       {"mean_queue_ms", ms(level.mean_queue_ns)},
       {"mean_device_ms", ms(level.mean_device_ns)},
+      {"mean_batch_rows",
+       HasBatch(level) ? nlohmann::json(level.mean_batch_rows) : nlohmann::json(nullptr)},
   };
 }
 

@@ -23,6 +23,10 @@ struct LevelResult {
   // Means of what the server reported in each successful response.
   int64_t mean_queue_ns = 0;
   int64_t mean_device_ns = 0;
+  // The mean, over those responses, of the rows in the execution each request ran in (its own
+  // and its batch-mates', padding not counted): how full the batcher made the batches. 0 when
+  // no response said (a model without batching, or the v2 protocol, which does not report it).
+  double mean_batch_rows = 0;
   // Failed requests within the measurement, by gRPC code name ("RESOURCE_EXHAUSTED").
   std::map<std::string, uint64_t> errors;
   // The message of the first failure, for the exit message when nothing succeeded.

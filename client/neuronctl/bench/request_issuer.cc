@@ -18,7 +18,7 @@ class UnaryIssuer : public RequestIssuer {
   absl::StatusOr<ServerTimes> Issue() override {
     absl::StatusOr<client::InferResult> result = client_.Infer(model_, inputs_, options_);
     if (!result.ok()) return result.status();
-    return ServerTimes{result->queue_time, result->device_time};
+    return ServerTimes{result->queue_time, result->device_time, result->batch_rows};
   }
 
  private:
@@ -63,7 +63,8 @@ class StreamIssuer : public RequestIssuer {
       return StreamFailed(absl::InternalError("the stream ended before the request was answered"));
     }
     if (!(*answer)->status.ok()) return (*answer)->status;
-    return ServerTimes{(*answer)->result.queue_time, (*answer)->result.device_time};
+    const client::InferResult& result = (*answer)->result;
+    return ServerTimes{result.queue_time, result.device_time, result.batch_rows};
   }
 
  private:

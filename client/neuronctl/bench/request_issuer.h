@@ -3,6 +3,7 @@
 #ifndef NEURON_SERVE_CLIENT_NEURONCTL_BENCH_REQUEST_ISSUER_H_
 #define NEURON_SERVE_CLIENT_NEURONCTL_BENCH_REQUEST_ISSUER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ namespace neuronserve::neuronctl {
 struct ServerTimes {
   absl::Duration queue_time;
   absl::Duration device_time;
+  // The rows of the execution the request ran in (a batched model on the native API); 0 when
+  // the server did not say.
+  uint32_t batch_rows = 0;
 };
 
 // Used by one thread at a time. The model name and inputs are borrowed: they must outlive it.
