@@ -184,7 +184,11 @@ void CoreWorker::Execute(const Binding& binding) {
   if (unit_.parts.empty()) return;
 
   ReplicaVariant& variant = replica.variants[unit_.variant];
-  for (const JobRows& part : unit_.parts) ++part.job->attempts;
+  // Counted for whole jobs only: the ranges of a split job may run on two cores at once, and are
+  // never retried (TryRetry).
+  for (const JobRows& part : unit_.parts) {
+    if (part.job->row_ranges == nullptr) ++part.job->attempts;
+  }
   if (variant.metrics != nullptr) {
     // What the batcher formed: counted whether or not the execution then succeeds.
     const uint32_t rows = unit_.rows();
@@ -296,7 +300,7 @@ absl::Status CoreWorker::ReadOutputs(const LoadedModel& model, const ReplicaVari
     size_t offset = 0;
     for (const JobRows& part : unit_.parts) {
       const size_t bytes = part.rows * row_bytes;
-      const absl::Span<uint8_t> destination = part.job->Output(j);
+      const absl::Span<uint8_t> destination = OutputOf(part, j);
       if (!destination.empty()) {
         absl::Status read = variant.tensors.outputs[j].Read(
             destination.subspan(part.first_row * row_bytes, bytes), offset);
@@ -318,7 +322,7 @@ bool CoreWorker::TryRetry(const Binding& binding, const JobRows& part, Execution
   InferenceJob* job = part.job;
   // Once only; and a range of a split job is not retried: its request fails with the first
   // error any of its ranges met.
-  if (job->attempts > 1 || job->row_ranges != nullptr) return false;
+  if (job->row_ranges != nullptr || job->attempts > 1) return false;
   Scheduler& scheduler = *binding.model->scheduler();
   if (batched && kind != ExecutionFailure::kHardware) {
     // One bad request must not fail the others it ran with: each runs once more, alone.

@@ -40,7 +40,8 @@ class InferenceJob {
   virtual absl::Span<const uint8_t> Input(size_t index) const = 0;
   // Where the model's output `index` goes: exactly its byte size for `rows` rows, or an empty
   // span when the caller did not ask for that output. Called on a worker thread, at most once
-  // per output and execution of the job.
+  // per output and execution of the job, never by two threads at once (a job split into row
+  // ranges is asked once, through its RowRanges: OutputOf, job_rows.h).
   virtual absl::Span<uint8_t> Output(size_t index) = 0;
   // True once the caller has given up; checked before the job touches the device.
   virtual bool Cancelled() const = 0;
@@ -63,6 +64,8 @@ class InferenceJob {
   std::unique_ptr<RowRanges> row_ranges;
   // The replica whose execution failed, when the job waits for a retry elsewhere.
   const ModelReplica* failed_replica = nullptr;
+  // Executions of the whole job begun (a job split into row ranges keeps 0: its ranges may run
+  // on several cores at once, and are never retried).
   int attempts = 0;
 };
 

@@ -14,4 +14,9 @@ void AnswerRows(const JobRows& part, absl::Status status, const ExecutionTiming&
   if (job->row_ranges->End(part.rows, status, &outcome)) job->Complete(std::move(outcome), timing);
 }
 
+absl::Span<uint8_t> OutputOf(const JobRows& part, size_t index) {
+  InferenceJob* job = part.job;
+  return job->row_ranges == nullptr ? job->Output(index) : job->row_ranges->Output(*job, index);
+}
+
 }  // namespace neuronserve

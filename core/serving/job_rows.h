@@ -5,9 +5,11 @@
 #ifndef NEURON_SERVE_CORE_SERVING_JOB_ROWS_H_
 #define NEURON_SERVE_CORE_SERVING_JOB_ROWS_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "core/serving/inference_job.h"
 
 namespace neuronserve {
@@ -23,6 +25,11 @@ struct JobRows {
 // when its last rows end, with the first error any of its ranges met. The caller must not touch
 // the job afterwards: its owner may have destroyed it.
 void AnswerRows(const JobRows& part, absl::Status status, const ExecutionTiming& timing);
+
+// Where the job of `part` wants its output `index` (the whole request's rows; empty when it did
+// not ask for it): from the job itself when it runs in one execution, and through its RowRanges
+// when it is split, so that ranges running on several cores at once ask the job only once.
+absl::Span<uint8_t> OutputOf(const JobRows& part, size_t index);
 
 // The whole of `job`, as one part.
 inline JobRows WholeJob(InferenceJob* job) { return JobRows{job, 0, job->rows}; }

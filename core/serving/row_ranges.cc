@@ -1,5 +1,7 @@
 #include "core/serving/row_ranges.h"
 
+#include "core/serving/inference_job.h"
+
 namespace neuronserve {
 
 bool RowRanges::End(uint32_t rows, const absl::Status& status, absl::Status* outcome) {
@@ -23,6 +25,19 @@ bool RowRanges::failed() const {
 absl::Status RowRanges::first_error() const {
   MutexLock lock(&mutex_);
   return absl::Status(error_code_, error_message_);
+}
+
+absl::Span<uint8_t> RowRanges::Output(InferenceJob& job, size_t index) {
+  MutexLock lock(&mutex_);
+  if (index >= outputs_.size()) {
+    outputs_.resize(index + 1);
+    output_known_.resize(index + 1, false);
+  }
+  if (!output_known_[index]) {
+    outputs_[index] = job.Output(index);
+    output_known_[index] = true;
+  }
+  return outputs_[index];
 }
 
 }  // namespace neuronserve

@@ -4,18 +4,24 @@
 // the request is completed once, by whoever ends its last rows, with the first error any range
 // met, or OK.
 //
-// Thread safety: End and failed() may be called from any thread (the workers of several cores
-// end ranges of one request at once); one mutex guards the count and the first error.
+// Thread safety: every method may be called from any thread (the workers of several cores run
+// and end ranges of one request at once); one mutex guards the count, the first error and the
+// output spans.
 #ifndef NEURON_SERVE_CORE_SERVING_ROW_RANGES_H_
 #define NEURON_SERVE_CORE_SERVING_ROW_RANGES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "base/mutex.h"
 
 namespace neuronserve {
+
+class InferenceJob;  // inference_job.h
 
 class RowRanges {
  public:
@@ -33,6 +39,11 @@ class RowRanges {
   // The first error (OK while none): what the ranges that did not run end with.
   absl::Status first_error() const;
 
+  // `job`'s output `index` (InferenceJob::Output), asked of the job once and kept: the ranges on
+  // several cores write their rows into the one buffer, and the job's Output need not be
+  // thread-safe (nor give the same buffer twice). `job` is the request this bookkeeping is of.
+  absl::Span<uint8_t> Output(InferenceJob& job, size_t index);
+
  private:
   mutable Mutex mutex_;
   uint32_t pending_rows_ ABSL_GUARDED_BY(mutex_);
@@ -40,6 +51,9 @@ class RowRanges {
   // references inside Debian's uninstrumented libabsl, where TSAN cannot follow them.
   absl::StatusCode error_code_ ABSL_GUARDED_BY(mutex_) = absl::StatusCode::kOk;
   std::string error_message_ ABSL_GUARDED_BY(mutex_);
+  // Per output index: whether the job was asked, and what it gave.
+  std::vector<bool> output_known_ ABSL_GUARDED_BY(mutex_);
+  std::vector<absl::Span<uint8_t>> outputs_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace neuronserve

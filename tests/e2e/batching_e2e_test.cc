@@ -1,6 +1,7 @@
 // A batched model served by the real daemon on the simulator, through all three front ends
 // (native gRPC, v2 gRPC, v2 REST): the MLP compiled for 1 and 4 rows, loaded from the model
-// repository with max_batch_size 10 (so a request of more than 4 rows is split), next to the
+// repository on two replicas with max_batch_size 10 (so a request of more than 4 rows is split,
+// and its ranges may run on both cores at once), next to the
 // same MLP unbatched as the reference. Requests of random row counts from the three protocols
 // at once must each get, bit for bit, the answers the unbatched model gives for their rows one
 // by one; the model's metadata shows its variable batch dimension on every API; and what the
@@ -74,12 +75,14 @@ class BatchingE2ETest : public ::testing::Test {
     WriteFile(repository_.Join("mlpb/config.pbtxt"),
               absl::StrCat("variant { file: \"b1.neff\" batch_size: 1 }\n"
                            "variant { file: \"b4.neff\" batch_size: 4 }\n"
+                           "replicas: 2\n"
                            "max_batch_size: ",
                            kMaxBatch, "\n"));
     WriteFile(repository_.Join("ref/model.neff"), EncodeNeff(BatchMlp(1, 0)));
     daemon_ = StartDaemon(
         SimDaemonArgs({"--model-repository=" + repository_.path(), "--load-models=mlpb,ref",
-                       "--http-listen=127.0.0.1:0", "--access-log=" + access_log_}),
+                       "--http-listen=127.0.0.1:0", "--access-log=" + access_log_},
+                      {{"NRTSIM_CORES", "3"}}),
         &log_);
     ASSERT_NE(daemon_, nullptr) << log_;
     const std::optional<std::string> http =

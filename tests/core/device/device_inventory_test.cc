@@ -10,6 +10,24 @@ namespace {
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
+// Each case sets the simulator's environment it needs; every case starts from, and leaves, none
+// of it set, so the cases pass in any order and in one process (not only one per process, as
+// ctest runs them).
+class DeviceInventoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ClearSimulatorEnvironment(); }
+  void TearDown() override { ClearSimulatorEnvironment(); }
+
+ private:
+  static void ClearSimulatorEnvironment() {
+    for (const char* name :
+         {"NRTSIM_CORES", "NRTSIM_INSTANCE", "NRTSIM_VERSION", "NRTSIM_HBM_BYTES",
+          "NEURON_RT_VISIBLE_CORES", "NEURON_LOGICAL_NC_CONFIG"}) {
+      unsetenv(name);
+    }
+  }
+};
+
 DeviceInventory EnumerateSim() {
   auto runtime = testing::StartSimRuntime();
   EXPECT_NE(runtime, nullptr);
@@ -19,7 +37,7 @@ DeviceInventory EnumerateSim() {
   return inventory.ok() ? *std::move(inventory) : DeviceInventory{};
 }
 
-TEST(DeviceInventoryTest, DefaultSimulatorIsAnInf2WithTwoCores) {
+TEST_F(DeviceInventoryTest, DefaultSimulatorIsAnInf2WithTwoCores) {
   DeviceInventory inventory = EnumerateSim();
   EXPECT_EQ(inventory.instance.family, "inf2");
   EXPECT_EQ(inventory.instance.TypeName(), "inf2.xlarge");
@@ -36,7 +54,7 @@ TEST(DeviceInventoryTest, DefaultSimulatorIsAnInf2WithTwoCores) {
   EXPECT_EQ(inventory.Summary(), "2 of 2 NeuronCores (NeuronCore-v2, 16 GiB each) on inf2.xlarge");
 }
 
-TEST(DeviceInventoryTest, VisibleCoresAreRenumberedFromZero) {
+TEST_F(DeviceInventoryTest, VisibleCoresAreRenumberedFromZero) {
   setenv("NRTSIM_CORES", "8", 1);
   setenv("NEURON_RT_VISIBLE_CORES", "2-5", 1);
   DeviceInventory inventory = EnumerateSim();
@@ -46,7 +64,7 @@ TEST(DeviceInventoryTest, VisibleCoresAreRenumberedFromZero) {
   for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(inventory.cores[i].index, i);
 }
 
-TEST(DeviceInventoryTest, Inf1) {
+TEST_F(DeviceInventoryTest, Inf1) {
   setenv("NRTSIM_INSTANCE", "inf1", 1);
   setenv("NRTSIM_CORES", "4", 1);
   DeviceInventory inventory = EnumerateSim();
@@ -57,7 +75,7 @@ TEST(DeviceInventoryTest, Inf1) {
   EXPECT_FALSE(HasCapability(inventory.cores[0].capabilities, Capability::kHbm));
 }
 
-TEST(DeviceInventoryTest, Trn1) {
+TEST_F(DeviceInventoryTest, Trn1) {
   setenv("NRTSIM_INSTANCE", "trn1", 1);
   DeviceInventory inventory = EnumerateSim();
   EXPECT_EQ(inventory.instance.family, "trn1");
@@ -65,7 +83,7 @@ TEST(DeviceInventoryTest, Trn1) {
   EXPECT_EQ(inventory.cores[0].architecture, "NeuronCore-v2");
 }
 
-TEST(DeviceInventoryTest, Trn2) {
+TEST_F(DeviceInventoryTest, Trn2) {
   setenv("NRTSIM_INSTANCE", "trn2", 1);
   setenv("NRTSIM_CORES", "64", 1);
   DeviceInventory inventory = EnumerateSim();
@@ -77,7 +95,7 @@ TEST(DeviceInventoryTest, Trn2) {
 
 // A 2.29 runtime knows only the 8-byte nrt_instance_info_t (family, size) and refuses the
 // 2.30 struct's 32 bytes: the inventory passes the size of the runtime's version.
-TEST(DeviceInventoryTest, RuntimeBefore230GetsItsEightByteInstanceInfo) {
+TEST_F(DeviceInventoryTest, RuntimeBefore230GetsItsEightByteInstanceInfo) {
   setenv("NRTSIM_VERSION", "2.29.0", 1);
   setenv("NRTSIM_INSTANCE", "trn1", 1);
   DeviceInventory inventory = EnumerateSim();
@@ -88,7 +106,7 @@ TEST(DeviceInventoryTest, RuntimeBefore230GetsItsEightByteInstanceInfo) {
   EXPECT_EQ(inventory.cores.size(), 2u);
 }
 
-TEST(DeviceInventoryTest, Runtime230FillsTheNames) {
+TEST_F(DeviceInventoryTest, Runtime230FillsTheNames) {
   setenv("NRTSIM_VERSION", "2.30.1", 1);
   DeviceInventory inventory = EnumerateSim();
   EXPECT_EQ(inventory.instance.arch_name, "inferentia2");
@@ -97,7 +115,7 @@ TEST(DeviceInventoryTest, Runtime230FillsTheNames) {
 
 // trn2 at LNC=1: twice the cores of the default LNC=2, each reporting the 24 GiB bank it shares
 // with its pair.
-TEST(DeviceInventoryTest, Trn2WithOnePhysicalCorePerLogicalCore) {
+TEST_F(DeviceInventoryTest, Trn2WithOnePhysicalCorePerLogicalCore) {
   setenv("NRTSIM_INSTANCE", "trn2", 1);
   setenv("NRTSIM_CORES", "4", 1);
   setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);
@@ -108,7 +126,7 @@ TEST(DeviceInventoryTest, Trn2WithOnePhysicalCorePerLogicalCore) {
   EXPECT_EQ(inventory.cores[7].memory_bytes, 24 * kGiB);
 }
 
-TEST(DeviceInventoryTest, RuntimeMemoryLimitWinsOverTheTable) {
+TEST_F(DeviceInventoryTest, RuntimeMemoryLimitWinsOverTheTable) {
   setenv("NRTSIM_HBM_BYTES", "4GiB", 1);
   DeviceInventory inventory = EnumerateSim();
   ASSERT_FALSE(inventory.cores.empty());

@@ -4,6 +4,7 @@
 // on the batch-1 variant; rows gather into one execution; padding rows are zeros; a request
 // larger than the largest variant runs in ranges; a failed batch runs its requests again alone,
 // so that a failure fails only its own request.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -15,9 +16,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "client/simmodel/fault_spec.h"
 #include "core/serving/dynamic_batcher.h"
 #include "core/serving/fifo_scheduler.h"
+#include "core/serving/job_rows.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/worker_pool.h"
 #include "gmock/gmock.h"
@@ -59,6 +62,8 @@ std::vector<float> RandomRows(std::mt19937& random, uint32_t rows) {
   return x;
 }
 
+enum class StressEnding;
+
 using SchedulerFactory =
     std::function<std::unique_ptr<Scheduler>(std::vector<Doorbell*> doorbells)>;
 
@@ -67,7 +72,7 @@ class BatchedExecutionTest : public ::testing::Test {
   void SetUp() override {
     const char* cores = getenv("NRTSIM_CORES");
     saved_cores_ = cores == nullptr ? std::nullopt : std::optional<std::string>(cores);
-    setenv("NRTSIM_CORES", "2", 1);
+    setenv("NRTSIM_CORES", "3", 1);
     runtime_ = testing::StartSimRuntime();
     ASSERT_NE(runtime_, nullptr);
   }
@@ -86,43 +91,58 @@ class BatchedExecutionTest : public ::testing::Test {
     }
   }
 
-  // A model whose one replica, on core 0, holds `variants` (in that order), with the batch size
-  // the worker is told for each, attached to the workers and scheduled by `make_scheduler`.
-  std::shared_ptr<LoadedModel> Build(const std::string& name,
-                                     const std::vector<simmodel::SimModel>& variants,
-                                     const std::vector<uint32_t>& batch_sizes,
-                                     const SchedulerFactory& make_scheduler) {
-    auto replica = std::make_unique<ModelReplica>();
-    replica->cores = CoreRange{0, 1};
-    ModelTensors tensors;
-    for (size_t v = 0; v < variants.size(); ++v) {
-      const std::string neff = testing::EncodeNeff(variants[v]);
-      absl::StatusOr<NrtModel> loaded = runtime_->LoadModel(
-          {reinterpret_cast<const uint8_t*>(neff.data()), neff.size()}, 0);
-      EXPECT_TRUE(loaded.ok()) << loaded.status();
-      if (!loaded.ok()) return nullptr;
-      ReplicaVariant& variant = replica->variants.emplace_back();
-      variant.batch_size = batch_sizes[v];
-      variant.model = *std::move(loaded);
-      absl::StatusOr<std::vector<TensorSpec>> described = variant.model.Tensors();
-      EXPECT_TRUE(described.ok()) << described.status();
-      if (!described.ok()) return nullptr;
-      ModelTensors split = ModelTensors::Split(*described);
-      absl::StatusOr<ReplicaTensors> bound =
-          ReplicaTensors::Allocate(*runtime_, name, 0, split.inputs, split.outputs);
-      EXPECT_TRUE(bound.ok()) << bound.status();
-      if (!bound.ok()) return nullptr;
-      variant.tensors = *std::move(bound);
-      if (v == 0) tensors = std::move(split);
-    }
+  // A model of one replica per entry of `replica_variants`, replica r on core `first_core` + r
+  // holding that entry's variants (in that order), with the batch size the worker is told for
+  // each, attached to the workers and scheduled by `make_scheduler` (given the replicas'
+  // workers' doorbells).
+  std::shared_ptr<LoadedModel> BuildReplicas(
+      const std::string& name, const std::vector<std::vector<simmodel::SimModel>>& replica_variants,
+      const std::vector<uint32_t>& batch_sizes, const SchedulerFactory& make_scheduler,
+      uint32_t first_core = 0) {
     std::vector<std::unique_ptr<ModelReplica>> replicas;
-    replicas.push_back(std::move(replica));
+    std::vector<Doorbell*> doorbells;
+    ModelTensors tensors;
+    for (size_t r = 0; r < replica_variants.size(); ++r) {
+      const uint32_t core = first_core + static_cast<uint32_t>(r);
+      auto replica = std::make_unique<ModelReplica>();
+      replica->cores = CoreRange{core, 1};
+      for (size_t v = 0; v < replica_variants[r].size(); ++v) {
+        const std::string neff = testing::EncodeNeff(replica_variants[r][v]);
+        absl::StatusOr<NrtModel> loaded =
+            runtime_->LoadModel({reinterpret_cast<const uint8_t*>(neff.data()), neff.size()},
+                                static_cast<int32_t>(core));
+        EXPECT_TRUE(loaded.ok()) << loaded.status();
+        if (!loaded.ok()) return nullptr;
+        ReplicaVariant& variant = replica->variants.emplace_back();
+        variant.batch_size = batch_sizes[v];
+        variant.model = *std::move(loaded);
+        absl::StatusOr<std::vector<TensorSpec>> described = variant.model.Tensors();
+        EXPECT_TRUE(described.ok()) << described.status();
+        if (!described.ok()) return nullptr;
+        ModelTensors split = ModelTensors::Split(*described);
+        absl::StatusOr<ReplicaTensors> bound =
+            ReplicaTensors::Allocate(*runtime_, name, core, split.inputs, split.outputs);
+        EXPECT_TRUE(bound.ok()) << bound.status();
+        if (!bound.ok()) return nullptr;
+        variant.tensors = *std::move(bound);
+        if (r == 0 && v == 0) tensors = std::move(split);
+      }
+      replicas.push_back(std::move(replica));
+      doorbells.push_back(workers_.WorkerFor(core));
+    }
     auto model = std::make_shared<LoadedModel>(
-        ModelIdentity{name, "1", ModelSource::kUpload}, std::move(replicas), std::move(tensors),
-        0, absl::Now(), absl::ZeroDuration(), make_scheduler({workers_.WorkerFor(0)}));
+        ModelIdentity{name, "1", ModelSource::kUpload}, std::move(replicas), std::move(tensors), 0,
+        absl::Now(), absl::ZeroDuration(), make_scheduler(std::move(doorbells)));
     workers_.Attach(*model);
     models_.push_back(model);
     return model;
+  }
+  // One replica, on core `core`.
+  std::shared_ptr<LoadedModel> Build(const std::string& name,
+                                     const std::vector<simmodel::SimModel>& variants,
+                                     const std::vector<uint32_t>& batch_sizes,
+                                     const SchedulerFactory& make_scheduler, uint32_t core = 0) {
+    return BuildReplicas(name, {variants}, batch_sizes, make_scheduler, core);
   }
 
   // The batched model: variants of batch 1 and 4, the batch-4 one with `batch4_faults`.
@@ -152,9 +172,13 @@ class BatchedExecutionTest : public ::testing::Test {
   // The outputs of `x`'s rows, each run alone on the batch-1 MLP (no batcher involved).
   std::vector<float> Reference(const std::vector<float>& x) {
     if (reference_ == nullptr) {
-      reference_ = Build("reference", {MlpVariant(1, 0)}, {1}, [](std::vector<Doorbell*> bells) {
-        return std::make_unique<FifoScheduler>("reference", 64, 1, std::move(bells));
-      });
+      // On a core of its own, which no case's faults take out of rotation.
+      reference_ = Build(
+          "reference", {MlpVariant(1, 0)}, {1},
+          [](std::vector<Doorbell*> bells) {
+            return std::make_unique<FifoScheduler>("reference", 64, 1, std::move(bells));
+          },
+          kReferenceCore);
     }
     std::vector<float> y;
     for (size_t row = 0; row * kIn < x.size(); ++row) {
@@ -200,7 +224,11 @@ class BatchedExecutionTest : public ::testing::Test {
 
   std::unique_ptr<NrtRuntime> runtime_;
   std::optional<std::string> saved_cores_;
-  WorkerPool workers_{2};
+  // The body of the two stress cases at the end of this file.
+  void RunStress(StressEnding ending);
+
+  static constexpr uint32_t kReferenceCore = 2;
+  WorkerPool workers_{3};
   std::vector<std::shared_ptr<LoadedModel>> models_;
   std::shared_ptr<LoadedModel> reference_;
 };
@@ -345,6 +373,164 @@ TEST_F(BatchedExecutionTest, ModelsSharingACoreShareItsDeviceTimeNotItsTurns) {
   const double short_share = short_ms / (short_ms + long_ms);
   EXPECT_GE(short_share, 0.4) << short_ms << " ms vs " << long_ms << " ms";
   EXPECT_LE(short_share, 0.6) << short_ms << " ms vs " << long_ms << " ms";
+}
+
+// Many producers of random row counts (some split into ranges), with requests cancelled before
+// and after they are submitted, expired ones and short deadlines, on two replicas of which a
+// hardware error takes one out of rotation early; then the model ends while the batcher holds
+// rows, by `ending`: each request is answered exactly once, an OK answer equals its rows run
+// alone bit for bit, and a request cancelled or expired before it was taken never reaches the
+// device. Runs under ThreadSanitizer in CI.
+enum class StressEnding {
+  kClose,            // closed as an unload does, from another thread
+  kLastReplicaLost,  // the other replica fails too: the pool hands the held rows back
+};
+void BatchedExecutionTest::RunStress(StressEnding ending) {
+  auto batcher = [](std::vector<Doorbell*> doorbells) -> std::unique_ptr<Scheduler> {
+    BatchingPolicy policy;
+    policy.variant_batch_sizes = {1, 4};
+    policy.preferred_batch_sizes = {4};
+    policy.max_queue_delay = absl::Microseconds(500);
+    return std::make_unique<DynamicBatcher>("stress", policy, 16, 2, std::move(doorbells));
+  };
+  // Replica 1 (core 1) fails its 3rd batch-4 execution; replica 0 its 30th when it is to fail.
+  std::vector<std::string> replica0_faults;
+  if (ending == StressEnding::kLastReplicaLost) replica0_faults = {"on_execution=30:NRT_HW_ERROR"};
+  const std::shared_ptr<LoadedModel> model =
+      BuildReplicas("stress",
+                    {{MlpVariant(1, 200), MlpVariant(4, 300, replica0_faults)},
+                     {MlpVariant(1, 200), MlpVariant(4, 300, {"on_execution=3:NRT_HW_ERROR"})}},
+                    {1, 4}, batcher);
+  ASSERT_NE(model, nullptr);
+  Scheduler& scheduler = *model->scheduler();
+
+  enum Kind { kPlain, kCancelledBefore, kCancelledAfter, kExpired, kShortDeadline };
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 80;
+  std::vector<std::unique_ptr<TestJob>> jobs(kThreads * kPerThread);
+  std::vector<Kind> kinds(jobs.size());
+  std::atomic<int> submitted{0};
+  std::atomic<int> producers_left{kThreads};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 random(500 + t);
+      std::deque<TestJob*> in_flight;
+      for (int i = 0; i < kPerThread; ++i) {
+        const int index = t * kPerThread + i;
+        const int draw = static_cast<int>(random() % 10);
+        const Kind kind = draw == 0   ? kCancelledBefore
+                          : draw == 1 ? kCancelledAfter
+                          : draw == 2 ? kExpired
+                          : draw <= 4 ? kShortDeadline
+                                      : kPlain;
+        kinds[index] = kind;
+        const uint32_t rows = 1 + random() % 10;
+        jobs[index] = NewJob(model, RandomRows(random, rows), rows);
+        TestJob& job = *jobs[index];
+        if (kind == kCancelledBefore) job.Cancel();
+        if (kind == kExpired) job.deadline = absl::Now() - absl::Milliseconds(1);
+        if (kind == kShortDeadline) {
+          job.deadline = absl::Now() + absl::Microseconds(random() % 3000);
+        }
+        const absl::Status pushed = scheduler.Submit(&job);
+        if (!pushed.ok()) {
+          // Full, or no longer serving (closed, or no healthy replica): the caller answers.
+          EXPECT_EQ(pushed.code(), absl::StatusCode::kUnavailable) << pushed;
+          job.Refuse(pushed);
+          if (!in_flight.empty()) {
+            EXPECT_TRUE(in_flight.front()->WaitDone());
+            in_flight.pop_front();
+          }
+          continue;
+        }
+        ++submitted;
+        if (kind == kCancelledAfter) job.Cancel();
+        in_flight.push_back(&job);
+        if (in_flight.size() > 3) {
+          EXPECT_TRUE(in_flight.front()->WaitDone());
+          in_flight.pop_front();
+        }
+      }
+      --producers_left;
+    });
+  }
+  // The unload: closes once three quarters of the requests were admitted while the batcher
+  // holds some (or once the producers are done), and answers what it hands back. With both
+  // replicas failing, only once the producers are done (the test's end).
+  size_t closed_with = 0;
+  threads.emplace_back([&] {
+    const int close_after =
+        ending == StressEnding::kClose ? kThreads * kPerThread * 3 / 4 : kThreads * kPerThread;
+    while (producers_left.load() > 0 &&
+           (submitted.load() < close_after || scheduler.depth() == 0)) {
+      std::this_thread::yield();
+    }
+    const std::vector<JobRows> held =
+        scheduler.Close(absl::StatusCode::kUnavailable, "model 'stress' is unloading");
+    for (const JobRows& rows : held) {
+      AnswerRows(rows, absl::UnavailableError("model 'stress' is unloading"), {});
+    }
+    closed_with = held.size();
+  });
+  for (std::thread& thread : threads) thread.join();
+
+  using C = absl::StatusCode;
+  int ok = 0;
+  int stranded = 0;  // held when the last replica was lost, and answered by the pool
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    TestJob& job = *jobs[i];
+    if (absl::StrContains(job.message(), "no healthy replica left to run the request")) ++stranded;
+    ASSERT_TRUE(job.WaitDone()) << "job " << i << " was never answered";
+    EXPECT_EQ(job.completions(), 1) << "job " << i;
+    const C code = job.code();
+    switch (kinds[i]) {
+      case kPlain:
+        EXPECT_THAT(code, ::testing::AnyOf(C::kOk, C::kUnavailable)) << i << ": " << job.message();
+        break;
+      case kCancelledBefore:
+        EXPECT_THAT(code, ::testing::AnyOf(C::kCancelled, C::kUnavailable)) << i;
+        EXPECT_FALSE(job.started()) << i;
+        break;
+      case kCancelledAfter:
+        EXPECT_THAT(code, ::testing::AnyOf(C::kOk, C::kCancelled, C::kUnavailable)) << i;
+        break;
+      case kExpired:
+        EXPECT_THAT(code, ::testing::AnyOf(C::kDeadlineExceeded, C::kUnavailable)) << i;
+        EXPECT_FALSE(job.started()) << i;
+        break;
+      case kShortDeadline:
+        EXPECT_THAT(code, ::testing::AnyOf(C::kOk, C::kDeadlineExceeded, C::kUnavailable)) << i;
+        break;
+    }
+    EXPECT_FALSE(job.holds_lease()) << i;
+    if (code == C::kOk) {
+      ++ok;
+      EXPECT_TRUE(job.started()) << i;
+      ExpectBitExact(job);
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_TRUE(scheduler.closed());
+  EXPECT_EQ(scheduler.depth(), 0u);
+  EXPECT_FALSE(model->replicas()[1]->healthy.load());  // its 3rd batch-4 execution failed
+  if (ending == StressEnding::kLastReplicaLost) {
+    EXPECT_FALSE(model->replicas()[0]->healthy.load());
+    EXPECT_EQ(scheduler.healthy_replicas(), 0u);
+  } else {
+    EXPECT_EQ(scheduler.healthy_replicas(), 1u);
+  }
+  RecordProperty("ok", ok);
+  RecordProperty("handed_back_by_close", static_cast<int>(closed_with));
+  RecordProperty("stranded_by_replica_loss", stranded);
+}
+
+TEST_F(BatchedExecutionTest, ProducersCancellationsDeadlinesAndAReplicaLostThenClose) {
+  RunStress(StressEnding::kClose);
+}
+
+TEST_F(BatchedExecutionTest, ProducersCancellationsDeadlinesAndBothReplicasLost) {
+  RunStress(StressEnding::kLastReplicaLost);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "base/mutex.h"
 #include "core/serving/job_rows.h"
@@ -25,18 +26,25 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::CountingDoorbell;
 
-// A request only the batcher and the test see: it records how often, and how, it completed.
+// A request only the batcher and the test see: it records how often, and how, it completed, and
+// how often it was asked for its output; like the server's calls, Output is not thread-safe
+// (ThreadSanitizer reports two workers asking at once).
 class RowsJob : public InferenceJob {
  public:
   RowsJob(int id, uint32_t row_count) : id(id) { rows = row_count; }
   absl::Span<const uint8_t> Input(size_t) const override { return {}; }
-  absl::Span<uint8_t> Output(size_t) override { return {}; }
+  absl::Span<uint8_t> Output(size_t) override {
+    ++output_calls;
+    return absl::MakeSpan(output);
+  }
   bool Cancelled() const override { return false; }
   void Complete(absl::Status status, const ExecutionTiming&) override {
     code.store(status.code());
     completions.fetch_add(1);
   }
   const int id;
+  int output_calls = 0;
+  uint8_t output[1] = {0};
   std::atomic<int> completions{0};
   std::atomic<absl::StatusCode> code{absl::StatusCode::kOk};
 };
@@ -333,11 +341,19 @@ TEST(DynamicBatcherTest, LosingTheLastReplicaClosesWithUnavailable) {
   EXPECT_THAT(refused.message(), HasSubstr("model 'bert' has no healthy replica left"));
 }
 
+// How the concurrent case below ends the batcher while submitters and workers run.
+enum class Ending {
+  kClose,         // a third thread closes it, as an unload does
+  kReplicasLost,  // each worker loses its replica in turn (a hardware error), the last one
+                  // while the batcher holds rows: the rows come back to that worker
+};
+
 // Submitters on several threads with random row counts (some larger than every variant),
-// workers on two replicas answering ranges as they come (a few with errors), and a Close while
-// both run: every row of every admitted request is handed out or handed back exactly once, and
-// every admitted request completes exactly once. Run under ThreadSanitizer in CI.
-TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndCompleteEachOnce) {
+// workers on two replicas answering ranges as they come (a few with errors), and the batcher
+// ended while both run: every row of every admitted request is handed out or handed back
+// exactly once, and every admitted request completes exactly once. Run under ThreadSanitizer
+// in CI.
+void RunConcurrentSubmittersAndWorkers(Ending ending) {
   constexpr int kSubmitters = 4;
   constexpr int kPerSubmitter = 300;
   BatchingPolicy policy = BatchSizes({1, 4, 8});
@@ -351,11 +367,20 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndComplet
   for (int i = 0; i < kSubmitters * kPerSubmitter; ++i) {
     jobs.push_back(std::make_unique<RowsJob>(i, 1 + random() % 20));
   }
-  // Rows seen per job: handed to a worker, or handed back by Close.
+  // Rows seen per job: handed to a worker, or handed back by Close or ReplicaLost.
   std::vector<std::atomic<uint32_t>> rows_seen(jobs.size());
   std::vector<std::atomic<bool>> admitted(jobs.size());
+  std::vector<std::atomic<bool>> executed(jobs.size());  // some of its rows reached a worker
   std::atomic<int> submitters_left{kSubmitters};
   std::atomic<bool> closed{false};
+  std::atomic<int> handed_back{0};
+  const auto hand_back = [&](const std::vector<JobRows>& held, absl::string_view why) {
+    for (const JobRows& rows : held) {
+      rows_seen[static_cast<RowsJob*>(rows.job)->id] += rows.rows;
+      AnswerRows(rows, absl::UnavailableError(why), {});
+    }
+    handed_back += static_cast<int>(held.size());
+  };
 
   std::vector<std::thread> threads;
   for (int s = 0; s < kSubmitters; ++s) {
@@ -382,13 +407,37 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndComplet
       ExecutionUnit unit;
       int executions = 0;
       for (;;) {
-        const bool done = submitters_left.load() == 0 || closed.load();
+        if (ending == Ending::kReplicasLost) {
+          // The second replica fails early (after 40 executions, or once half the submitters
+          // are done); the first after it, with half the submitters done, while the batcher
+          // holds rows (unless nothing is left to submit).
+          const bool half_done = submitters_left.load() <= kSubmitters / 2;
+          if (replica == &second_replica && (executions == 40 || half_done)) {
+            EXPECT_THAT(batcher.ReplicaLost("core 1: NRT_HW_ERROR"), IsEmpty());
+            return;
+          }
+          if (replica == &first_replica && !closed.load() && half_done &&
+              batcher.healthy_replicas() == 1 &&
+              (batcher.depth() > 0 || submitters_left.load() == 0)) {
+            hand_back(batcher.ReplicaLost("core 0: NRT_HW_ERROR"), "no healthy replica left");
+            closed = true;
+          }
+        }
+        // With replicas lost, the first worker runs until it has lost its own.
+        const bool done = ending == Ending::kReplicasLost
+                              ? closed.load()
+                              : submitters_left.load() == 0 || closed.load();
         absl::Time look_again_at = absl::InfiniteFuture();
         if (batcher.Next(*replica, absl::Now(), unit, &look_again_at)) {
           uint32_t rows = 0;
           for (const JobRows& part : unit.parts) {
-            rows_seen[static_cast<RowsJob*>(part.job)->id] += part.rows;
+            const int id = static_cast<RowsJob*>(part.job)->id;
+            rows_seen[id] += part.rows;
             rows += part.rows;
+            // Where the rows would be read to: the job is asked once, however many ranges of
+            // it run at once on the two workers.
+            EXPECT_EQ(OutputOf(part, 0).data(), jobs[id]->output);
+            executed[id] = true;
           }
           EXPECT_LE(rows, 8u);
           batcher.Executed(unit.variant, rows, absl::Microseconds(10 + unit.variant));
@@ -404,15 +453,14 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndComplet
       }
     });
   }
-  // Close part-way through, from a third thread, as an unload would.
-  threads.emplace_back([&] {
-    while (submitters_left.load() > kSubmitters / 2) std::this_thread::yield();
-    for (const JobRows& held : batcher.Close(absl::StatusCode::kUnavailable, "unloaded")) {
-      rows_seen[static_cast<RowsJob*>(held.job)->id] += held.rows;
-      AnswerRows(held, absl::UnavailableError("unloaded"), {});
-    }
-    closed = true;
-  });
+  if (ending == Ending::kClose) {
+    // Close part-way through, from a third thread, as an unload would.
+    threads.emplace_back([&] {
+      while (submitters_left.load() > kSubmitters / 2) std::this_thread::yield();
+      hand_back(batcher.Close(absl::StatusCode::kUnavailable, "unloaded"), "unloaded");
+      closed = true;
+    });
+  }
   for (std::thread& thread : threads) thread.join();
 
   int admitted_count = 0;
@@ -421,6 +469,7 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndComplet
       ++admitted_count;
       EXPECT_EQ(rows_seen[i].load(), jobs[i]->rows) << "job " << i;
       EXPECT_EQ(jobs[i]->completions.load(), 1) << "job " << i;
+      EXPECT_EQ(jobs[i]->output_calls, executed[i].load() ? 1 : 0) << "job " << i;
     } else {
       EXPECT_EQ(rows_seen[i].load(), 0u) << "job " << i;
       EXPECT_EQ(jobs[i]->completions.load(), 0) << "job " << i;
@@ -429,6 +478,18 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndComplet
   EXPECT_GT(admitted_count, 0);
   EXPECT_TRUE(batcher.closed());
   EXPECT_EQ(batcher.depth(), 0u);
+  if (ending == Ending::kReplicasLost) {
+    EXPECT_EQ(batcher.healthy_replicas(), 0u);
+  }
+  ::testing::Test::RecordProperty("handed_back", handed_back.load());
+}
+
+TEST(DynamicBatcherTest, ConcurrentSubmittersAndWorkersSeeEveryRowOnceAndCompleteEachOnce) {
+  RunConcurrentSubmittersAndWorkers(Ending::kClose);
+}
+
+TEST(DynamicBatcherTest, ConcurrentlyLosingBothReplicasHandsBackEveryHeldRowOnce) {
+  RunConcurrentSubmittersAndWorkers(Ending::kReplicasLost);
 }
 
 }  // namespace
