@@ -55,6 +55,18 @@ simmodel::SimModel BatchMlp(int64_t batch, uint64_t latency_us) {
   return model;
 }
 
+// Writes the repository model `name`: the MLP compiled for 1 row (1 ms per execution) and for 4
+// rows (1.5 ms), and a config.pbtxt naming both variants and then `more_config`.
+void WriteBatchedMlp(const TempDir& repository, const std::string& name,
+                     const std::string& more_config) {
+  WriteFile(repository.Join(name + "/b1.neff"), EncodeNeff(BatchMlp(1, 1000)));
+  WriteFile(repository.Join(name + "/b4.neff"), EncodeNeff(BatchMlp(4, 1500)));
+  WriteFile(repository.Join(name + "/config.pbtxt"),
+            "variant { file: \"b1.neff\" batch_size: 1 }\n"
+            "variant { file: \"b4.neff\" batch_size: 4 }\n" +
+                more_config);
+}
+
 std::string Floats(const std::vector<float>& values) {
   return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
 }
@@ -70,14 +82,8 @@ std::vector<float> FloatsOf(const std::string& bytes) {
 class BatchingE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    WriteFile(repository_.Join("mlpb/b1.neff"), EncodeNeff(BatchMlp(1, 1000)));
-    WriteFile(repository_.Join("mlpb/b4.neff"), EncodeNeff(BatchMlp(4, 1500)));
-    WriteFile(repository_.Join("mlpb/config.pbtxt"),
-              absl::StrCat("variant { file: \"b1.neff\" batch_size: 1 }\n"
-                           "variant { file: \"b4.neff\" batch_size: 4 }\n"
-                           "replicas: 2\n"
-                           "max_batch_size: ",
-                           kMaxBatch, "\n"));
+    WriteBatchedMlp(repository_, "mlpb",
+                    absl::StrCat("replicas: 2\nmax_batch_size: ", kMaxBatch, "\n"));
     WriteFile(repository_.Join("ref/model.neff"), EncodeNeff(BatchMlp(1, 0)));
     daemon_ = StartDaemon(
         SimDaemonArgs({"--model-repository=" + repository_.path(), "--load-models=mlpb,ref",
@@ -426,14 +432,10 @@ TEST_F(BatchingE2ETest, NeuronctlBenchPrintsTheMeanBatchItsRequestsRanIn) {
 TEST(BatchingDelayE2ETest, ARequestWhoseDeadlineIsShorterThanTheDelayIsNotDelayed) {
   constexpr int64_t kDelayUs = 400'000;
   TempDir repository;
-  WriteFile(repository.Join("held/b1.neff"), EncodeNeff(BatchMlp(1, 1000)));
-  WriteFile(repository.Join("held/b4.neff"), EncodeNeff(BatchMlp(4, 1500)));
-  WriteFile(repository.Join("held/config.pbtxt"),
-            absl::StrCat("variant { file: \"b1.neff\" batch_size: 1 }\n"
-                         "variant { file: \"b4.neff\" batch_size: 4 }\n"
-                         "dynamic_batching { preferred_batch_size: 4 "
-                         "max_queue_delay_microseconds: ",
-                         kDelayUs, " }\n"));
+  WriteBatchedMlp(repository, "held",
+                  absl::StrCat("dynamic_batching { preferred_batch_size: 4 "
+                               "max_queue_delay_microseconds: ",
+                               kDelayUs, " }\n"));
   std::string log;
   std::unique_ptr<RunningDaemon> daemon = StartDaemon(
       SimDaemonArgs({"--model-repository=" + repository.path(), "--load-models=held"}), &log);

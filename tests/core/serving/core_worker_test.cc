@@ -31,10 +31,14 @@ namespace {
 
 using ::testing::AnyOf;
 using testing::CountingDoorbell;
+using testing::DrawStressKind;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::OutcomesOf;
+using testing::PrepareForSubmit;
 using testing::SimNeffFromJson;
 using testing::SimStats;
+using testing::StressKind;
 using testing::TestJob;
 
 // The test model: x [1,4] -> y = relu(x W + b) [1,3] and z = tanh(x) [1,4].
@@ -834,11 +838,10 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
   ASSERT_EQ(LoadSync(*registry, std::move(spec)), "OK");
   const uint64_t executions_before = SimStats().executions;
 
-  enum Kind { kPlain, kCancelledBefore, kCancelledAfter, kExpired, kShortDeadline };
   constexpr int kThreads = 8;
   constexpr int kPerThread = 200;
   std::vector<std::unique_ptr<TestJob>> jobs(kThreads * kPerThread);
-  std::vector<Kind> kinds(jobs.size());
+  std::vector<StressKind> kinds(jobs.size());
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -846,20 +849,10 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
       std::deque<TestJob*> in_flight;
       for (int i = 0; i < kPerThread; ++i) {
         const int index = t * kPerThread + i;
-        const int draw = static_cast<int>(random() % 10);
-        const Kind kind = draw == 0   ? kCancelledBefore
-                          : draw == 1 ? kCancelledAfter
-                          : draw == 2 ? kExpired
-                          : draw <= 4 ? kShortDeadline
-                                      : kPlain;
-        kinds[index] = kind;
+        const StressKind kind = kinds[index] = DrawStressKind(random);
         jobs[index] = NewJob(*registry, "stress", index);
         TestJob& job = *jobs[index];
-        if (kind == kCancelledBefore) job.Cancel();
-        if (kind == kExpired) job.deadline = absl::Now() - absl::Milliseconds(1);
-        if (kind == kShortDeadline) {
-          job.deadline = absl::Now() + absl::Microseconds(random() % 3000);
-        }
+        PrepareForSubmit(job, kind, random);
         absl::Status pushed = job.scheduler()->Submit(&job);
         if (!pushed.ok()) {
           EXPECT_EQ(pushed.code(), absl::StatusCode::kUnavailable) << pushed;
@@ -875,7 +868,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
           }
           continue;
         }
-        if (kind == kCancelledAfter) job.Cancel();
+        if (kind == StressKind::kCancelledAfter) job.Cancel();
         // At most two of this thread's jobs in flight: 8 threads still overfill the queue of 4
         // (some pushes are refused), and most get through to the workers.
         in_flight.push_back(&job);
@@ -897,23 +890,7 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
     ASSERT_TRUE(job.WaitDone()) << "job " << i << " was never answered";
     EXPECT_EQ(job.completions(), 1) << "job " << i;
     const C code = job.code();
-    switch (kinds[i]) {
-      case kPlain:
-        EXPECT_THAT(code, AnyOf(C::kOk, C::kUnavailable)) << i << ": " << job.message();
-        break;
-      case kCancelledBefore:
-        EXPECT_THAT(code, AnyOf(C::kCancelled, C::kUnavailable)) << i;
-        break;
-      case kCancelledAfter:
-        EXPECT_THAT(code, AnyOf(C::kOk, C::kCancelled, C::kUnavailable)) << i;
-        break;
-      case kExpired:
-        EXPECT_THAT(code, AnyOf(C::kDeadlineExceeded, C::kUnavailable)) << i;
-        break;
-      case kShortDeadline:
-        EXPECT_THAT(code, AnyOf(C::kOk, C::kDeadlineExceeded, C::kUnavailable)) << i;
-        break;
-    }
+    EXPECT_THAT(code, OutcomesOf(kinds[i])) << i << ": " << job.message();
     // Only an OK job reached the device.
     EXPECT_EQ(job.started(), code == C::kOk) << i << ": " << job.message();
     if (code == C::kOk) {

@@ -1,6 +1,6 @@
 // Test doubles for core/serving: an InferenceJob that owns its buffers and records its outcome,
-// and a Doorbell that counts rings. Synchronization uses base/mutex.h only (TSAN cannot see
-// Debian's absl::Mutex / absl::Notification).
+// a Doorbell that counts rings, and the kinds of request the stress cases mix. Synchronization uses
+// base/mutex.h only (TSAN cannot see Debian's absl::Mutex / absl::Notification).
 #ifndef NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
 #define NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
 
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,11 +17,12 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "base/mutex.h"
 #include "core/serving/doorbell.h"
 #include "core/serving/inference_job.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/request_outcome.h"
-#include "base/mutex.h"
+#include "gmock/gmock.h"
 
 namespace neuronserve::testing {
 
@@ -160,6 +162,48 @@ class TestJob : public InferenceJob {
   std::string message_ ABSL_GUARDED_BY(mutex_);
   ExecutionTiming timing_ ABSL_GUARDED_BY(mutex_);
 };
+
+// How a stress case's request behaves around its submit.
+enum class StressKind { kPlain, kCancelledBefore, kCancelledAfter, kExpired, kShortDeadline };
+
+// One in ten cancelled before its submit, one in ten after it, one in ten already expired, two
+// in ten with a deadline within 3 ms, the rest plain.
+inline StressKind DrawStressKind(std::mt19937& random) {
+  const int draw = static_cast<int>(random() % 10);
+  return draw == 0   ? StressKind::kCancelledBefore
+         : draw == 1 ? StressKind::kCancelledAfter
+         : draw == 2 ? StressKind::kExpired
+         : draw <= 4 ? StressKind::kShortDeadline
+                     : StressKind::kPlain;
+}
+
+// What `kind` does before the submit: cancel, or set the deadline.
+inline void PrepareForSubmit(TestJob& job, StressKind kind, std::mt19937& random) {
+  if (kind == StressKind::kCancelledBefore) job.Cancel();
+  if (kind == StressKind::kExpired) job.deadline = absl::Now() - absl::Milliseconds(1);
+  if (kind == StressKind::kShortDeadline) {
+    job.deadline = absl::Now() + absl::Microseconds(random() % 3000);
+  }
+}
+
+// The outcomes a request of `kind` may end with, when a model may also stop serving it
+// (UNAVAILABLE: a full queue, a lost replica, an unload).
+inline ::testing::Matcher<absl::StatusCode> OutcomesOf(StressKind kind) {
+  using C = absl::StatusCode;
+  switch (kind) {
+    case StressKind::kCancelledBefore:
+      return ::testing::AnyOf(C::kCancelled, C::kUnavailable);
+    case StressKind::kCancelledAfter:
+      return ::testing::AnyOf(C::kOk, C::kCancelled, C::kUnavailable);
+    case StressKind::kExpired:
+      return ::testing::AnyOf(C::kDeadlineExceeded, C::kUnavailable);
+    case StressKind::kShortDeadline:
+      return ::testing::AnyOf(C::kOk, C::kDeadlineExceeded, C::kUnavailable);
+    case StressKind::kPlain:
+      break;
+  }
+  return ::testing::AnyOf(C::kOk, C::kUnavailable);
+}
 
 }  // namespace neuronserve::testing
 
