@@ -1,6 +1,5 @@
 #include "core/lifecycle/version_loader.h"
 
-#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -214,12 +213,16 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     return status;
   }
   ModelTensors tensors = std::move(variant_tensors.front());
+  // A batched model's policy: the spec's, with the variants' batch sizes in their order.
+  BatchingPolicy batching = spec.batching;
+  batching.variant_batch_sizes.clear();
+  for (const VariantSpec& variant : spec.variants) {
+    batching.variant_batch_sizes.push_back(variant.batch_size);
+  }
   if (!spec.variants.empty()) {
-    uint32_t largest = 0;
-    for (const VariantSpec& variant : spec.variants)
-      largest = std::max(largest, variant.batch_size);
-    tensors = ModelTensors::Rows(tensors, spec.variants.front().batch_size,
-                                 spec.max_batch_size != 0 ? spec.max_batch_size : largest);
+    tensors = ModelTensors::Rows(
+        tensors, spec.variants.front().batch_size,
+        spec.max_batch_size != 0 ? spec.max_batch_size : batching.largest_batch_size());
   }
   std::vector<Doorbell*> doorbells;
   for (const auto& replica : replicas) doorbells.push_back(workers_.WorkerFor(replica->cores.start));
@@ -229,11 +232,6 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     scheduler = std::make_unique<FifoScheduler>(name, capacity, replicas.size(),
                                                 std::move(doorbells));
   } else {
-    BatchingPolicy batching = spec.batching;
-    batching.variant_batch_sizes.clear();
-    for (const VariantSpec& variant : spec.variants) {
-      batching.variant_batch_sizes.push_back(variant.batch_size);
-    }
     scheduler = std::make_unique<DynamicBatcher>(name, std::move(batching), capacity,
                                                  replicas.size(), std::move(doorbells));
     if (absl::Status warmed = WarmUp(name, replicas, *scheduler); !warmed.ok()) {

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/serving/queue_full.h"
 
 namespace neuronserve {
 namespace {
@@ -14,14 +13,8 @@ namespace {
 // change (a core shared with another model), smooth enough to ignore one slow execution.
 constexpr double kNewestWeight = 0.2;
 
-uint32_t Largest(const std::vector<uint32_t>& sizes) {
-  uint32_t largest = 1;
-  for (uint32_t size : sizes) largest = std::max(largest, size);
-  return largest;
-}
-
 uint32_t ReadyRows(const BatchingPolicy& policy) {
-  const uint32_t largest = Largest(policy.variant_batch_sizes);
+  const uint32_t largest = policy.largest_batch_size();
   if (policy.preferred_batch_sizes.empty()) return largest;
   uint32_t smallest = largest;
   for (uint32_t size : policy.preferred_batch_sizes) {
@@ -32,27 +25,27 @@ uint32_t ReadyRows(const BatchingPolicy& policy) {
 
 }  // namespace
 
+uint32_t BatchingPolicy::largest_batch_size() const {
+  uint32_t largest = 1;
+  for (uint32_t size : variant_batch_sizes) largest = std::max(largest, size);
+  return largest;
+}
+
 DynamicBatcher::DynamicBatcher(std::string model_name, BatchingPolicy policy, size_t capacity,
                                size_t healthy_replicas, std::vector<Doorbell*> doorbells)
-    : model_name_(std::move(model_name)),
+    : SchedulerBase(std::move(model_name), capacity, healthy_replicas, std::move(doorbells)),
       policy_(std::move(policy)),
-      largest_batch_(Largest(policy_.variant_batch_sizes)),
+      largest_batch_(policy_.largest_batch_size()),
       ready_rows_(ReadyRows(policy_)),
-      capacity_(capacity == 0 ? 1 : capacity),
-      doorbells_(std::move(doorbells)),
-      seconds_per_execution_(policy_.variant_batch_sizes.size(), -1.0),
-      healthy_replicas_(healthy_replicas) {}
+      seconds_per_execution_(policy_.variant_batch_sizes.size(), -1.0) {}
 
 absl::Status DynamicBatcher::Submit(InferenceJob* job) {
   if (job->rows == 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("model '", model_name_, "': the request has no rows"));
+        absl::StrCat("model '", model_name(), "': the request has no rows"));
   }
   MutexLock lock(&mutex_);
-  if (closed_) return absl::Status(closed_code_, closed_reason_);
-  if (main_.size() >= capacity_) {
-    return QueueFullError(model_name_, capacity_);
-  }
+  if (absl::Status admitted = AdmitLocked(); !admitted.ok()) return admitted;
   const absl::Time now = absl::Now();
   job->enqueued_at = now;
   if (policy_.default_timeout != absl::InfiniteDuration()) {
@@ -66,9 +59,7 @@ absl::Status DynamicBatcher::Submit(InferenceJob* job) {
   main_.push_back(Waiting{job, 0, urgent});
   main_rows_ += job->rows;
   if (urgent) ++urgent_;
-  // Rung under the lock: once it is released the job may run, finish and release the last
-  // lease on the model, and this scheduler may be gone.
-  RingAll();
+  RingAllLocked();
   return absl::OkStatus();
 }
 
@@ -76,12 +67,9 @@ bool DynamicBatcher::Next(const ModelReplica& replica, absl::Time now, Execution
                           absl::Time* look_again_at) {
   unit.Clear();
   MutexLock lock(&mutex_);
-  for (auto it = retries_.begin(); it != retries_.end(); ++it) {
-    InferenceJob* job = *it;
-    if (job->failed_replica == &replica && healthy_replicas_ > 1) continue;
-    retries_.erase(it);
-    unit.variant = SmallestVariantFor(job->rows);
-    unit.parts.push_back(WholeJob(job));
+  if (InferenceJob* retry = TakeRetryLocked(replica); retry != nullptr) {
+    unit.variant = SmallestVariantFor(retry->rows);
+    unit.parts.push_back(WholeJob(retry));
     return true;
   }
   if (main_.empty()) return false;
@@ -175,64 +163,13 @@ void DynamicBatcher::Executed(size_t variant, uint32_t /*rows*/, absl::Duration 
   average = average < 0 ? seconds : average + kNewestWeight * (seconds - average);
 }
 
-bool DynamicBatcher::Requeue(InferenceJob* job, const ModelReplica& failed_on) {
-  MutexLock lock(&mutex_);
-  if (closed_) return false;
-  job->failed_replica = &failed_on;
-  retries_.push_back(job);
-  RingAll();
-  return true;
-}
-
-std::vector<JobRows> DynamicBatcher::Close(absl::StatusCode code, std::string reason) {
-  MutexLock lock(&mutex_);
-  return CloseLocked(code, std::move(reason));
-}
-
-std::vector<JobRows> DynamicBatcher::CloseLocked(absl::StatusCode code, std::string reason) {
-  if (!closed_) {
-    closed_ = true;
-    closed_code_ = code;
-    closed_reason_ = std::move(reason);
-  }
-  std::vector<JobRows> held;
-  held.reserve(retries_.size() + main_.size());
-  for (InferenceJob* job : retries_) held.push_back(WholeJob(job));
+void DynamicBatcher::TakeMainLocked(std::vector<JobRows>* held) {
   for (const Waiting& waiting : main_) {
-    held.push_back(JobRows{waiting.job, waiting.next_row, waiting.job->rows - waiting.next_row});
+    held->push_back(JobRows{waiting.job, waiting.next_row, waiting.job->rows - waiting.next_row});
   }
-  retries_.clear();
   main_.clear();
   main_rows_ = 0;
   urgent_ = 0;
-  return held;
-}
-
-std::vector<JobRows> DynamicBatcher::ReplicaLost(const std::string& why) {
-  MutexLock lock(&mutex_);
-  if (healthy_replicas_ > 0) --healthy_replicas_;
-  if (healthy_replicas_ > 0) return {};
-  return CloseLocked(absl::StatusCode::kUnavailable,
-                     absl::StrCat("model '", model_name_, "' has no healthy replica left: ", why));
-}
-
-void DynamicBatcher::RingAll() {
-  for (Doorbell* doorbell : doorbells_) doorbell->Ring();
-}
-
-size_t DynamicBatcher::depth() const {
-  MutexLock lock(&mutex_);
-  return main_.size() + retries_.size();
-}
-
-size_t DynamicBatcher::healthy_replicas() const {
-  MutexLock lock(&mutex_);
-  return healthy_replicas_;
-}
-
-bool DynamicBatcher::closed() const {
-  MutexLock lock(&mutex_);
-  return closed_;
 }
 
 }  // namespace neuronserve

@@ -22,10 +22,11 @@
 // variant is split: it gets its RowRanges at Submit, and each execution takes the next rows of
 // it that fit; it completes when its last range does (job_rows.h).
 //
-// Retries (Requeue) run alone, first, on the smallest variant that holds them, and not on the
-// replica they failed on while another is healthy.
+// Retries (Requeue, SchedulerBase's lane) run alone, first, on the smallest variant that holds
+// them, and not on the replica they failed on while another is healthy.
 //
-// Thread safety: as Scheduler; one mutex guards the queues and the cost estimates.
+// Thread safety: as Scheduler; one mutex (SchedulerBase's) guards the queues and the cost
+// estimates.
 #ifndef NEURON_SERVE_CORE_SERVING_DYNAMIC_BATCHER_H_
 #define NEURON_SERVE_CORE_SERVING_DYNAMIC_BATCHER_H_
 
@@ -37,9 +38,8 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "base/mutex.h"
 #include "core/serving/doorbell.h"
-#include "core/serving/scheduler.h"
+#include "core/serving/scheduler_base.h"
 
 namespace neuronserve {
 
@@ -58,29 +58,23 @@ struct BatchingPolicy {
   // default_queue_policy.allow_timeout_override: a request's own deadline replaces
   // default_timeout; otherwise the earlier of the two applies.
   bool allow_timeout_override = false;
+
+  // The largest of variant_batch_sizes (1 when there are none): the most rows one execution
+  // holds, past which a request is split.
+  uint32_t largest_batch_size() const;
 };
 
-class DynamicBatcher final : public Scheduler {
+class DynamicBatcher final : public SchedulerBase {
  public:
   // `policy.variant_batch_sizes` must not be empty; `capacity` (max_queue_size, the model's
   // max queue) >= 1 (0 is taken as 1); `doorbells` must outlive the batcher.
   DynamicBatcher(std::string model_name, BatchingPolicy policy, size_t capacity,
                  size_t healthy_replicas, std::vector<Doorbell*> doorbells);
-  DynamicBatcher(const DynamicBatcher&) = delete;
-  DynamicBatcher& operator=(const DynamicBatcher&) = delete;
 
   absl::Status Submit(InferenceJob* job) override;
   bool Next(const ModelReplica& replica, absl::Time now, ExecutionUnit& unit,
             absl::Time* look_again_at) override;
   void Executed(size_t variant, uint32_t rows, absl::Duration device) override;
-  bool Requeue(InferenceJob* job, const ModelReplica& failed_on) override;
-  std::vector<JobRows> Close(absl::StatusCode code, std::string reason) override;
-  std::vector<JobRows> ReplicaLost(const std::string& why) override;
-
-  size_t depth() const override;
-  size_t capacity() const override { return capacity_; }
-  size_t healthy_replicas() const override;
-  bool closed() const override;
 
   // The variant Next would choose for `waiting_rows` rows when the oldest request has
   // `oldest_rows`, with the costs measured so far (for tests and the benchmark's report).
@@ -101,33 +95,23 @@ class DynamicBatcher final : public Scheduler {
   // True when a free core should wait (until `*until`) for more rows instead of running now.
   bool ShouldHold(absl::Time now, absl::Time* until) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Fill(size_t variant, ExecutionUnit& unit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  std::vector<JobRows> CloseLocked(absl::StatusCode code, std::string reason)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void RingAll() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  size_t MainDepthLocked() const override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return main_.size();
+  }
+  // The rows of a split request not yet handed to a worker come back as one range.
+  void TakeMainLocked(std::vector<JobRows>* held) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  const std::string model_name_;
   const BatchingPolicy policy_;
   const uint32_t largest_batch_;
   // The fewest rows worth running without waiting: the smallest preferred size, else the
   // largest variant's batch.
   const uint32_t ready_rows_;
-  const size_t capacity_;
-  // Fixed at construction. Rung with mutex_ held (lock order: scheduler, then doorbell).
-  const std::vector<Doorbell*> doorbells_;
-
-  mutable Mutex mutex_;
   std::deque<Waiting> main_ ABSL_GUARDED_BY(mutex_);
   uint64_t main_rows_ ABSL_GUARDED_BY(mutex_) = 0;  // rows of main_ not yet handed out
   size_t urgent_ ABSL_GUARDED_BY(mutex_) = 0;       // entries of main_ marked urgent
-  std::deque<InferenceJob*> retries_ ABSL_GUARDED_BY(mutex_);
   // Per variant: the moving average of its device time per execution, in seconds; < 0 while
   // not measured.
   std::vector<double> seconds_per_execution_ ABSL_GUARDED_BY(mutex_);
-  size_t healthy_replicas_ ABSL_GUARDED_BY(mutex_);
-  bool closed_ ABSL_GUARDED_BY(mutex_) = false;
-  // Kept as code and text, not as an absl::Status (see FifoScheduler).
-  absl::StatusCode closed_code_ ABSL_GUARDED_BY(mutex_) = absl::StatusCode::kOk;
-  std::string closed_reason_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace neuronserve

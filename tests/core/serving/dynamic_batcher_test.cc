@@ -21,33 +21,11 @@
 namespace neuronserve {
 namespace {
 
+using testing::CountingDoorbell;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::CountingDoorbell;
-
-// A request only the batcher and the test see: it records how often, and how, it completed, and
-// how often it was asked for its output; like the server's calls, Output is not thread-safe
-// (ThreadSanitizer reports two workers asking at once).
-class RowsJob : public InferenceJob {
- public:
-  RowsJob(int id, uint32_t row_count) : id(id) { rows = row_count; }
-  absl::Span<const uint8_t> Input(size_t) const override { return {}; }
-  absl::Span<uint8_t> Output(size_t) override {
-    ++output_calls;
-    return absl::MakeSpan(output);
-  }
-  bool Cancelled() const override { return false; }
-  void Complete(absl::Status status, const ExecutionTiming&) override {
-    code.store(status.code());
-    completions.fetch_add(1);
-  }
-  const int id;
-  int output_calls = 0;
-  uint8_t output[1] = {0};
-  std::atomic<int> completions{0};
-  std::atomic<absl::StatusCode> code{absl::StatusCode::kOk};
-};
+using testing::SchedulerJob;
 
 ModelReplica first_replica;
 ModelReplica second_replica;
@@ -69,13 +47,13 @@ bool TakeUnit(DynamicBatcher& batcher, ExecutionUnit& unit, absl::Time now = abs
 
 std::vector<int> JobIds(const ExecutionUnit& unit) {
   std::vector<int> ids;
-  for (const JobRows& part : unit.parts) ids.push_back(static_cast<RowsJob*>(part.job)->id);
+  for (const JobRows& part : unit.parts) ids.push_back(static_cast<SchedulerJob*>(part.job)->id);
   return ids;
 }
 
 TEST(DynamicBatcherTest, ALoneRowRunsAtOnceOnTheSmallestVariant) {
   DynamicBatcher batcher("m", BatchSizes({8, 1, 4}), 16, 1, {});
-  RowsJob job(1, 1);
+  SchedulerJob job(1, 1);
   ASSERT_TRUE(batcher.Submit(&job).ok());
   ExecutionUnit unit;
   absl::Time wait;
@@ -89,9 +67,9 @@ TEST(DynamicBatcherTest, ALoneRowRunsAtOnceOnTheSmallestVariant) {
 
 TEST(DynamicBatcherTest, AQueueOfRowsFillsTheLargestVariantOldestFirst) {
   DynamicBatcher batcher("m", BatchSizes({1, 4, 8}), 16, 1, {});
-  std::vector<std::unique_ptr<RowsJob>> jobs;
+  std::vector<std::unique_ptr<SchedulerJob>> jobs;
   for (int i = 0; i < 10; ++i) {
-    jobs.push_back(std::make_unique<RowsJob>(i, 1));
+    jobs.push_back(std::make_unique<SchedulerJob>(i, 1));
     ASSERT_TRUE(batcher.Submit(jobs.back().get()).ok());
   }
   ExecutionUnit unit;
@@ -133,7 +111,7 @@ TEST(DynamicBatcherTest, OnlyVariantsThatHoldTheOldestRequestAreCandidates) {
   DynamicBatcher batcher("m", BatchSizes({1, 4}), 16, 1, {});
   batcher.Executed(0, 1, absl::Microseconds(10));
   batcher.Executed(1, 4, absl::Milliseconds(10));
-  RowsJob three(1, 3);
+  SchedulerJob three(1, 3);
   ASSERT_TRUE(batcher.Submit(&three).ok());
   ExecutionUnit unit;
   ASSERT_TRUE(TakeUnit(batcher, unit));
@@ -143,7 +121,7 @@ TEST(DynamicBatcherTest, OnlyVariantsThatHoldTheOldestRequestAreCandidates) {
 
 TEST(DynamicBatcherTest, ARequestThatDoesNotFitWaitsAndIsNotOvertaken) {
   DynamicBatcher batcher("m", BatchSizes({4}), 16, 1, {});
-  RowsJob three(1, 3), two(2, 2), one(3, 1);
+  SchedulerJob three(1, 3), two(2, 2), one(3, 1);
   ASSERT_TRUE(batcher.Submit(&three).ok());
   ASSERT_TRUE(batcher.Submit(&two).ok());
   ASSERT_TRUE(batcher.Submit(&one).ok());
@@ -159,7 +137,7 @@ TEST(DynamicBatcherTest, ARequestThatDoesNotFitWaitsAndIsNotOvertaken) {
 
 TEST(DynamicBatcherTest, ARequestLargerThanTheLargestVariantRunsInRangesAndCompletesOnce) {
   DynamicBatcher batcher("m", BatchSizes({1, 4}), 16, 1, {});
-  RowsJob big(1, 10), after(2, 1);
+  SchedulerJob big(1, 10), after(2, 1);
   ASSERT_TRUE(batcher.Submit(&big).ok());
   ASSERT_TRUE(batcher.Submit(&after).ok());
   ASSERT_NE(big.row_ranges, nullptr);
@@ -201,7 +179,7 @@ TEST(DynamicBatcherTest, AFreeCoreWaitsForAPreferredBatchWithinTheDelayOnly) {
   policy.max_queue_delay = absl::Milliseconds(50);
   CountingDoorbell bell;
   DynamicBatcher batcher("m", policy, 16, 1, {&bell});
-  RowsJob first(1, 1), second(2, 1), third(3, 1), fourth(4, 1);
+  SchedulerJob first(1, 1), second(2, 1), third(3, 1), fourth(4, 1);
   ASSERT_TRUE(batcher.Submit(&first).ok());
   const absl::Time arrived = first.enqueued_at;
 
@@ -219,7 +197,7 @@ TEST(DynamicBatcherTest, AFreeCoreWaitsForAPreferredBatchWithinTheDelayOnly) {
 
   // A preferred batch runs at once, before any delay.
   ASSERT_TRUE(batcher.Submit(&third).ok());
-  RowsJob fifth(5, 1), sixth(6, 1);
+  SchedulerJob fifth(5, 1), sixth(6, 1);
   ASSERT_TRUE(batcher.Submit(&fourth).ok());
   ASSERT_TRUE(batcher.Submit(&fifth).ok());
   ASSERT_TRUE(batcher.Submit(&sixth).ok());
@@ -232,7 +210,7 @@ TEST(DynamicBatcherTest, ARequestWhoseDeadlineIsShorterThanTheDelayIsNotHeld) {
   BatchingPolicy policy = BatchSizes({1, 8});
   policy.max_queue_delay = absl::Milliseconds(100);
   DynamicBatcher batcher("m", policy, 16, 1, {});
-  RowsJob patient(1, 1), hurried(2, 1);
+  SchedulerJob patient(1, 1), hurried(2, 1);
   ASSERT_TRUE(batcher.Submit(&patient).ok());
   ExecutionUnit unit;
   EXPECT_FALSE(TakeUnit(batcher, unit, patient.enqueued_at));
@@ -241,7 +219,7 @@ TEST(DynamicBatcherTest, ARequestWhoseDeadlineIsShorterThanTheDelayIsNotHeld) {
   ASSERT_TRUE(TakeUnit(batcher, unit, hurried.enqueued_at));
   EXPECT_THAT(JobIds(unit), ElementsAre(1, 2));
   // With the hurried one gone, a patient request is held again.
-  RowsJob later(3, 1);
+  SchedulerJob later(3, 1);
   ASSERT_TRUE(batcher.Submit(&later).ok());
   EXPECT_FALSE(TakeUnit(batcher, unit, later.enqueued_at));
 }
@@ -250,7 +228,7 @@ TEST(DynamicBatcherTest, TheDefaultTimeoutBoundsTheDeadlineUnlessTheRequestMayOv
   BatchingPolicy policy = BatchSizes({1});
   policy.default_timeout = absl::Milliseconds(30);
   DynamicBatcher strict("m", policy, 16, 1, {});
-  RowsJob none(1, 1), longer(2, 1);
+  SchedulerJob none(1, 1), longer(2, 1);
   longer.deadline = absl::Now() + absl::Seconds(10);
   ASSERT_TRUE(strict.Submit(&none).ok());
   ASSERT_TRUE(strict.Submit(&longer).ok());
@@ -259,7 +237,7 @@ TEST(DynamicBatcherTest, TheDefaultTimeoutBoundsTheDeadlineUnlessTheRequestMayOv
 
   policy.allow_timeout_override = true;
   DynamicBatcher lenient("m", policy, 16, 1, {});
-  RowsJob default_one(3, 1), own(4, 1);
+  SchedulerJob default_one(3, 1), own(4, 1);
   const absl::Time own_deadline = absl::Now() + absl::Seconds(10);
   own.deadline = own_deadline;
   ASSERT_TRUE(lenient.Submit(&default_one).ok());
@@ -270,7 +248,7 @@ TEST(DynamicBatcherTest, TheDefaultTimeoutBoundsTheDeadlineUnlessTheRequestMayOv
 
 TEST(DynamicBatcherTest, AFullQueueRefusesAndARequestWithoutRowsIsInvalid) {
   DynamicBatcher batcher("resnet", BatchSizes({1}), 2, 1, {});
-  RowsJob a(1, 1), b(2, 1), c(3, 1), empty(4, 0);
+  SchedulerJob a(1, 1), b(2, 1), c(3, 1), empty(4, 0);
   ASSERT_TRUE(batcher.Submit(&a).ok());
   ASSERT_TRUE(batcher.Submit(&b).ok());
   absl::Status full = batcher.Submit(&c);
@@ -282,7 +260,7 @@ TEST(DynamicBatcherTest, AFullQueueRefusesAndARequestWithoutRowsIsInvalid) {
 
 TEST(DynamicBatcherTest, RetriesRunFirstAloneAndNotOnTheReplicaThatFailedThem) {
   DynamicBatcher batcher("m", BatchSizes({1, 4}), 16, 2, {});
-  RowsJob queued(1, 1), retried(2, 2);
+  SchedulerJob queued(1, 1), retried(2, 2);
   ASSERT_TRUE(batcher.Submit(&queued).ok());
   ASSERT_TRUE(batcher.Requeue(&retried, first_replica));
   ExecutionUnit unit;
@@ -295,7 +273,7 @@ TEST(DynamicBatcherTest, RetriesRunFirstAloneAndNotOnTheReplicaThatFailedThem) {
 
 TEST(DynamicBatcherTest, CloseHandsBackEveryHeldRowAndASplitRequestCompletesOnce) {
   DynamicBatcher batcher("m", BatchSizes({4}), 16, 1, {});
-  RowsJob big(1, 9), small(2, 1), retried(3, 1);
+  SchedulerJob big(1, 9), small(2, 1), retried(3, 1);
   ASSERT_TRUE(batcher.Submit(&big).ok());
   ASSERT_TRUE(batcher.Submit(&small).ok());
   ASSERT_TRUE(batcher.Requeue(&retried, second_replica));
@@ -321,7 +299,7 @@ TEST(DynamicBatcherTest, CloseHandsBackEveryHeldRowAndASplitRequestCompletesOnce
   EXPECT_EQ(big.completions.load(), 1);
   EXPECT_EQ(big.code.load(), absl::StatusCode::kUnavailable);
 
-  RowsJob late(4, 1);
+  SchedulerJob late(4, 1);
   EXPECT_EQ(batcher.Submit(&late).code(), absl::StatusCode::kUnavailable);
   EXPECT_FALSE(batcher.Requeue(&late, first_replica));
   EXPECT_THAT(batcher.Close(absl::StatusCode::kCancelled, "again"), IsEmpty());
@@ -329,13 +307,13 @@ TEST(DynamicBatcherTest, CloseHandsBackEveryHeldRowAndASplitRequestCompletesOnce
 
 TEST(DynamicBatcherTest, LosingTheLastReplicaClosesWithUnavailable) {
   DynamicBatcher batcher("bert", BatchSizes({2}), 16, 2, {});
-  RowsJob job(1, 1);
+  SchedulerJob job(1, 1);
   ASSERT_TRUE(batcher.Submit(&job).ok());
   EXPECT_THAT(batcher.ReplicaLost("core 0: NRT_HW_ERROR"), IsEmpty());
   std::vector<JobRows> stranded = batcher.ReplicaLost("core 1: NRT_HW_ERROR");
   ASSERT_EQ(stranded.size(), 1u);
   EXPECT_EQ(stranded[0].job, &job);
-  RowsJob late(2, 1);
+  SchedulerJob late(2, 1);
   absl::Status refused = batcher.Submit(&late);
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(refused.message(), HasSubstr("model 'bert' has no healthy replica left"));
@@ -362,10 +340,10 @@ void RunConcurrentSubmittersAndWorkers(Ending ending) {
   CountingDoorbell bell;
   DynamicBatcher batcher("m", policy, 64, 2, {&bell});
 
-  std::vector<std::unique_ptr<RowsJob>> jobs;
+  std::vector<std::unique_ptr<SchedulerJob>> jobs;
   std::mt19937 random(7);
   for (int i = 0; i < kSubmitters * kPerSubmitter; ++i) {
-    jobs.push_back(std::make_unique<RowsJob>(i, 1 + random() % 20));
+    jobs.push_back(std::make_unique<SchedulerJob>(i, 1 + random() % 20));
   }
   // Rows seen per job: handed to a worker, or handed back by Close or ReplicaLost.
   std::vector<std::atomic<uint32_t>> rows_seen(jobs.size());
@@ -376,7 +354,7 @@ void RunConcurrentSubmittersAndWorkers(Ending ending) {
   std::atomic<int> handed_back{0};
   const auto hand_back = [&](const std::vector<JobRows>& held, absl::string_view why) {
     for (const JobRows& rows : held) {
-      rows_seen[static_cast<RowsJob*>(rows.job)->id] += rows.rows;
+      rows_seen[static_cast<SchedulerJob*>(rows.job)->id] += rows.rows;
       AnswerRows(rows, absl::UnavailableError(why), {});
     }
     handed_back += static_cast<int>(held.size());
@@ -386,7 +364,7 @@ void RunConcurrentSubmittersAndWorkers(Ending ending) {
   for (int s = 0; s < kSubmitters; ++s) {
     threads.emplace_back([&, s] {
       for (int i = 0; i < kPerSubmitter; ++i) {
-        RowsJob* job = jobs[s * kPerSubmitter + i].get();
+        SchedulerJob* job = jobs[s * kPerSubmitter + i].get();
         for (;;) {
           absl::Status submitted = batcher.Submit(job);
           if (submitted.ok()) {
@@ -431,7 +409,7 @@ void RunConcurrentSubmittersAndWorkers(Ending ending) {
         if (batcher.Next(*replica, absl::Now(), unit, &look_again_at)) {
           uint32_t rows = 0;
           for (const JobRows& part : unit.parts) {
-            const int id = static_cast<RowsJob*>(part.job)->id;
+            const int id = static_cast<SchedulerJob*>(part.job)->id;
             rows_seen[id] += part.rows;
             rows += part.rows;
             // Where the rows would be read to: the job is asked once, however many ranges of

@@ -15,22 +15,11 @@
 namespace neuronserve {
 namespace {
 
+using testing::CountingDoorbell;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::CountingDoorbell;
-
-// A job that only the scheduler sees: it is never executed or completed here.
-class QueuedJob : public InferenceJob {
- public:
-  explicit QueuedJob(int id) : id(id) {}
-  absl::Span<const uint8_t> Input(size_t) const override { return {}; }
-  absl::Span<uint8_t> Output(size_t) override { return {}; }
-  bool Cancelled() const override { return false; }
-  void Complete(absl::Status, const ExecutionTiming&) override { ++completions; }
-  const int id;
-  int completions = 0;
-};
+using testing::SchedulerJob;
 
 // Two distinct replicas (the scheduler compares their addresses only).
 ModelReplica replica_a;
@@ -71,7 +60,7 @@ InferenceJob* TryPop(FifoScheduler& scheduler, const ModelReplica& replica) {
 
 TEST(FifoSchedulerTest, MainLaneIsFifo) {
   FifoScheduler queue("m", 8, 1, {});
-  QueuedJob j1(1), j2(2), j3(3);
+  SchedulerJob j1(1), j2(2), j3(3);
   const absl::Time before = absl::Now();
   ASSERT_TRUE(queue.Submit(&j1).ok());
   ASSERT_TRUE(queue.Submit(&j2).ok());
@@ -90,7 +79,7 @@ TEST(FifoSchedulerTest, MainLaneIsFifo) {
 TEST(FifoSchedulerTest, FullMainLaneRefusesWithModelAndBoundAndKeepsNothing) {
   FifoScheduler queue("resnet", 2, 1, {});
   EXPECT_EQ(queue.capacity(), 2u);
-  QueuedJob j1(1), j2(2), rejected(3);
+  SchedulerJob j1(1), j2(2), rejected(3);
   ASSERT_TRUE(queue.Submit(&j1).ok());
   ASSERT_TRUE(queue.Submit(&j2).ok());
   absl::Status full = queue.Submit(&rejected);
@@ -104,14 +93,14 @@ TEST(FifoSchedulerTest, FullMainLaneRefusesWithModelAndBoundAndKeepsNothing) {
   EXPECT_EQ(TryPop(queue, A), &j2);
   EXPECT_EQ(TryPop(queue, A), nullptr);  // the refused job never entered
   // Room again once jobs are taken.
-  QueuedJob j4(4);
+  SchedulerJob j4(4);
   EXPECT_TRUE(queue.Submit(&j4).ok());
   EXPECT_EQ(TryPop(queue, A), &j4);
 }
 
 TEST(FifoSchedulerTest, RetriesDoNotCountAgainstTheBound) {
   FifoScheduler queue("m", 1, 2, {});
-  QueuedJob main(1), retry(2), refused(3);
+  SchedulerJob main(1), retry(2), refused(3);
   ASSERT_TRUE(queue.Submit(&main).ok());
   EXPECT_TRUE(queue.Requeue(&retry, A));
   EXPECT_EQ(queue.depth(), 2u);
@@ -121,14 +110,14 @@ TEST(FifoSchedulerTest, RetriesDoNotCountAgainstTheBound) {
 TEST(FifoSchedulerTest, ZeroCapacityIsTreatedAsOne) {
   FifoScheduler queue("m", 0, 1, {});
   EXPECT_EQ(queue.capacity(), 1u);
-  QueuedJob j1(1), j2(2);
+  SchedulerJob j1(1), j2(2);
   EXPECT_TRUE(queue.Submit(&j1).ok());
   EXPECT_EQ(queue.Submit(&j2).code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(FifoSchedulerTest, CloseReturnsRetriesThenMainLaneAndRefusesLaterPushes) {
   FifoScheduler queue("m", 8, 2, {});
-  QueuedJob m1(1), m2(2), r1(3), r2(4);
+  SchedulerJob m1(1), m2(2), r1(3), r2(4);
   ASSERT_TRUE(queue.Submit(&m1).ok());
   ASSERT_TRUE(queue.Submit(&m2).ok());
   ASSERT_TRUE(queue.Requeue(&r1, A));
@@ -141,11 +130,11 @@ TEST(FifoSchedulerTest, CloseReturnsRetriesThenMainLaneAndRefusesLaterPushes) {
   EXPECT_EQ(queue.depth(), 0u);
   EXPECT_EQ(TryPop(queue, A), nullptr);
 
-  QueuedJob late(5);
+  SchedulerJob late(5);
   absl::Status refused = queue.Submit(&late);
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(refused.message(), "model 'm' was unloaded");
-  QueuedJob late_retry(6);
+  SchedulerJob late_retry(6);
   EXPECT_FALSE(queue.Requeue(&late_retry, A));
   EXPECT_EQ(queue.depth(), 0u);
 
@@ -158,7 +147,7 @@ TEST(FifoSchedulerTest, CloseReturnsRetriesThenMainLaneAndRefusesLaterPushes) {
 
 TEST(FifoSchedulerTest, RetriesGoFirstAndNotToTheReplicaThatFailedThem) {
   FifoScheduler queue("m", 8, 2, {});
-  QueuedJob main(1), retry(2);
+  SchedulerJob main(1), retry(2);
   ASSERT_TRUE(queue.Submit(&main).ok());
   ASSERT_TRUE(queue.Requeue(&retry, A));
   // Replica A failed the retry: it gets the main lane's job instead, then nothing.
@@ -171,7 +160,7 @@ TEST(FifoSchedulerTest, RetriesGoFirstAndNotToTheReplicaThatFailedThem) {
 
 TEST(FifoSchedulerTest, RetryIsTakenBeforeOlderMainLaneJobs) {
   FifoScheduler queue("m", 8, 2, {});
-  QueuedJob m1(1), m2(2), retry(3);
+  SchedulerJob m1(1), m2(2), retry(3);
   ASSERT_TRUE(queue.Submit(&m1).ok());
   ASSERT_TRUE(queue.Submit(&m2).ok());
   ASSERT_TRUE(queue.Requeue(&retry, A));
@@ -182,7 +171,7 @@ TEST(FifoSchedulerTest, RetryIsTakenBeforeOlderMainLaneJobs) {
 
 TEST(FifoSchedulerTest, RetryGoesBackToItsReplicaWhenItIsTheOnlyHealthyOne) {
   FifoScheduler queue("m", 8, 2, {});
-  QueuedJob retry(1);
+  SchedulerJob retry(1);
   ASSERT_TRUE(queue.Requeue(&retry, A));
   EXPECT_EQ(TryPop(queue, A), nullptr);  // B is still healthy: A must not take it
   // B leaves rotation: A is the only healthy replica now, so it takes its own retry.
@@ -193,7 +182,7 @@ TEST(FifoSchedulerTest, RetryGoesBackToItsReplicaWhenItIsTheOnlyHealthyOne) {
 
 TEST(FifoSchedulerTest, ReplicaLostClosesOnlyWhenTheLastHealthyReplicaGoes) {
   FifoScheduler queue("bert", 8, 3, {});
-  QueuedJob m1(1), m2(2), retry(3);
+  SchedulerJob m1(1), m2(2), retry(3);
   ASSERT_TRUE(queue.Submit(&m1).ok());
   ASSERT_TRUE(queue.Submit(&m2).ok());
   ASSERT_TRUE(queue.Requeue(&retry, A));
@@ -209,7 +198,7 @@ TEST(FifoSchedulerTest, ReplicaLostClosesOnlyWhenTheLastHealthyReplicaGoes) {
   EXPECT_THAT(stranded, ElementsAre(&retry, &m1, &m2));
   EXPECT_TRUE(queue.closed());
   EXPECT_EQ(queue.healthy_replicas(), 0u);
-  QueuedJob late(4);
+  SchedulerJob late(4);
   absl::Status refused = queue.Submit(&late);
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(refused.message(), HasSubstr("model 'bert' has no healthy replica left"));
@@ -223,7 +212,7 @@ TEST(FifoSchedulerTest, SubmitAndRequeueRingEveryDoorbellOnlyWhenAJobIsAdmitted)
   CountingDoorbell first, second;
   FifoScheduler queue("m", 1, 2, {&first, &second});
   EXPECT_EQ(first.rings(), 0);
-  QueuedJob j1(1), j2(2), retry(3);
+  SchedulerJob j1(1), j2(2), retry(3);
   ASSERT_TRUE(queue.Submit(&j1).ok());
   EXPECT_EQ(first.rings(), 1);
   EXPECT_EQ(second.rings(), 1);
@@ -249,8 +238,8 @@ TEST(FifoSchedulerTest, ConcurrentSubmitAndNextHandEachJobOutOnce) {
   constexpr int kPerPusher = 500;
   CountingDoorbell bell;
   FifoScheduler queue("m", 16, 2, {&bell});
-  std::vector<std::unique_ptr<QueuedJob>> jobs;
-  for (int i = 0; i < kPushers * kPerPusher; ++i) jobs.push_back(std::make_unique<QueuedJob>(i));
+  std::vector<std::unique_ptr<SchedulerJob>> jobs;
+  for (int i = 0; i < kPushers * kPerPusher; ++i) jobs.push_back(std::make_unique<SchedulerJob>(i));
   std::vector<std::atomic<int>> taken(jobs.size());
   std::vector<std::atomic<bool>> admitted(jobs.size());
   std::atomic<int> pushers_left{kPushers};
@@ -259,7 +248,7 @@ TEST(FifoSchedulerTest, ConcurrentSubmitAndNextHandEachJobOutOnce) {
   for (int p = 0; p < kPushers; ++p) {
     threads.emplace_back([&, p] {
       for (int i = 0; i < kPerPusher; ++i) {
-        QueuedJob* job = jobs[p * kPerPusher + i].get();
+        SchedulerJob* job = jobs[p * kPerPusher + i].get();
         absl::Status pushed = queue.Submit(job);
         if (pushed.ok()) {
           admitted[job->id] = true;
@@ -277,7 +266,7 @@ TEST(FifoSchedulerTest, ConcurrentSubmitAndNextHandEachJobOutOnce) {
         const bool pushing = pushers_left.load() > 0;
         InferenceJob* job = TryPop(queue, *replica);
         if (job != nullptr) {
-          ++taken[static_cast<QueuedJob*>(job)->id];
+          ++taken[static_cast<SchedulerJob*>(job)->id];
         } else if (!pushing) {
           return;  // the pushers had finished before this empty pop: nothing more can come
         } else {

@@ -1,5 +1,6 @@
-// Test doubles for core/serving: an InferenceJob that owns its buffers and records its outcome,
-// a Doorbell that counts rings, and the kinds of request the stress cases mix. Synchronization uses
+// Test doubles for core/serving: an InferenceJob that owns its buffers and records its outcome
+// (TestJob), one that only a scheduler sees (SchedulerJob), a Doorbell that counts rings, and
+// the kinds of request the stress cases mix. Synchronization uses
 // base/mutex.h only (TSAN cannot see Debian's absl::Mutex / absl::Notification).
 #ifndef NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
 #define NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
@@ -49,6 +50,30 @@ class CountingDoorbell : public Doorbell {
   Mutex mutex_;
   CondVar changed_;
   int rings_ ABSL_GUARDED_BY(mutex_) = 0;
+};
+
+// A request only a scheduler and the test see (no model, no device): it records how often, and
+// how, it completed, and how often it was asked for its output. Like the server's calls, Output
+// is not thread-safe (ThreadSanitizer reports two workers asking at once).
+class SchedulerJob : public InferenceJob {
+ public:
+  explicit SchedulerJob(int id, uint32_t row_count = 1) : id(id) { rows = row_count; }
+  absl::Span<const uint8_t> Input(size_t) const override { return {}; }
+  absl::Span<uint8_t> Output(size_t) override {
+    ++output_calls;
+    return absl::MakeSpan(output);
+  }
+  bool Cancelled() const override { return false; }
+  void Complete(absl::Status status, const ExecutionTiming&) override {
+    code.store(status.code());
+    completions.fetch_add(1);
+  }
+
+  const int id;
+  int output_calls = 0;
+  uint8_t output[1] = {0};
+  std::atomic<int> completions{0};
+  std::atomic<absl::StatusCode> code{absl::StatusCode::kOk};
 };
 
 // One request: holds a lease on the model (released in Complete, as the server's call does),
