@@ -69,10 +69,12 @@ void CoreWorker::Detach(const LoadedModel* model) {
                                  [model](const Binding& b) { return b.model == model; }),
                   bindings_.end());
   next_binding_ = 0;
+  ++bindings_generation_;
 }
 
 bool CoreWorker::TakeNext(Binding* binding, absl::Time* look_again_at) {
   MutexLock lock(&bindings_mutex_);
+  ApplyChargeLocked();
   const size_t count = bindings_.size();
   const absl::Time now = absl::Now();
   // The bindings in turn from next_binding_, then by the device time they had (a stable sort
@@ -96,16 +98,20 @@ bool CoreWorker::TakeNext(Binding* binding, absl::Time* look_again_at) {
     }
     next_binding_ = order[asked] + 1;  // among equals, the turn passes on
     *binding = candidate;
+    uncharged_generation_ = bindings_generation_;
     return true;
   }
   return false;
 }
 
-void CoreWorker::Charge(const ModelReplica* replica, absl::Duration device) {
-  MutexLock lock(&bindings_mutex_);
-  for (Binding& bound : bindings_) {
-    if (bound.replica == replica) bound.used += device;
+void CoreWorker::ApplyChargeLocked() {
+  if (uncharged_replica_ == nullptr) return;
+  if (uncharged_generation_ == bindings_generation_) {
+    for (Binding& bound : bindings_) {
+      if (bound.replica == uncharged_replica_) bound.used += uncharged_;
+    }
   }
+  uncharged_replica_ = nullptr;
 }
 
 void CoreWorker::Run() {
@@ -221,7 +227,8 @@ void CoreWorker::Execute(const Binding& binding) {
   // One clock read for both the scheduler's cost feedback and the core's busy time.
   const absl::Duration ran = absl::Now() - started;
   model.scheduler()->Executed(unit_.variant, unit_.rows(), ran);
-  Charge(&replica, ran);
+  uncharged_replica_ = &replica;  // charged when the worker next takes a unit
+  uncharged_ = ran;
   replica.executions.fetch_add(1, std::memory_order_relaxed);
   if (metrics_.executions != nullptr) {
     metrics_.executions->Increment();

@@ -91,8 +91,10 @@ class CoreWorker : public Doorbell {
   // `used` first (ties in turn); false when there is none. Lowers `*look_again_at` when a
   // scheduler will have one without being rung.
   bool TakeNext(Binding* binding, absl::Time* look_again_at);
-  // Adds `device` to the `used` of the binding of `replica` (if still bound).
-  void Charge(const ModelReplica* replica, absl::Duration device);
+  // Adds the last execution's device time (uncharged_) to its binding's `used`, unless a
+  // Detach came in between. Called at the start of TakeNext, whose lock it shares: an execution
+  // takes the worker's lock once, not once more to be charged.
+  void ApplyChargeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bindings_mutex_);
   // Executes unit_ on `binding`'s replica and answers for each of its jobs.
   void Execute(const Binding& binding);
   // Writes each part's rows of every input, then zeros in the batch's remaining rows.
@@ -115,10 +117,18 @@ class CoreWorker : public Doorbell {
   // being executed, and zeros for the rows of a batch that no job fills.
   ExecutionUnit unit_;
   std::vector<uint8_t> zeros_;
+  // This worker's thread only: the replica of the last execution and its device time, not yet
+  // charged (ApplyChargeLocked), and the bindings' generation when it was taken.
+  const ModelReplica* uncharged_replica_ = nullptr;
+  absl::Duration uncharged_ = absl::ZeroDuration();
+  uint64_t uncharged_generation_ = 0;
 
   Mutex bindings_mutex_;
   std::vector<Binding> bindings_ ABSL_GUARDED_BY(bindings_mutex_);
   size_t next_binding_ ABSL_GUARDED_BY(bindings_mutex_) = 0;
+  // Counts Detach calls: a charge taken before one is dropped, as its replica may be gone (and
+  // another allocated at its address).
+  uint64_t bindings_generation_ ABSL_GUARDED_BY(bindings_mutex_) = 0;
 
   Mutex bell_mutex_ ABSL_ACQUIRED_AFTER(bindings_mutex_);
   uint64_t rings_ ABSL_GUARDED_BY(bell_mutex_) = 0;
