@@ -83,7 +83,9 @@ class InferStreamReactor final
   bool entered_gate_ = false;
   DrainGate::StreamId drain_registration_ = 0;
   StreamedCall* reading_ = nullptr;  // the call the outstanding read fills
-  size_t messages_read_ = 0;         // read so far, for a parse error's position (reads are serial)
+  // Read so far, for a parse error's position: counted in OnReadDone before it starts the next
+  // read (reads are serial up to there).
+  size_t messages_read_ = 0;
   StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
 };
 

@@ -77,15 +77,16 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
     Act(std::move(actions));
     return;
   }
+  // This message's position, counted before Act may start the next read: from then on the
+  // next OnReadDone may run on another thread, and would count its own message first.
+  const size_t position = ++messages_read_;
   Act(std::move(actions));
   absl::Status status;
   typename Call::Response& response = Call::InnerResponse(call->response);
-  ++messages_read_;
   if (infer_.gate != nullptr && infer_.gate->draining()) {
     call->BeginUnbound(infer_, call->request, response);
     status = ShuttingDownError();
-  } else if (status = ParseMessage(Call::kStreamMethod, call->raw_request, call->request,
-                                   messages_read_);
+  } else if (status = ParseMessage(Call::kStreamMethod, call->raw_request, call->request, position);
              !status.ok()) {
     // Answered in the stream like a request refused before binding (counted and logged, with
     // no model); gRPC's framing is intact, so the stream goes on.
