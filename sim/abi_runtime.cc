@@ -207,4 +207,14 @@ void nrtsim_reset_peak(void) {
   counters.peak_concurrent_executions.store(counters.in_device_section.load());
 }
 
+NRT_STATUS nrtsim_get_core_busy(int32_t vnc, nrtsim_core_busy_t* busy, size_t size) {
+  if (busy == nullptr) return NRT_INVALID;
+  std::shared_ptr<const nrtsim::Session> session;
+  if (NRT_STATUS s = nrtsim::CurrentSession(&session); s != NRT_SUCCESS) return s;
+  const std::shared_ptr<nrtsim::DeviceCore> core = session->CoreAt(vnc);
+  if (core == nullptr) return NRT_INVALID;
+  CopyPrefix(core->Busy(), busy, size);
+  return NRT_SUCCESS;
+}
+
 }  // extern "C"

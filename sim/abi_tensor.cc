@@ -68,11 +68,26 @@ NRT_STATUS Allocate(nrt_tensor_placement_t placement, int vnc, size_t size, cons
 }
 
 // For read/write/memset: the tensor must be a live handle and the runtime open.
-NRT_STATUS CheckTensorAccess(const nrt_tensor_t* tensor) {
+NRT_STATUS CheckTensorAccess(const nrt_tensor_t* tensor,
+                             std::shared_ptr<const nrtsim::Session>* session) {
   if (tensor == nullptr) return NRT_INVALID;
   if (!tensor->valid_handle()) return NRT_INVALID_HANDLE;
+  return nrtsim::CurrentSession(session);
+}
+
+NRT_STATUS CheckTensorAccess(const nrt_tensor_t* tensor) {
   std::shared_ptr<const nrtsim::Session> session;
-  return nrtsim::CurrentSession(&session);
+  return CheckTensorAccess(tensor, &session);
+}
+
+// A read or write that moved `size` bytes of a DEVICE tensor took its time on the core's copy
+// engine (NRTSIM_DMA_BYTES_PER_SECOND); host and virtual tensors copy for free.
+NRT_STATUS ChargeCopy(const nrt_tensor_t* tensor, const nrtsim::Session& session, size_t size,
+                      NRT_STATUS copied) {
+  if (copied == NRT_SUCCESS && tensor->core() != nullptr) {
+    tensor->core()->Copy(size, session.config.dma_bytes_per_second);
+  }
+  return copied;
 }
 
 NRT_STATUS CheckTensorSet(const nrt_tensor_set_t* set) {
@@ -102,13 +117,15 @@ void nrt_tensor_free(nrt_tensor_t** tensor) {
 }
 
 NRT_STATUS nrt_tensor_read(const nrt_tensor_t* tensor, void* buf, size_t offset, size_t size) {
-  if (NRT_STATUS s = CheckTensorAccess(tensor); s != NRT_SUCCESS) return s;
-  return tensor->Read(buf, offset, size);
+  std::shared_ptr<const nrtsim::Session> session;
+  if (NRT_STATUS s = CheckTensorAccess(tensor, &session); s != NRT_SUCCESS) return s;
+  return ChargeCopy(tensor, *session, size, tensor->Read(buf, offset, size));
 }
 
 NRT_STATUS nrt_tensor_write(nrt_tensor_t* tensor, const void* buf, size_t offset, size_t size) {
-  if (NRT_STATUS s = CheckTensorAccess(tensor); s != NRT_SUCCESS) return s;
-  return tensor->Write(buf, offset, size);
+  std::shared_ptr<const nrtsim::Session> session;
+  if (NRT_STATUS s = CheckTensorAccess(tensor, &session); s != NRT_SUCCESS) return s;
+  return ChargeCopy(tensor, *session, size, tensor->Write(buf, offset, size));
 }
 
 NRT_STATUS nrt_tensor_memset(nrt_tensor_t* tensor, uint64_t offset, int value, size_t size) {

@@ -1,15 +1,18 @@
-// One simulated (logical) NeuronCore: the HBM pool it allocates from and the lock that
-// serializes executions on it. Thread-safe; shared (shared_ptr) by its session and by every
-// handle that took HBM on it.
+// One simulated (logical) NeuronCore: the HBM pool it allocates from, the lock that serializes
+// executions on it, its copy engine, and the time both were busy. Thread-safe; shared
+// (shared_ptr) by its session and by every handle that took HBM on it.
 #ifndef NEURON_SERVE_SIM_DEVICE_CORE_H_
 #define NEURON_SERVE_SIM_DEVICE_CORE_H_
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 
 #include "base/mutex.h"
 #include "sim/hbm_pool.h"
+#include "sim/nrtsim_stats.h"
 
 namespace neuronserve::nrtsim {
 
@@ -37,11 +40,36 @@ class DeviceCore {
   // analysis cannot follow.
   Mutex& execution_mutex() { return execution_mutex_; }
 
+  // An execution holding the core for `latency` (RunOnDevice, while it holds the execution
+  // mutex): counted in the busy time, and seen by the copies that begin meanwhile.
+  void BeginExecution() const { executing_.fetch_add(1); }
+  void EndExecution(std::chrono::microseconds latency) const;
+
+  // The core's copy engine (DMA between host memory and its HBM), apart from its execution: a
+  // copy of `bytes` holds the engine for bytes / `bytes_per_second` (sleeping, as the host
+  // waits on DMA), so copies queue behind copies and overlap executions. `bytes_per_second` 0:
+  // the copy is free (counted, not timed). Blocks the calling thread for the copy. Const, as
+  // Tensor::core() is: the engine and the counters model the device's timing, not its state.
+  void Copy(uint64_t bytes, uint64_t bytes_per_second) const;
+
+  // What the core did since its session began (nrtsim_get_core_busy).
+  nrtsim_core_busy_t Busy() const;
+
  private:
   const uint32_t visible_index_;
   const uint32_t machine_index_;
   const std::shared_ptr<HbmPool> hbm_;
   Mutex execution_mutex_;
+  // One copy at a time on the engine; a leaf lock (the copy sleeps under it, as the engine is
+  // busy).
+  mutable Mutex copy_mutex_;
+  mutable std::atomic<uint32_t> executing_{0};
+  mutable std::atomic<uint64_t> execution_ns_{0};
+  mutable std::atomic<uint64_t> executions_{0};
+  mutable std::atomic<uint64_t> copy_ns_{0};
+  mutable std::atomic<uint64_t> copies_{0};
+  mutable std::atomic<uint64_t> copy_bytes_{0};
+  mutable std::atomic<uint64_t> copies_during_execution_{0};
 };
 
 // HBM taken on one core, returned when this is destroyed. It keeps the core alive, so a tensor

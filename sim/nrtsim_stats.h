@@ -27,11 +27,30 @@ typedef struct nrtsim_stats {
   uint64_t faults_injected;  // nrt_execute calls that returned a fault's status
 } nrtsim_stats_t;
 
+// What one core of the open session did since nrt_init, in the simulator's own (nominal) times,
+// so a test can compute device utilization without timing anything. Fields only appended.
+typedef struct nrtsim_core_busy {
+  uint64_t executions;    // nrt_execute calls that held this core (one per core of a model)
+  uint64_t execution_ns;  // their latency_us, summed
+  // nrt_tensor_read and nrt_tensor_write calls on this core's DEVICE tensors, and their bytes.
+  uint64_t copies;
+  uint64_t copy_bytes;
+  // The copy engine's busy time: bytes / NRTSIM_DMA_BYTES_PER_SECOND per copy (0 when unset).
+  uint64_t copy_ns;
+  // Copies that began while the core was executing (copies overlap executions).
+  uint64_t copies_during_execution;
+} nrtsim_core_busy_t;
+
 // Copies min(size, sizeof(nrtsim_stats_t)) bytes of a snapshot. NRT_INVALID for a null stats.
 NRT_STATUS nrtsim_get_stats(nrtsim_stats_t *stats, size_t size);
 
 // Restarts peak_concurrent_executions from the number of executions inside the device now.
 void nrtsim_reset_peak(void);
+
+// Copies min(size, sizeof(nrtsim_core_busy_t)) bytes of visible core `vnc`'s counters. The
+// runtime's status without an open session (NRT_UNINITIALIZED, NRT_CLOSED); NRT_INVALID for a
+// null `busy` or a core that is not visible.
+NRT_STATUS nrtsim_get_core_busy(int32_t vnc, nrtsim_core_busy_t *busy, size_t size);
 
 }  // extern "C"
 

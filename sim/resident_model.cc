@@ -146,21 +146,28 @@ std::optional<std::vector<nrt_tensor*>> ResidentModel::BindTensors(
 
 namespace {
 
-// Holds the execution locks of every core of a model for its device section. Cores are locked
-// in ascending order (a model's cores are ascending) so that two multi-core models that overlap
-// cannot deadlock. Exempt from the thread-safety analysis: the set of locks is known only at run
-// time, and nothing is guarded by them (DeviceCore::execution_mutex).
+// Holds the execution locks of every core of a model for its device section, and marks the
+// cores as executing (DeviceCore::BeginExecution) until it ends, charging each `busy`. Cores are
+// locked in ascending order (a model's cores are ascending) so that two multi-core models that
+// overlap cannot deadlock. Exempt from the thread-safety analysis: the set of locks is known
+// only at run time, and nothing is guarded by them (DeviceCore::execution_mutex).
 class ExecutionLocks {
  public:
   explicit ExecutionLocks(std::span<const std::shared_ptr<DeviceCore>> cores)
       ABSL_NO_THREAD_SAFETY_ANALYSIS : cores_(cores) {
-    for (const std::shared_ptr<DeviceCore>& core : cores_) core->execution_mutex().Lock();
+    for (const std::shared_ptr<DeviceCore>& core : cores_) {
+      core->execution_mutex().Lock();
+      core->BeginExecution();
+    }
   }
   ~ExecutionLocks() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     for (auto core = cores_.rbegin(); core != cores_.rend(); ++core) {
+      (*core)->EndExecution(busy);
       (*core)->execution_mutex().Unlock();
     }
   }
+  // How long the execution holds the cores, in the simulator's nominal time.
+  std::chrono::microseconds busy{0};
   ExecutionLocks(const ExecutionLocks&) = delete;
   ExecutionLocks& operator=(const ExecutionLocks&) = delete;
 
@@ -174,13 +181,15 @@ NRT_STATUS ResidentModel::RunOnDevice(const std::vector<nrt_tensor*>& inputs,
                                     const std::vector<nrt_tensor*>& outputs,
                                     uint64_t latency_us) {
   // Like the hardware, a core runs one execution at a time.
-  const ExecutionLocks held(cores());
+  ExecutionLocks held(cores());
+  held.busy = std::chrono::microseconds(latency_us);
   DeviceSectionScope in_device;
   auto start = std::chrono::steady_clock::now();
   // NEURON_RT_EXEC_TIMEOUT: an execution that would run longer holds its cores for the timeout,
   // like a hung one, and fails without touching the outputs.
   if (const std::optional<uint32_t>& timeout = placement_.session->config.exec_timeout_seconds;
       timeout && latency_us > uint64_t{*timeout} * 1000000) {
+    held.busy = std::chrono::seconds(*timeout);
     std::this_thread::sleep_until(start + std::chrono::seconds(*timeout));
     LogLine("nrt_execute: timed out after NEURON_RT_EXEC_TIMEOUT=" + std::to_string(*timeout) +
             " s (the execution takes " + std::to_string(latency_us) + " us)");

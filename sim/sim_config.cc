@@ -97,6 +97,19 @@ bool ReadHbm(SimConfig* config, std::string* error) {
   return true;
 }
 
+bool ReadDmaBandwidth(SimConfig* config, std::string* error) {
+  std::optional<std::string_view> text = GetEnv("NRTSIM_DMA_BYTES_PER_SECOND");
+  if (!text) return true;
+  std::optional<uint64_t> bytes = ParseByteSize(*text);
+  if (!bytes || *bytes == 0) {
+    *error = Describe("NRTSIM_DMA_BYTES_PER_SECOND", *text,
+                      "is not a positive byte count per second (e.g. 1048576, 512MiB, 16GiB)");
+    return false;
+  }
+  config->dma_bytes_per_second = *bytes;
+  return true;
+}
+
 bool ReadVersion(SimConfig* config, std::string* error) {
   std::string_view text = GetEnv("NRTSIM_VERSION").value_or(kDefaultVersion);
   std::optional<RuntimeVersion> version = ParseRuntimeVersion(text);
@@ -204,8 +217,9 @@ std::optional<SimConfig> ReadSimConfigFromEnvironment(std::string* error) {
   // default need the family, the visible cores need the logical core count.
   if (!ReadCoreCount(&config, error) || !ReadInstance(&config, error) ||
       !ReadLogicalNcConfig(&config, error) || !ReadHbm(&config, error) ||
-      !ReadVersion(&config, error) || !ReadVisibleCores(&config, error) ||
-      !ReadExecTimeout(&config, error) || !ReadVoidDtypeTensors(&config, error)) {
+      !ReadDmaBandwidth(&config, error) || !ReadVersion(&config, error) ||
+      !ReadVisibleCores(&config, error) || !ReadExecTimeout(&config, error) ||
+      !ReadVoidDtypeTensors(&config, error)) {
     return std::nullopt;
   }
   ReadLockDir(&config);

@@ -42,6 +42,9 @@ struct SimConfig {
   // Logical ids of the visible cores, contiguous and ascending; visible core i is
   // visible_cores[i].
   std::vector<uint32_t> visible_cores;
+  // NRTSIM_DMA_BYTES_PER_SECOND: the bandwidth of each core's copy engine, which nrt_tensor_read
+  // and nrt_tensor_write of DEVICE tensors take their time on; 0: copies are free.
+  uint64_t dma_bytes_per_second = 0;
   // NEURON_RT_EXEC_TIMEOUT in seconds; nullopt: executions never time out.
   std::optional<uint32_t> exec_timeout_seconds;
   // NRTSIM_VOID_DTYPE_TENSORS: tensors whose dtype nrt_get_model_tensor_info reports as 0.

@@ -54,6 +54,7 @@ const std::set<std::string>& FullAbi() {
       "nrt_tensor_read",
       "nrt_tensor_write",
       "nrt_unload",
+      "nrtsim_get_core_busy",
       "nrtsim_get_stats",
       "nrtsim_reset_peak",
   };

@@ -39,7 +39,8 @@ namespace nrtsim_test {
   X(nrt_get_vnc_memory_stats)            \
   X(nrt_get_status_as_str)               \
   X(nrtsim_get_stats)                    \
-  X(nrtsim_reset_peak)
+  X(nrtsim_reset_peak)                   \
+  X(nrtsim_get_core_busy)
 
 struct NrtApi {
   void* library = nullptr;
