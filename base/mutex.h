@@ -90,6 +90,7 @@ class CondVar {
     return result;
   }
   void NotifyAll() { condition_.notify_all(); }
+  void NotifyOne() { condition_.notify_one(); }
 
  private:
   std::condition_variable condition_;

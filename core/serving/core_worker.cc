@@ -1,5 +1,7 @@
 #include "core/serving/core_worker.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -115,6 +117,8 @@ void CoreWorker::ApplyChargeLocked() {
 }
 
 void CoreWorker::Run() {
+  // Named for profilers and `top -H` (at most 15 characters).
+  pthread_setname_np(pthread_self(), absl::StrCat("core-", core_).substr(0, 15).c_str());
   for (;;) {
     uint64_t seen;
     {
@@ -144,13 +148,43 @@ void CoreWorker::Run() {
 }
 
 void CoreWorker::Execute(const Binding& binding) {
+  ExecuteUnit(binding);
+  FlushCompletions();
+}
+
+bool CoreWorker::WorkWaiting() {
+  // The schedulers hold every job not yet taken (a job submitted since this worker looked is
+  // one of them), so their depths alone tell whether work waits.
+  MutexLock lock(&bindings_mutex_);
+  for (const Binding& binding : bindings_) {
+    if (binding.replica->healthy.load(std::memory_order_acquire) &&
+        binding.model->scheduler()->depth() > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void CoreWorker::FlushCompletions() {
+  if (completions_.empty()) return;
+  // Decided before any job completes: completing may release the last lease on a model.
+  if (WorkWaiting()) {
+    pool_->responder().Post(completions_);
+    return;
+  }
+  for (Completion& completion : completions_) completion.Run();
+  completions_.clear();
+}
+
+void CoreWorker::ExecuteUnit(const Binding& binding) {
   LoadedModel& model = *binding.model;
   ModelReplica& replica = *binding.replica;
   const std::string& name = model.identity().name;
   const absl::Time started = absl::Now();
 
   // Everything a job needs from the model is done before its answer: after it the job's
-  // owner may release the last lease, and the model may be unloaded. The owner counts the
+  // owner may release the last lease, and the model may be unloaded. The answers are gathered
+  // in completions_ and given when this returns (Execute: FlushCompletions). The owner counts the
   // outcome (RecordRequestOutcome, core/serving/request_outcome.h), not the worker.
   // A part that reached the device reports the batch it ran in (unit_ by then holds only
   // those parts).
@@ -160,7 +194,10 @@ void CoreWorker::Execute(const Binding& binding) {
       timing.batch_rows = unit_.rows();
       timing.batch_size = replica.variants[unit_.variant].batch_size;
     }
-    AnswerRows(part, std::move(status), timing);
+    absl::Status outcome;
+    if (EndRows(part, std::move(status), &outcome)) {
+      completions_.push_back(Completion{part.job, std::move(outcome), timing});
+    }
   };
 
   // Jobs whose caller gave up, or whose deadline passed, while queued never reach the device,

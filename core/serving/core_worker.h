@@ -7,7 +7,9 @@
 // per execution would let it), completes at once the jobs whose caller cancelled or whose
 // deadline passed, and otherwise writes each job's rows of every input into the unit's
 // variant's pre-bound device tensors (zeros in the rows no job fills), executes, reads each
-// job's rows of the wanted outputs straight into its buffers and completes the jobs. A hardware
+// job's rows of the wanted outputs straight into its buffers and completes the jobs: itself when
+// nothing else waits for the core, else through the pool's Responder (what completing costs, a
+// server call's serialization and send, then overlaps the next execution). A hardware
 // error takes the replica's cores out of rotation (through the WorkerPool); after a hardware or
 // transient error each job is given back once to its scheduler, to run again on another healthy
 // replica when the model has one.
@@ -29,12 +31,13 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/doorbell.h"
 #include "core/serving/execution_failure.h"
 #include "core/serving/inference_job.h"
+#include "core/serving/responder.h"
 #include "core/serving/scheduler.h"
-#include "base/mutex.h"
 
 namespace neuronserve {
 
@@ -95,8 +98,16 @@ class CoreWorker : public Doorbell {
   // Detach came in between. Called at the start of TakeNext, whose lock it shares: an execution
   // takes the worker's lock once, not once more to be charged.
   void ApplyChargeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bindings_mutex_);
-  // Executes unit_ on `binding`'s replica and answers for each of its jobs.
+  // Executes unit_ on `binding`'s replica and answers for each of its jobs: ExecuteUnit, then
+  // FlushCompletions.
   void Execute(const Binding& binding);
+  void ExecuteUnit(const Binding& binding);
+  // Completes the jobs whose outcomes ExecuteUnit gathered in completions_: on this thread when
+  // no work waits for the core (WorkWaiting), else on the pool's Responder, all in one post.
+  void FlushCompletions();
+  // True when the scheduler of a healthy bound replica holds jobs (takes each scheduler's lock
+  // under bindings_mutex_).
+  bool WorkWaiting();
   // Writes each part's rows of every input, then zeros in the batch's remaining rows.
   absl::Status WriteInputs(const LoadedModel& model, ReplicaVariant& variant,
                            const ModelReplica& replica);
@@ -119,6 +130,8 @@ class CoreWorker : public Doorbell {
   std::vector<uint8_t> zeros_;
   // This worker's thread only: the replica of the last execution and its device time, not yet
   // charged (ApplyChargeLocked), and the bindings' generation when it was taken.
+  // The outcomes of the unit being executed (FlushCompletions).
+  std::vector<Completion> completions_;
   const ModelReplica* uncharged_replica_ = nullptr;
   absl::Duration uncharged_ = absl::ZeroDuration();
   uint64_t uncharged_generation_ = 0;

@@ -5,13 +5,17 @@
 namespace neuronserve {
 
 void AnswerRows(const JobRows& part, absl::Status status, const ExecutionTiming& timing) {
-  InferenceJob* job = part.job;
-  if (job->row_ranges == nullptr) {
-    job->Complete(std::move(status), timing);
-    return;
-  }
   absl::Status outcome;
-  if (job->row_ranges->End(part.rows, status, &outcome)) job->Complete(std::move(outcome), timing);
+  if (EndRows(part, std::move(status), &outcome)) part.job->Complete(std::move(outcome), timing);
+}
+
+bool EndRows(const JobRows& part, absl::Status status, absl::Status* outcome) {
+  RowRanges* ranges = part.job->row_ranges.get();
+  if (ranges == nullptr) {
+    *outcome = std::move(status);
+    return true;
+  }
+  return ranges->End(part.rows, status, outcome);
 }
 
 absl::Span<uint8_t> OutputOf(const JobRows& part, size_t index) {

@@ -26,6 +26,12 @@ struct JobRows {
 // the job afterwards: its owner may have destroyed it.
 void AnswerRows(const JobRows& part, absl::Status status, const ExecutionTiming& timing);
 
+// AnswerRows without the Complete: ends `part` with `status` and returns true when that ended
+// its job (a job that runs in one execution, or the last rows of a split one), with `*outcome`
+// what to complete it with; the caller then completes it exactly once (as a core worker does,
+// inline or through its Responder). False: other ranges of the job are still to end.
+bool EndRows(const JobRows& part, absl::Status status, absl::Status* outcome);
+
 // Where the job of `part` wants its output `index` (the whole request's rows; empty when it did
 // not ask for it): from the job itself when it runs in one execution, and through its RowRanges
 // when it is split, so that ranges running on several cores at once ask the job only once.

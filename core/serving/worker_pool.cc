@@ -7,12 +7,13 @@
 
 namespace neuronserve {
 
-WorkerPool::WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy,
-                       ServingMetrics* metrics)
+WorkerPool::WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy, ServingMetrics* metrics,
+                       size_t responder_threads)
     : core_count_(core_count),
       on_unhealthy_(on_unhealthy),
       metrics_(metrics),
-      healthy_(new std::atomic<bool>[core_count]) {
+      healthy_(new std::atomic<bool>[core_count]),
+      responder_(responder_threads != 0 ? responder_threads : (core_count + 3) / 4) {
   for (uint32_t core = 0; core < core_count; ++core) healthy_[core].store(true);
   MutexLock lock(&mutex_);
   workers_.resize(core_count);

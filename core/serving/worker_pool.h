@@ -14,12 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/core_range.h"
 #include "core/serving/core_worker.h"
+#include "core/serving/responder.h"
 #include "core/serving/running_execution.h"
 #include "util/callback_relay.h"
-#include "base/mutex.h"
 
 namespace neuronserve {
 
@@ -27,8 +28,10 @@ class WorkerPool {
  public:
   // `on_unhealthy` (nullable, must outlive the pool) is told after cores leave rotation;
   // `metrics` (nullable, must outlive the pool) counts executions per core.
+  // `responder_threads`: the threads that complete jobs for busy cores (Responder); 0 picks
+  // one per 4 cores, at least 1.
   explicit WorkerPool(uint32_t core_count, CallbackRelay* on_unhealthy = nullptr,
-                      ServingMetrics* metrics = nullptr);
+                      ServingMetrics* metrics = nullptr, size_t responder_threads = 0);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -47,6 +50,8 @@ class WorkerPool {
   std::vector<uint32_t> UnhealthyCores() const;
   uint32_t core_count() const { return core_count_; }
   ServingMetrics* metrics() const { return metrics_; }
+  // Where the workers hand the completions of a core that other work waits for.
+  Responder& responder() { return responder_; }
   // The execution that has been running longest right now, if any (for the watchdog), and
   // per core whether it is executing now.
   std::optional<RunningExecution> LongestExecution() const;
@@ -57,6 +62,8 @@ class WorkerPool {
   CallbackRelay* const on_unhealthy_;
   ServingMetrics* const metrics_;
   std::unique_ptr<std::atomic<bool>[]> healthy_;
+  // Before the workers: destroyed after them, completing whatever they posted last.
+  Responder responder_;
 
   mutable Mutex mutex_;
   std::vector<std::unique_ptr<CoreWorker>> workers_ ABSL_GUARDED_BY(mutex_);  // by core

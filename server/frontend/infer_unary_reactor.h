@@ -1,14 +1,16 @@
 // InferUnaryReactor<Call>: one unary inference call of either front end (Call is
 // NativeInferCall for neuronserve.v1 Infer, V2InferCall for inference ModelInfer), on a raw
 // method (raw_message.h). The gRPC thread parses the request, binds and queues it and returns; the
-// core worker that runs it finishes the call, so no gRPC thread waits on the device.
+// job is completed by the core worker that ran it when nothing else waits for that core, else by
+// a responder thread (core/serving/responder.h), so no gRPC thread waits on the device and a
+// busy core does not wait on the network.
 //
 // The definitions are in infer_unary_reactor_impl.h: each front end instantiates the reactor
 // for its own Call (server/native/native_reactors.cc, server/v2/v2_reactors.cc), so this shared
 // layer names no front end.
 //
 // Thread safety: gRPC and the core worker hand the reactor to each other (bind, then queue,
-// then Complete on the worker, then OnDone); OnCancel may run at any time and only sets a flag.
+// then Complete on the worker or a responder thread, then OnDone); OnCancel may run at any time and only sets a flag.
 // Ownership: owns the typed request and response; deletes itself in OnDone.
 #ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
 #define NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_

@@ -46,7 +46,8 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
 template <typename Call>
 void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
   this->FillResponse(status, timing);  // counts the outcome and lets the model go
-  // The response's bytes: serialized here, on the worker, as gRPC would in Finish.
+  // The response's bytes: serialized here (on the worker or a responder thread), as gRPC would
+  // in Finish.
   if (status.ok()) status = SerializeMessage(Call::kUnaryMethod, response_, *raw_response_);
   Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
 }

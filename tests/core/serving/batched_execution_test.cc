@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -208,13 +209,31 @@ class BatchedExecutionTest : public ::testing::Test {
 
   // One-row requests that wait while the core is busy: a first request holds the worker inside
   // its input write until `gate` is notified, and `count` more are submitted behind it.
+  // When the burst goes (at the end of a case, or at a failed assertion before the gate was
+  // opened) it opens the gate and waits for its jobs' answers, so that no worker is left waiting
+  // on a gate, or inside a job, that is gone. `gate` must outlive it.
   struct HeldBurst {
+    HeldBurst() = default;
+    HeldBurst(HeldBurst&& other) noexcept
+        : gate(std::exchange(other.gate, nullptr)),
+          held(std::move(other.held)),
+          queued(std::move(other.queued)) {}
+    HeldBurst& operator=(HeldBurst&&) = delete;
+    ~HeldBurst() {
+      if (gate == nullptr) return;
+      if (!gate->HasBeenNotified()) gate->Notify();
+      if (held != nullptr) held->WaitDone();
+      for (const std::unique_ptr<TestJob>& job : queued) job->WaitDone();
+    }
+
+    Notification* gate = nullptr;
     std::unique_ptr<TestJob> held;
     std::vector<std::unique_ptr<TestJob>> queued;
   };
   static HeldBurst SubmitBehindHeldJob(const std::shared_ptr<LoadedModel>& model,
                                        std::mt19937& random, Notification& gate, int count) {
     HeldBurst burst;
+    burst.gate = &gate;
     burst.held = NewJob(model, RandomRows(random, 1), 1);
     burst.held->set_input_gate(&gate);
     EXPECT_TRUE(burst.held->scheduler()->Submit(burst.held.get()).ok());
@@ -253,6 +272,42 @@ TEST_F(BatchedExecutionTest, RowsThatWaitForTheCoreRunTogetherAndAnswerAsIfAlone
   for (const auto& job : jobs) ExpectBitExact(*job);
   EXPECT_EQ(model->replicas()[0]->executions.load(), 3u);  // the held one, then 4 + 4
   EXPECT_EQ(model->scheduler()->depth(), 0u);
+}
+
+// A core completes a job itself only when nothing else waits for it: a lone request is answered
+// on the worker's thread (no hand-off), and while requests queue behind the one executing, the
+// worker hands their answers to the pool's responder threads and goes on executing; the last
+// one, with nothing behind it, it answers itself again.
+TEST_F(BatchedExecutionTest, ACoreAnswersItselfOnlyWhenNothingWaitsForIt) {
+  std::shared_ptr<LoadedModel> model =
+      Build("fifo", {MlpVariant(1, 0)}, {0}, [](std::vector<Doorbell*> bells) {
+        return std::make_unique<FifoScheduler>("fifo", 64, 1, std::move(bells));
+      });
+  ASSERT_NE(model, nullptr);
+  std::mt19937 random(3);
+  std::unique_ptr<TestJob> lone = NewJob(model, RandomRows(random, 1), 1);
+  ASSERT_TRUE(lone->scheduler()->Submit(lone.get()).ok());
+  ASSERT_TRUE(lone->WaitDone());
+  EXPECT_EQ(lone->code(), absl::StatusCode::kOk) << lone->message();
+  EXPECT_EQ(lone->completed_on(), lone->executed_on());
+
+  Notification gate;
+  HeldBurst burst = SubmitBehindHeldJob(model, random, gate, 4);
+  ASSERT_FALSE(HasFailure());
+  gate.Notify();
+  std::vector<TestJob*> in_order = {burst.held.get()};
+  for (const auto& job : burst.queued) in_order.push_back(job.get());
+  for (size_t i = 0; i < in_order.size(); ++i) {
+    ASSERT_TRUE(in_order[i]->WaitDone());
+    EXPECT_EQ(in_order[i]->code(), absl::StatusCode::kOk) << in_order[i]->message();
+    EXPECT_EQ(in_order[i]->completions(), 1);
+    EXPECT_EQ(in_order[i]->executed_on(), lone->executed_on());  // one core, one worker
+    if (i + 1 < in_order.size()) {
+      EXPECT_NE(in_order[i]->completed_on(), in_order[i]->executed_on()) << "job " << i;
+    } else {
+      EXPECT_EQ(in_order[i]->completed_on(), in_order[i]->executed_on());
+    }
+  }
 }
 
 // Requests of random row counts from several threads, some larger than the batch-4 variant:

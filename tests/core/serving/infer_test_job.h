@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,10 @@ class TestJob : public InferenceJob {
   }
 
   absl::Span<const uint8_t> Input(size_t index) const override {
+    if (index == 0) {
+      MutexLock lock(&mutex_);
+      executed_on_ = std::this_thread::get_id();
+    }
     started_.Notify();  // a worker is writing the inputs: the job is on the device
     // Holds the worker here (before nrt_execute, with no lock held) until the test opens the
     // gate: "executing" becomes a state the test controls rather than a race it has to win.
@@ -136,6 +141,17 @@ class TestJob : public InferenceJob {
   }
   bool started() const { return started_.HasBeenNotified(); }
 
+  // The threads that wrote the job's inputs (its core's worker) and completed it; read after
+  // WaitDone.
+  std::thread::id executed_on() const {
+    MutexLock lock(&mutex_);
+    return executed_on_;
+  }
+  std::thread::id completed_on() const {
+    MutexLock lock(&mutex_);
+    return completed_on_;
+  }
+
   // The outcome; read after WaitDone.
   int completions() {
     MutexLock lock(&mutex_);
@@ -163,6 +179,7 @@ class TestJob : public InferenceJob {
     {
       MutexLock lock(&mutex_);
       ++completions_;
+      completed_on_ = std::this_thread::get_id();
       code_ = status.code();
       message_ = std::string(status.message());
       timing_ = timing;
@@ -181,7 +198,9 @@ class TestJob : public InferenceJob {
   mutable Notification started_;
   Notification done_;
 
-  Mutex mutex_;
+  mutable Mutex mutex_;
+  mutable std::thread::id executed_on_ ABSL_GUARDED_BY(mutex_);  // set in the const Input
+  std::thread::id completed_on_ ABSL_GUARDED_BY(mutex_);
   int completions_ ABSL_GUARDED_BY(mutex_) = 0;
   absl::StatusCode code_ ABSL_GUARDED_BY(mutex_) = absl::StatusCode::kUnknown;
   std::string message_ ABSL_GUARDED_BY(mutex_);
