@@ -68,6 +68,12 @@ ABSL_FLAG(uint32_t, max_queue, 1024,
 ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
           "Largest gRPC message the daemon accepts, in bytes (an Infer request with all its "
           "tensors); past it the call fails with RESOURCE_EXHAUSTED. At most 2147483647.");
+ABSL_FLAG(std::string, malloc, "tuned",
+          "glibc malloc settings: tuned (freed memory is kept rather than handed back to the "
+          "kernel, and buffers up to 32 MiB come from the heap rather than from a mapping of "
+          "their own, so large requests do not page-fault anew each time; memory a burst freed "
+          "stays with the process) or default (glibc's, and whatever GLIBC_TUNABLES says). No "
+          "effect under a sanitizer.");
 ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
           "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
 

@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, nrt_library);
 ABSL_DECLARE_FLAG(std::string, log_level);
 ABSL_DECLARE_FLAG(std::string, log_format);
 ABSL_DECLARE_FLAG(std::string, access_log);
+ABSL_DECLARE_FLAG(std::string, malloc);
 ABSL_DECLARE_FLAG(std::string, http_listen);
 ABSL_DECLARE_FLAG(std::string, http_tls_cert);
 ABSL_DECLARE_FLAG(std::string, http_tls_key);

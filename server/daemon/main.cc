@@ -20,6 +20,7 @@
 #include "server/logs/output_capture.h"
 #include "spdlog/spdlog.h"
 #include "util/fmt_absl.h"
+#include "util/malloc_tuning.h"
 
 namespace {
 
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
       "--load-models=all|NAME,... | --model-dir=DIR [--model-name=NAME]] [--state-dir=DIR] "
       "[--http-listen=HOST:PORT] "
       "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=30s] "
+      "[--malloc=tuned|default] "
       "[--tls-cert=PEM --tls-key=PEM [--tls-client-ca=PEM]] [--infer-token-file=FILE] "
       "[--admin-token-file=FILE] [--admin-listen=unix:PATH] [--health-listen=HOST:PORT] "
       "[--audit-log=FILE]");
@@ -97,6 +99,15 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
+
+  // Before any thread starts: mallopt is not meant to race with allocations.
+  absl::StatusOr<neuronserve::MallocMode> malloc_mode =
+      neuronserve::ParseMallocMode(absl::GetFlag(FLAGS_malloc));
+  if (!malloc_mode.ok()) {
+    fprintf(stderr, "neuron-serve: %s\n", std::string(malloc_mode.status().message()).c_str());
+    return kExitUsage;
+  }
+  neuronserve::ApplyMallocMode(*malloc_mode);
 
   // gRPC takes the limit as an int.
   const uint64_t max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);

@@ -130,7 +130,8 @@ std::string BenchUsage() {
       "  --daemon-arg=FLAG        an extra daemon flag, repeatable\n"
       "  --malloc=tuned|default   the same glibc malloc settings (no heap trimming, no mmap\n"
       "                           below 32 MiB) for client and servers, or glibc's defaults\n"
-      "                           (default tuned; see malloc_tuning.h)\n"
+      "                           (default tuned: the daemon's own --malloc default; see\n"
+      "                           util/malloc_tuning.h)\n"
       "  --help\n");
 }
 

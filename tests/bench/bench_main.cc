@@ -33,10 +33,10 @@
 #include "tests/bench/echo_server.h"
 #include "tests/bench/http_load.h"
 #include "tests/bench/load_generator.h"
-#include "tests/bench/malloc_tuning.h"
 #include "tests/bench/payload.h"
 #include "tests/bench/report.h"
 #include "tests/support/child_process.h"
+#include "util/malloc_tuning.h"
 
 namespace neuronserve::bench {
 namespace {
@@ -169,21 +169,27 @@ class Bench {
       std::fprintf(stderr, "bench: cannot find its own binary through /proc/self/exe\n");
       return false;
     }
-    // Same allocator settings for all three processes (malloc_tuning.h).
+    // Same allocator settings for all three processes (util/malloc_tuning.h): the daemon's own
+    // --malloc (tuned unless told otherwise), and the same through GLIBC_TUNABLES for the echo
+    // server and mallopt here.
     std::map<std::string, std::string> env;
-    if (flags_.malloc_mode == "tuned") {
-      env["GLIBC_TUNABLES"] = TunedGlibcTunables(std::getenv("GLIBC_TUNABLES"));
-      TuneThisProcess();
+    std::map<std::string, std::string> echo_env;
+    const bool tuned = flags_.malloc_mode == "tuned";
+    if (tuned) {
+      echo_env["GLIBC_TUNABLES"] = TunedGlibcTunables(std::getenv("GLIBC_TUNABLES"));
+      ApplyMallocMode(MallocMode::kTuned);
     }
-    const std::string tunables = env.count("GLIBC_TUNABLES") ? env["GLIBC_TUNABLES"] : "";
+    const std::string tunables = tuned ? echo_env["GLIBC_TUNABLES"] : "";
 
     // Both start at once (the daemon opens the runtime meanwhile), then both are waited for.
     echo_ = std::make_unique<ChildProcess>(
-        ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0"}, env, {}, {}});
+        ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0"}, echo_env, {}, {}});
     // The HTTP endpoint too, for the REST table (RunHttp).
     std::vector<std::string> daemon_argv = {flags_.daemon, "--listen=127.0.0.1:0",
                                             "--http-listen=127.0.0.1:0",
                                             "--nrt-library=" + flags_.nrt_library};
+    // Only when asked: a daemon from before --malloc would refuse the flag.
+    if (!tuned) daemon_argv.push_back("--malloc=default");
     daemon_argv.insert(daemon_argv.end(), flags_.daemon_args.begin(), flags_.daemon_args.end());
     const std::string cores = std::to_string(CoresNeeded());
     env["NRTSIM_CORES"] = cores;
@@ -242,10 +248,12 @@ class Bench {
                 flags_.daemon.c_str(), daemon_address.c_str(), cores.c_str(),
                 flags_.nrt_library.c_str());
     if (tunables.empty()) {
-      std::printf("  malloc: glibc defaults in all three processes\n");
+      std::printf("  malloc: glibc defaults in all three processes (daemon --malloc=default)\n");
     } else {
-      std::printf("  malloc: the same in all three: servers GLIBC_TUNABLES=%s, client mallopt\n",
-                  tunables.c_str());
+      std::printf(
+          "  malloc: the same in all three: the daemon's --malloc=tuned (its default), echo "
+          "GLIBC_TUNABLES=%s, client mallopt\n",
+          tunables.c_str());
     }
     std::printf(
         "  per cell and target: warm-up %.3g s, then %.3g s measured in %d round%s, echo "

@@ -289,6 +289,13 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   EXPECT_EQ(zero_queue.WaitForExit(), 2);
   EXPECT_THAT(zero_queue.Stderr(), HasSubstr("--max-queue must be at least 1"));
 
+  DaemonArgs bad_malloc = SimDaemon();
+  bad_malloc.flags.push_back("--malloc=jemalloc");
+  DaemonProcess malloc_process(bad_malloc);
+  EXPECT_EQ(malloc_process.WaitForExit(), 2);
+  EXPECT_THAT(malloc_process.Stderr(),
+              HasSubstr("--malloc must be tuned or default (got 'jemalloc')"));
+
   for (const char* flag : {"--drain-timeout=0s", "--execution-timeout=-1s", "--log-format=xml"}) {
     DaemonArgs bad = SimDaemon();
     bad.flags.push_back(flag);

@@ -1,0 +1,41 @@
+#include "util/malloc_tuning.h"
+
+#include <malloc.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace neuronserve {
+namespace {
+
+constexpr int kMmapThreshold = 32 << 20;  // glibc's maximum on 64-bit
+constexpr int kTrimThreshold = 1 << 30;
+
+}  // namespace
+
+absl::StatusOr<MallocMode> ParseMallocMode(std::string_view text) {
+  if (text == "tuned") return MallocMode::kTuned;
+  if (text == "default") return MallocMode::kDefault;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--malloc must be tuned or default (got '", std::string(text), "')"));
+}
+
+std::string_view MallocModeName(MallocMode mode) {
+  return mode == MallocMode::kTuned ? "tuned" : "default";
+}
+
+void ApplyMallocMode(MallocMode mode) {
+  if (mode != MallocMode::kTuned) return;
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
+}
+
+std::string TunedGlibcTunables(const char* existing) {
+  std::string tunables =
+      existing != nullptr && *existing != '\0' ? std::string(existing) + ":" : "";
+  tunables += "glibc.malloc.mmap_threshold=" + std::to_string(kMmapThreshold) +
+              ":glibc.malloc.trim_threshold=" + std::to_string(kTrimThreshold);
+  return tunables;
+}
+
+}  // namespace neuronserve
