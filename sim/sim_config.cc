@@ -83,31 +83,33 @@ bool ReadLogicalNcConfig(SimConfig* config, std::string* error) {
   return true;
 }
 
-bool ReadHbm(SimConfig* config, std::string* error) {
-  config->hbm_bytes_per_pool = config->family->hbm_bytes_per_core;
-  std::optional<std::string_view> text = GetEnv("NRTSIM_HBM_BYTES");
+// The positive byte count in variable `name`, into *value (left as it is when the variable is
+// unset); false with *error saying what is wrong, `expected` and its examples.
+bool ReadPositiveByteCount(const char* name, const char* expected, uint64_t* value,
+                           std::string* error) {
+  std::optional<std::string_view> text = GetEnv(name);
   if (!text) return true;
   std::optional<uint64_t> bytes = ParseByteSize(*text);
   if (!bytes || *bytes == 0) {
-    *error = Describe("NRTSIM_HBM_BYTES", *text,
-                      "is not a positive byte count (e.g. 1048576, 512KiB, 64MiB, 16GiB)");
+    *error = Describe(name, *text, expected);
     return false;
   }
-  config->hbm_bytes_per_pool = *bytes;
+  *value = *bytes;
   return true;
 }
 
+bool ReadHbm(SimConfig* config, std::string* error) {
+  config->hbm_bytes_per_pool = config->family->hbm_bytes_per_core;
+  return ReadPositiveByteCount("NRTSIM_HBM_BYTES",
+                               "is not a positive byte count (e.g. 1048576, 512KiB, 64MiB, 16GiB)",
+                               &config->hbm_bytes_per_pool, error);
+}
+
 bool ReadDmaBandwidth(SimConfig* config, std::string* error) {
-  std::optional<std::string_view> text = GetEnv("NRTSIM_DMA_BYTES_PER_SECOND");
-  if (!text) return true;
-  std::optional<uint64_t> bytes = ParseByteSize(*text);
-  if (!bytes || *bytes == 0) {
-    *error = Describe("NRTSIM_DMA_BYTES_PER_SECOND", *text,
-                      "is not a positive byte count per second (e.g. 1048576, 512MiB, 16GiB)");
-    return false;
-  }
-  config->dma_bytes_per_second = *bytes;
-  return true;
+  return ReadPositiveByteCount(
+      "NRTSIM_DMA_BYTES_PER_SECOND",
+      "is not a positive byte count per second (e.g. 1048576, 512MiB, 16GiB)",
+      &config->dma_bytes_per_second, error);
 }
 
 bool ReadVersion(SimConfig* config, std::string* error) {

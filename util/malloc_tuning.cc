@@ -20,10 +20,6 @@ absl::StatusOr<MallocMode> ParseMallocMode(std::string_view text) {
       absl::StrCat("--malloc must be tuned or default (got '", std::string(text), "')"));
 }
 
-std::string_view MallocModeName(MallocMode mode) {
-  return mode == MallocMode::kTuned ? "tuned" : "default";
-}
-
 void ApplyMallocMode(MallocMode mode) {
   if (mode != MallocMode::kTuned) return;
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);

@@ -31,7 +31,6 @@ enum class MallocMode {
 
 // "tuned" or "default"; else INVALID_ARGUMENT naming the value and both choices.
 absl::StatusOr<MallocMode> ParseMallocMode(std::string_view text);
-std::string_view MallocModeName(MallocMode mode);
 
 // Applies `mode` to this process (mallopt); kDefault changes nothing.
 void ApplyMallocMode(MallocMode mode);

@@ -1,12 +1,11 @@
 #include "core/serving/core_worker.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "base/thread_name.h"
 #include "core/nrt/nrt_status.h"
 #include "core/serving/execution_failure.h"
 #include "core/serving/loaded_model.h"
@@ -117,8 +116,7 @@ void CoreWorker::ApplyChargeLocked() {
 }
 
 void CoreWorker::Run() {
-  // Named for profilers and `top -H` (at most 15 characters).
-  pthread_setname_np(pthread_self(), absl::StrCat("core-", core_).substr(0, 15).c_str());
+  NameThisThread(absl::StrCat("core-", core_));
   for (;;) {
     uint64_t seen;
     {

@@ -1,17 +1,18 @@
 #include "core/serving/responder.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <iterator>
 #include <string>
 #include <utility>
 
+#include "base/thread_name.h"
+
 namespace neuronserve {
 
 Responder::Responder(size_t threads) {
-  threads_.reserve(std::max<size_t>(1, threads));
-  for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
+  const size_t count = std::max<size_t>(1, threads);
+  threads_.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
     threads_.emplace_back([this, i] { Run(i); });
   }
 }
@@ -44,7 +45,7 @@ void Responder::Post(std::vector<Completion>& completions) {
 }
 
 void Responder::Run(size_t index) {
-  pthread_setname_np(pthread_self(), ("responder-" + std::to_string(index)).substr(0, 15).c_str());
+  NameThisThread("responder-" + std::to_string(index));
   std::vector<Completion> batch;
   for (;;) {
     {

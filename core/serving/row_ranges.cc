@@ -29,15 +29,9 @@ absl::Status RowRanges::first_error() const {
 
 absl::Span<uint8_t> RowRanges::Output(InferenceJob& job, size_t index) {
   MutexLock lock(&mutex_);
-  if (index >= outputs_.size()) {
-    outputs_.resize(index + 1);
-    output_known_.resize(index + 1, false);
-  }
-  if (!output_known_[index]) {
-    outputs_[index] = job.Output(index);
-    output_known_[index] = true;
-  }
-  return outputs_[index];
+  if (index >= outputs_.size()) outputs_.resize(index + 1);
+  if (!outputs_[index].has_value()) outputs_[index] = job.Output(index);
+  return *outputs_[index];
 }
 
 }  // namespace neuronserve

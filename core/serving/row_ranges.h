@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,9 +52,8 @@ class RowRanges {
   // references inside Debian's uninstrumented libabsl, where TSAN cannot follow them.
   absl::StatusCode error_code_ ABSL_GUARDED_BY(mutex_) = absl::StatusCode::kOk;
   std::string error_message_ ABSL_GUARDED_BY(mutex_);
-  // Per output index: whether the job was asked, and what it gave.
-  std::vector<bool> output_known_ ABSL_GUARDED_BY(mutex_);
-  std::vector<absl::Span<uint8_t>> outputs_ ABSL_GUARDED_BY(mutex_);
+  // Per output index: what the job gave when it was asked (nullopt: not asked yet).
+  std::vector<std::optional<absl::Span<uint8_t>>> outputs_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace neuronserve
