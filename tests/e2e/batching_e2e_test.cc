@@ -8,6 +8,7 @@
 // batch dimension refuses is refused with the model, the tensor and the numbers. Also: what
 // `neuronctl bench` reports of the batches, a request with a short deadline not held for a
 // batch (measured), and one overload answer for both schedulers.
+#include <atomic>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -156,7 +157,7 @@ class BatchingE2ETest : public ::testing::Test {
           {"inputs",
            {{{"name", "input"}, {"shape", {rows, kIn}}, {"datatype", "FP32"}, {"data", x}}}},
           {"parameters", {{"binary_data_output", true}}}};
-      const std::string file = dir_.Write(absl::StrCat("body", next_body_++), body.dump());
+      const std::string file = dir_.Write(absl::StrCat("body", next_body_.fetch_add(1)), body.dump());
       const HttpResult answer = HttpFetch({.url = http_ + "/v2/models/mlpb/infer",
                                            .method = "POST",
                                            .headers = {"Content-Type: application/json"},
@@ -173,7 +174,9 @@ class BatchingE2ETest : public ::testing::Test {
   TempDir repository_;
   TempDir dir_;
   const std::string access_log_ = dir_.Join("access.log");
-  int next_body_ = 0;
+  // Atomic: Run is called from many client threads at once, and two bodies must never share a
+  // file (one request would send the other's inputs).
+  std::atomic<int> next_body_{0};
   std::string log_;
   std::unique_ptr<RunningDaemon> daemon_;
   std::unique_ptr<inference::GRPCInferenceService::Stub> v2_;
