@@ -29,6 +29,8 @@ constexpr auto kLoadFlags = WithConnectionFlags(std::to_array<FlagSpec>({
      "one replica starting at each of these cores, e.g. 0,2"},
     {"shared", FlagType::kBoolean, "", "", "let other shared models use the same cores"},
     {"max-queue", FlagType::kValue, "N", "", "requests that may wait (default: the daemon's)"},
+    {"pipeline-depth", FlagType::kValue, "N", "",
+     "tensor sets per replica, 1 (no pipelining) to 8 (default: the daemon's)"},
     {"repository", FlagType::kBoolean, "", "",
      "FILE is a model folder or NEFF inside the daemon's --model-repository, not a local file"},
     {"batch-sizes", FlagType::kValue, "LIST", "",
@@ -161,6 +163,12 @@ absl::StatusOr<v1::ModelConfig> ConfigFromFlags(const ParsedArgs& args, const st
     absl::StatusOr<uint64_t> max_queue = GetPositiveFlag(args, "max-queue");
     if (!max_queue.ok()) return max_queue.status();
     config.set_max_queue(static_cast<uint32_t>(std::min<uint64_t>(*max_queue, UINT32_MAX)));
+  }
+  if (args.Has("pipeline-depth")) {
+    // The daemon refuses more than its limit, naming it.
+    absl::StatusOr<uint64_t> depth = GetPositiveFlag(args, "pipeline-depth");
+    if (!depth.ok()) return depth.status();
+    config.set_pipeline_depth(static_cast<uint32_t>(std::min<uint64_t>(*depth, UINT32_MAX)));
   }
   if (absl::Status status = BatchingFromFlags(args, config); !status.ok()) return status;
   return config;

@@ -113,7 +113,14 @@ void PrintModelDetails(const v1::ModelStatus& model, std::ostream& out) {
   if (model.replicas().empty()) out << "  (none)\n";
   for (const v1::ModelReplica& replica : model.replicas()) {
     out << "  cores " << CoresOf(replica) << "  " << (replica.healthy() ? "healthy" : "UNHEALTHY")
-        << "  " << replica.executions() << " executions\n";
+        << "  " << replica.executions() << " executions";
+    // 0: a daemon from before pipelining, which does not say.
+    if (replica.tensor_sets() > 0) {
+      out << "  " << replica.tensor_sets()
+          << (replica.tensor_sets() == 1 ? " tensor set, " : " tensor sets, ")
+          << ByteSizeText(replica.tensor_bytes());
+    }
+    out << "\n";
   }
 }
 

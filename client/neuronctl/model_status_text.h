@@ -25,7 +25,8 @@ std::string ByteSizeText(uint64_t bytes);
 // NAME VERSION STATE REPLICAS CORES REQUESTS SOURCE, one row per model; "no models loaded"
 // when there are none.
 void PrintModelsTable(const std::vector<v1::ModelStatus>& models, std::ostream& out);
-// Every field of one model, one per line, with its tensors and replicas.
+// Every field of one model, one per line, with its tensors and replicas (each one's cores,
+// health, executions, and its tensor sets with the device memory they take).
 void PrintModelDetails(const v1::ModelStatus& model, std::ostream& out);
 
 }  // namespace neuronserve::neuronctl

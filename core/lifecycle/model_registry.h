@@ -46,6 +46,9 @@ struct RegistryOptions {
   absl::Duration drain_timeout = absl::Seconds(30);
   // A model's request queue bound when its config does not set one.
   uint32_t max_queue = 1024;
+  // Tensor sets per replica when a model's config does not set pipeline_depth (1: no
+  // pipelining).
+  uint32_t pipeline_depth = 2;
   // Told after every change of a model's state, with no registry lock held (nullable; must
   // outlive the registry). Cores taken out of rotation are told by the WorkerPool's own relay,
   // which its creator passes (the daemon passes this same one).

@@ -206,7 +206,14 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     variant_tensors.push_back(ModelTensors::Split(*std::move(listed)));
   }
   if (status.ok() && !spec.variants.empty()) status = CheckBatchVariants(name, to_check);
-  if (status.ok()) status = BindTensors(name, variant_tensors, replicas);
+  const uint32_t pipeline_depth =
+      spec.pipeline_depth != 0 ? spec.pipeline_depth : options_.pipeline_depth;
+  if (status.ok() && (pipeline_depth == 0 || pipeline_depth > kMaxPipelineDepth)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("model '", name, "': pipeline_depth is ", pipeline_depth,
+                     "; it must be 1 to ", kMaxPipelineDepth));
+  }
+  if (status.ok()) status = BindTensors(name, variant_tensors, pipeline_depth, replicas);
   if (!status.ok()) {
     replicas.clear();  // nrt_unload of every replica made so far
     allocator_.Release(placement->id);
@@ -261,18 +268,19 @@ absl::Status VersionLoader::WarmUp(const std::string& name,
       const std::string what =
           absl::StrCat("model '", name, "': the warm-up of the variant of batch ",
                        variant.batch_size, " on ", NameCoreRange(replica->cores));
-      for (size_t i = 0; i < variant.tensors.inputs.size(); ++i) {
-        const size_t bytes = variant.tensors.input_bytes[i];
+      ReplicaTensors& tensors = variant.tensor_sets.front();
+      for (size_t i = 0; i < tensors.inputs.size(); ++i) {
+        const size_t bytes = tensors.input_bytes[i];
         if (zeros.size() < bytes) zeros.resize(bytes);
         if (absl::Status written =
-                variant.tensors.inputs[i].Write(absl::MakeConstSpan(zeros.data(), bytes));
+                tensors.inputs[i].Write(absl::MakeConstSpan(zeros.data(), bytes));
             !written.ok()) {
           return absl::Status(written.code(), absl::StrCat(what, " failed: ", written.message()));
         }
       }
       const absl::Time started = absl::Now();
       absl::Status executed =
-          variant.model.Execute(variant.tensors.input_set, variant.tensors.output_set);
+          variant.model.Execute(tensors.input_set, tensors.output_set);
       if (!executed.ok()) {
         return absl::Status(executed.code(), absl::StrCat(what, " failed: ", executed.message()));
       }
@@ -284,14 +292,17 @@ absl::Status VersionLoader::WarmUp(const std::string& name,
 
 absl::Status VersionLoader::BindTensors(const std::string& name,
                                         const std::vector<ModelTensors>& tensors,
+                                        uint32_t pipeline_depth,
                                         std::vector<std::unique_ptr<ModelReplica>>& replicas) {
   for (const auto& replica : replicas) {
     for (size_t v = 0; v < replica->variants.size(); ++v) {
-      absl::StatusOr<ReplicaTensors> bound = ReplicaTensors::Allocate(
-          runtime_, name, replica->cores.start, tensors[v].inputs, tensors[v].outputs);
+      absl::StatusOr<std::vector<ReplicaTensors>> bound =
+          ReplicaTensors::AllocateSets(runtime_, name, replica->cores.start, tensors[v].inputs,
+                                       tensors[v].outputs, pipeline_depth);
       if (!bound.ok()) return bound.status();
-      replica->variants[v].tensors = *std::move(bound);
+      replica->variants[v].tensor_sets = *std::move(bound);
     }
+    replica->SetPipelineDepth(pipeline_depth);
   }
   return absl::OkStatus();
 }

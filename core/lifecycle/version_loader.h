@@ -76,6 +76,9 @@ struct LoadSpec {
   bool shared = false;
   // Most requests waiting at once; 0: VersionLoaderOptions::max_queue.
   uint32_t max_queue = 0;
+  // Tensor sets bound per variant of each replica (ModelReplica::pipeline_depth), 1 to
+  // kMaxPipelineDepth; 0: VersionLoaderOptions::pipeline_depth.
+  uint32_t pipeline_depth = 0;
   // Cores one replica occupies as the config declares it (0: not declared); used only when the
   // runtime reports no core count of its own.
   uint32_t declared_core_count = 0;
@@ -104,6 +107,9 @@ struct VersionLoaderOptions {
   absl::Duration drain_timeout = absl::Seconds(30);
   // A version's request queue bound when its LoadSpec does not set one.
   uint32_t max_queue = 1024;
+  // Tensor sets per replica when a LoadSpec does not set pipeline_depth: 2 lets a core execute
+  // one unit while the copies of the next and the last run beside it.
+  uint32_t pipeline_depth = 2;
   // Where each loaded version's requests are counted (nullable).
   ServingMetrics* metrics = nullptr;
 };
@@ -140,8 +146,10 @@ class VersionLoader {
   absl::Status WarmUp(const std::string& name,
                       const std::vector<std::unique_ptr<ModelReplica>>& replicas,
                       Scheduler& scheduler);
-  // Device tensors for each variant of each replica, `tensors[v]` for variant v.
+  // `pipeline_depth` sets of device tensors for each variant of each replica, `tensors[v]` for
+  // variant v.
   absl::Status BindTensors(const std::string& name, const std::vector<ModelTensors>& tensors,
+                           uint32_t pipeline_depth,
                            std::vector<std::unique_ptr<ModelReplica>>& replicas);
 
   const NrtRuntime& runtime_;

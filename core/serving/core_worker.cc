@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/numeric/bits.h"
 #include "absl/strings/str_cat.h"
 #include "base/thread_name.h"
 #include "core/nrt/nrt_status.h"
@@ -24,6 +25,23 @@ absl::Status WithContext(const absl::Status& error, const std::string& context) 
   return result;
 }
 
+// Why `job` is answered without running: its caller cancelled, or its deadline passed before
+// `now`; nullopt when it still wants its answer.
+std::optional<absl::Status> GaveUp(const InferenceJob& job, absl::Time now,
+                                   const std::string& model) {
+  if (job.Cancelled()) {
+    return absl::CancelledError(
+        absl::StrCat("model '", model, "': the request was cancelled while queued"));
+  }
+  if (now >= job.deadline) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "model '", model, "': the deadline passed after ",
+        absl::FormatDuration(absl::Trunc(now - job.enqueued_at, absl::Microseconds(1))),
+        " in the queue; the request did not run"));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CoreWorker::CoreWorker(uint32_t core, WorkerPool* pool)
@@ -31,23 +49,43 @@ CoreWorker::CoreWorker(uint32_t core, WorkerPool* pool)
       pool_(pool),
       metrics_(pool->metrics() != nullptr ? pool->metrics()->ForCore(core)
                                           : CoreExecutionMetrics{}),
-      thread_([this] { Run(); }) {}
+      execution_thread_([this] { RunExecution(); }),
+      copy_thread_([this] { RunCopies(); }) {}
 
 CoreWorker::~CoreWorker() {
   {
-    MutexLock lock(&bell_mutex_);
+    MutexLock lock(&stages_mutex_);
     stopping_ = true;
   }
-  bell_.NotifyAll();
-  thread_.join();
+  execution_bell_.NotifyAll();
+  copy_bell_.NotifyAll();
+  execution_thread_.join();
+  copy_thread_.join();
+}
+
+std::optional<absl::Time> CoreWorker::executing_since() const {
+  const int64_t executing = executing_since_ns_.load(std::memory_order_acquire);
+  const int64_t copying = copying_since_ns_.load(std::memory_order_acquire);
+  if (executing == 0 && copying == 0) return std::nullopt;
+  if (executing == 0) return absl::FromUnixNanos(copying);
+  if (copying == 0) return absl::FromUnixNanos(executing);
+  return absl::FromUnixNanos(std::min(executing, copying));
 }
 
 void CoreWorker::Ring() {
+  bool wake_execution = false;
+  bool wake_copy = false;
   {
-    MutexLock lock(&bell_mutex_);
+    MutexLock lock(&stages_mutex_);
     ++rings_;
+    // The idle core takes the work itself; a busy one has its copy thread write it meanwhile,
+    // when a tensor set is free for it (else the copy thread could take nothing).
+    wake_execution = execution_idle_;
+    wake_copy = !execution_idle_ && copy_idle_ &&
+                free_tensor_sets_.load(std::memory_order_relaxed) > 0;
   }
-  bell_.NotifyAll();
+  if (wake_execution) execution_bell_.NotifyOne();
+  if (wake_copy) copy_bell_.NotifyOne();
 }
 
 void CoreWorker::Attach(LoadedModel* model, ModelReplica* replica) {
@@ -60,12 +98,23 @@ void CoreWorker::Attach(LoadedModel* model, ModelReplica* replica) {
       least = i == 0 ? bindings_[i].used : std::min(least, bindings_[i].used);
     }
     bindings_.push_back(Binding{model, replica, least});
+    free_tensor_sets_.fetch_add(
+        absl::popcount(replica->free_tensor_sets.load(std::memory_order_acquire)),
+        std::memory_order_relaxed);
   }
   Ring();  // jobs may be waiting already
 }
 
 void CoreWorker::Detach(const LoadedModel* model) {
   MutexLock lock(&bindings_mutex_);
+  for (const Binding& binding : bindings_) {
+    // No unit of the model is in flight (the caller holds no lease), so all its sets are free.
+    if (binding.model == model) {
+      free_tensor_sets_.fetch_sub(
+          absl::popcount(binding.replica->free_tensor_sets.load(std::memory_order_acquire)),
+          std::memory_order_relaxed);
+    }
+  }
   bindings_.erase(std::remove_if(bindings_.begin(), bindings_.end(),
                                  [model](const Binding& b) { return b.model == model; }),
                   bindings_.end());
@@ -73,9 +122,25 @@ void CoreWorker::Detach(const LoadedModel* model) {
   ++bindings_generation_;
 }
 
-bool CoreWorker::TakeNext(Binding* binding, absl::Time* look_again_at) {
+CoreWorker::Flight* CoreWorker::Take(absl::Time* look_again_at) {
+  Flight* flight;
+  {
+    MutexLock lock(&stages_mutex_);
+    if (spare_.empty()) {
+      flights_.push_back(std::make_unique<Flight>());
+      spare_.push_back(flights_.back().get());
+    }
+    flight = spare_.back();
+    spare_.pop_back();
+  }
+  if (TakeNext(*flight, look_again_at)) return flight;
+  MutexLock lock(&stages_mutex_);
+  spare_.push_back(flight);
+  return nullptr;
+}
+
+bool CoreWorker::TakeNext(Flight& flight, absl::Time* look_again_at) {
   MutexLock lock(&bindings_mutex_);
-  ApplyChargeLocked();
   const size_t count = bindings_.size();
   const absl::Time now = absl::Now();
   // The bindings in turn from next_binding_, then by the device time they had (a stable sort
@@ -88,230 +153,414 @@ bool CoreWorker::TakeNext(Binding* binding, absl::Time* look_again_at) {
                    });
   for (size_t asked = 0; asked < order.size(); ++asked) {
     Binding& candidate = bindings_[order[asked]];
-    if (!candidate.replica->healthy.load(std::memory_order_acquire)) continue;
-    if (!candidate.model->scheduler()->Next(*candidate.replica, now, unit_, look_again_at)) {
-      continue;
-    }
+    ModelReplica& replica = *candidate.replica;
+    if (!replica.healthy.load(std::memory_order_acquire)) continue;
+    // Every set in flight: the replica is busy, not idle, so it is neither asked nor lifted.
+    const uint32_t free_sets = replica.free_tensor_sets.load(std::memory_order_acquire);
+    if (free_sets == 0) continue;
+    if (!candidate.model->scheduler()->Next(replica, now, flight.unit, look_again_at)) continue;
     // Those asked before had nothing: they bank no credit for the time they were idle.
     for (size_t idle = 0; idle < asked; ++idle) {
       Binding& passed = bindings_[order[idle]];
+      if (passed.replica->free_tensor_sets.load(std::memory_order_relaxed) == 0) continue;
       passed.used = std::max(passed.used, candidate.used);
     }
     next_binding_ = order[asked] + 1;  // among equals, the turn passes on
-    *binding = candidate;
-    uncharged_generation_ = bindings_generation_;
+    // Sets are claimed only here, under bindings_mutex_: the lowest free one is still free.
+    const uint32_t set = static_cast<uint32_t>(absl::countr_zero(free_sets));
+    replica.free_tensor_sets.fetch_and(~(uint32_t{1} << set), std::memory_order_acq_rel);
+    free_tensor_sets_.fetch_sub(1, std::memory_order_relaxed);
+    flight.unit.tensor_set = set;
+    flight.binding = candidate;
+    flight.generation = bindings_generation_;
+    // Read again: a job submitted after `now` was read may be in the unit, and its time in the
+    // queue must not come out negative.
+    flight.taken = absl::Now();
+    flight.device = absl::ZeroDuration();
+    flight.executed = absl::OkStatus();
     return true;
   }
   return false;
 }
 
-void CoreWorker::ApplyChargeLocked() {
-  if (uncharged_replica_ == nullptr) return;
-  if (uncharged_generation_ == bindings_generation_) {
-    for (Binding& bound : bindings_) {
-      if (bound.replica == uncharged_replica_) bound.used += uncharged_;
-    }
+void CoreWorker::Charge(const Flight& flight, absl::Duration ran) {
+  MutexLock lock(&bindings_mutex_);
+  if (flight.generation != bindings_generation_) return;
+  for (Binding& bound : bindings_) {
+    if (bound.replica == flight.binding.replica) bound.used += ran;
   }
-  uncharged_replica_ = nullptr;
 }
 
-void CoreWorker::Run() {
+void CoreWorker::RunExecution() {
   NameThisThread(absl::StrCat("core-", core_));
   for (;;) {
+    Flight* flight = nullptr;
     uint64_t seen;
+    bool wake_copy = false;
     {
-      MutexLock lock(&bell_mutex_);
+      MutexLock lock(&stages_mutex_);
+      // A unit the copy thread is writing comes next: wait for it rather than take another.
+      execution_bell_.Wait(&stages_mutex_, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
+        return stopping_ || !written_.empty() || !staging_;
+      });
       if (stopping_) return;
+      if (!written_.empty()) {
+        flight = written_.front();
+        written_.erase(written_.begin());
+        // The copy thread may write the next one now.
+        wake_copy = copy_idle_;
+      }
       seen = rings_;
     }
-    Binding binding{};
-    absl::Time look_again_at = absl::InfiniteFuture();
-    if (TakeNext(&binding, &look_again_at)) {
-      Execute(binding);
+    if (wake_copy) copy_bell_.NotifyOne();
+    if (flight == nullptr) {
+      // The core is idle: this thread takes the next unit and writes it itself (a hand-off to
+      // the copy thread would only add a wake-up).
+      absl::Time look_again_at = absl::InfiniteFuture();
+      flight = Take(&look_again_at);
+      if (flight == nullptr) {
+        // Nothing to take: sleep until something rings after the snapshot above (a ring
+        // during the scan leaves rings_ != seen, so it is never lost), a unit is written, or a
+        // scheduler said it will have something.
+        MutexLock lock(&stages_mutex_);
+        auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
+          return stopping_ || rings_ != seen || !written_.empty();
+        };
+        execution_idle_ = true;
+        if (look_again_at == absl::InfiniteFuture()) {
+          execution_bell_.Wait(&stages_mutex_, woken);
+        } else {
+          execution_bell_.WaitWithTimeout(&stages_mutex_, look_again_at - absl::Now(), woken);
+        }
+        execution_idle_ = false;
+        continue;
+      }
+      if (!Write(*flight, execution_scratch_, executing_since_ns_)) continue;
+      if (Execute(*flight, /*waited=*/false)) AfterExecution(flight);
       continue;
     }
-    // Nothing to take: sleep until a scheduler rings after the scan above began (a ring between
-    // the snapshot and the scan leaves rings_ != seen, so it is never lost), or until a
-    // scheduler said it will have something.
-    MutexLock lock(&bell_mutex_);
-    auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bell_mutex_) {
-      return stopping_ || rings_ != seen;
-    };
-    if (look_again_at == absl::InfiniteFuture()) {
-      bell_.Wait(&bell_mutex_, woken);
-    } else {
-      bell_.WaitWithTimeout(&bell_mutex_, look_again_at - absl::Now(), woken);
+    if (Execute(*flight, /*waited=*/true)) AfterExecution(flight);
+  }
+}
+
+void CoreWorker::RunCopies() {
+  NameThisThread(absl::StrCat("copy-", core_));
+  uint64_t seen = 0;        // rings_ when this thread last began to take
+  bool take_again = false;  // the last take found a unit: there may be more
+  absl::Time look_again_at = absl::InfiniteFuture();
+  for (;;) {
+    Flight* executed = nullptr;
+    {
+      MutexLock lock(&stages_mutex_);
+      // Reads come first (they answer requests and free sets). A new unit is taken only while
+      // the core is busy (an idle core takes its own) and none is written yet: one ahead keeps
+      // the core fed, and choosing the next unit as late as that lets the fair share between
+      // the bound models see every execution charged but the running one.
+      auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
+        return stopping_ || !executed_.empty() ||
+               (!execution_idle_ && written_.empty() && (take_again || rings_ != seen));
+      };
+      copy_idle_ = true;
+      while (!ready()) {
+        if (look_again_at == absl::InfiniteFuture()) {
+          copy_bell_.Wait(&stages_mutex_, ready);
+        } else if (!copy_bell_.WaitWithTimeout(&stages_mutex_, look_again_at - absl::Now(),
+                                               ready)) {
+          // A scheduler's promised unit is due: take it if the core is still busy.
+          look_again_at = absl::InfiniteFuture();
+          take_again = true;
+        }
+      }
+      copy_idle_ = false;
+      if (stopping_) return;
+      if (!executed_.empty()) {
+        executed = executed_.front();
+        executed_.erase(executed_.begin());
+      } else {
+        staging_ = true;
+        seen = rings_;
+      }
     }
-  }
-}
-
-void CoreWorker::Execute(const Binding& binding) {
-  ExecuteUnit(binding);
-  FlushCompletions();
-}
-
-bool CoreWorker::WorkWaiting() {
-  // The schedulers hold every job not yet taken (a job submitted since this worker looked is
-  // one of them), so their depths alone tell whether work waits.
-  MutexLock lock(&bindings_mutex_);
-  for (const Binding& binding : bindings_) {
-    if (binding.replica->healthy.load(std::memory_order_acquire) &&
-        binding.model->scheduler()->depth() > 0) {
-      return true;
+    if (executed != nullptr) {
+      Read(*executed, copy_scratch_, copying_since_ns_);
+      continue;
     }
+    look_again_at = absl::InfiniteFuture();
+    Flight* flight = Take(&look_again_at);
+    take_again = flight != nullptr;
+    const bool written = flight != nullptr && Write(*flight, copy_scratch_, copying_since_ns_);
+    {
+      MutexLock lock(&stages_mutex_);
+      staging_ = false;
+      if (written) written_.push_back(flight);
+    }
+    execution_bell_.NotifyOne();  // it may wait for this unit, or for staging_ to end
   }
-  return false;
 }
 
-void CoreWorker::FlushCompletions() {
-  if (completions_.empty()) return;
-  // Decided before any job completes: completing may release the last lease on a model.
-  if (WorkWaiting()) {
-    pool_->responder().Post(completions_);
-    return;
-  }
-  for (Completion& completion : completions_) completion.Run();
-  completions_.clear();
-}
-
-void CoreWorker::ExecuteUnit(const Binding& binding) {
-  LoadedModel& model = *binding.model;
-  ModelReplica& replica = *binding.replica;
-  const std::string& name = model.identity().name;
-  const absl::Time started = absl::Now();
-
-  // Everything a job needs from the model is done before its answer: after it the job's
-  // owner may release the last lease, and the model may be unloaded. The answers are gathered
-  // in completions_ and given when this returns (Execute: FlushCompletions). The owner counts the
-  // outcome (RecordRequestOutcome, core/serving/request_outcome.h), not the worker.
-  // A part that reached the device reports the batch it ran in (unit_ by then holds only
+void CoreWorker::Answer(const Flight& flight, const JobRows& part, absl::Status status,
+                        absl::Duration device, Scratch& scratch) {
+  // A part that reached the device reports the batch it ran in (the unit by then holds only
   // those parts).
-  auto answer = [&](const JobRows& part, absl::Status status, absl::Duration device) {
-    ExecutionTiming timing{started - part.job->enqueued_at, device};
-    if (device > absl::ZeroDuration()) {
-      timing.batch_rows = unit_.rows();
-      timing.batch_size = replica.variants[unit_.variant].batch_size;
-    }
-    absl::Status outcome;
-    if (EndRows(part, std::move(status), &outcome)) {
-      completions_.push_back(Completion{part.job, std::move(outcome), timing});
-    }
-  };
+  ExecutionTiming timing{flight.taken - part.job->enqueued_at, device};
+  if (device > absl::ZeroDuration()) {
+    timing.batch_rows = flight.unit.rows();
+    timing.batch_size = flight.binding.replica->variants[flight.unit.variant].batch_size;
+  }
+  absl::Status outcome;
+  if (EndRows(part, std::move(status), &outcome)) {
+    scratch.completions.push_back(Completion{part.job, std::move(outcome), timing});
+  }
+}
 
+bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& since_ns) {
+  LoadedModel& model = *flight.binding.model;
+  ModelReplica& replica = *flight.binding.replica;
+  ExecutionUnit& unit = flight.unit;
+  const std::string& name = model.identity().name;
+
+  // Everything a job needs from the model is done before its answer: after it the job's owner
+  // may release the last lease, and the model may be unloaded. So answers are gathered in
+  // `scratch` and given once the flight is released (FlushCompletions). The owner counts the
+  // outcome (RecordRequestOutcome, core/serving/request_outcome.h), not the worker.
+  //
   // Jobs whose caller gave up, or whose deadline passed, while queued never reach the device,
   // nor do the remaining rows of a split job one of whose ranges failed; the others keep their
   // order (their rows are packed in it).
   size_t kept = 0;
-  for (const JobRows& part : unit_.parts) {
+  for (const JobRows& part : unit.parts) {
     InferenceJob* job = part.job;
-    if (job->Cancelled()) {
-      answer(part, absl::CancelledError(absl::StrCat(
-                       "model '", name, "': the request was cancelled while queued")),
-             absl::ZeroDuration());
-    } else if (started >= job->deadline) {
-      answer(part, absl::DeadlineExceededError(absl::StrCat(
-                       "model '", name, "': the deadline passed after ",
-                       absl::FormatDuration(
-                           absl::Trunc(started - job->enqueued_at, absl::Microseconds(1))),
-                       " in the queue; the request did not run")),
-             absl::ZeroDuration());
+    if (std::optional<absl::Status> gave_up = GaveUp(*job, flight.taken, name);
+        gave_up.has_value()) {
+      Answer(flight, part, *std::move(gave_up), absl::ZeroDuration(), scratch);
     } else if (job->row_ranges != nullptr && job->row_ranges->failed()) {
-      answer(part, job->row_ranges->first_error(), absl::ZeroDuration());
+      Answer(flight, part, job->row_ranges->first_error(), absl::ZeroDuration(), scratch);
     } else {
-      unit_.parts[kept++] = part;
+      unit.parts[kept++] = part;
     }
   }
-  unit_.parts.resize(kept);
-  if (unit_.parts.empty()) return;
+  unit.parts.resize(kept);
+  if (unit.parts.empty()) {
+    Release(flight);
+    FlushCompletions(scratch);
+    return false;
+  }
 
-  ReplicaVariant& variant = replica.variants[unit_.variant];
+  ReplicaVariant& variant = replica.variants[unit.variant];
   // Counted for whole jobs only: the ranges of a split job may run on two cores at once, and are
   // never retried (TryRetry).
-  for (const JobRows& part : unit_.parts) {
+  for (const JobRows& part : unit.parts) {
     if (part.job->row_ranges == nullptr) ++part.job->attempts;
   }
   if (variant.metrics != nullptr) {
     // What the batcher formed: counted whether or not the execution then succeeds.
-    const uint32_t rows = unit_.rows();
+    const uint32_t rows = unit.rows();
     variant.metrics->executions->Increment();
     variant.metrics->rows->Observe(rows);
     if (variant.batch_size > rows)
       variant.metrics->padded_rows->Increment(variant.batch_size - rows);
-    for (const JobRows& part : unit_.parts) {
+    for (const JobRows& part : unit.parts) {
       variant.metrics->queue_seconds->Observe(
-          absl::ToDoubleSeconds(started - part.job->enqueued_at));
+          absl::ToDoubleSeconds(flight.taken - part.job->enqueued_at));
     }
   }
-  executing_since_ns_.store(absl::ToUnixNanos(started), std::memory_order_release);
-  // Cleared when Execute returns, whichever way.
-  struct ExecutingMark {
-    std::atomic<int64_t>& since;
-    ~ExecutingMark() { since.store(0, std::memory_order_release); }
-  } executing_mark{executing_since_ns_};
-
-  // A copy that failed: no execution ran, so no device time is reported.
-  auto fail_all = [&](const absl::Status& status) {
-    for (const JobRows& part : unit_.parts) answer(part, status, absl::ZeroDuration());
-  };
-  if (absl::Status written = WriteInputs(model, variant, replica); !written.ok()) {
-    fail_all(written);
-    return;
+  const absl::Time started = absl::Now();
+  since_ns.store(absl::ToUnixNanos(started), std::memory_order_release);
+  absl::Status written = WriteInputs(flight, scratch);
+  since_ns.store(0, std::memory_order_release);
+  flight.device += absl::Now() - started;
+  if (!written.ok()) {
+    // No execution ran, so no device time is reported.
+    for (const JobRows& part : unit.parts) {
+      Answer(flight, part, written, absl::ZeroDuration(), scratch);
+    }
+    Release(flight);
+    FlushCompletions(scratch);
+    return false;
   }
-  absl::Status executed = variant.model.Execute(variant.tensors.input_set,
-                                                variant.tensors.output_set);
-  // One clock read for both the scheduler's cost feedback and the core's busy time.
+  // The answers of the jobs left behind need not wait for the others'.
+  if (!scratch.completions.empty()) FlushCompletions(scratch);
+  return true;
+}
+
+bool CoreWorker::Execute(Flight& flight, bool waited) {
+  LoadedModel& model = *flight.binding.model;
+  ModelReplica& replica = *flight.binding.replica;
+  ReplicaVariant& variant = replica.variants[flight.unit.variant];
+  const std::string& name = model.identity().name;
+  if (waited) {
+    // Written ahead, it waited for the core: when every job in it gave up meanwhile, it does not
+    // run (a job that gave up in a unit that runs for others is answered as it would be anyway).
+    const absl::Time now = absl::Now();
+    bool everyone_gave_up = true;
+    for (const JobRows& part : flight.unit.parts) {
+      if (!GaveUp(*part.job, now, name).has_value()) {
+        everyone_gave_up = false;
+        break;
+      }
+    }
+    if (everyone_gave_up) {
+      for (const JobRows& part : flight.unit.parts) {
+        Answer(flight, part, *GaveUp(*part.job, now, name), absl::ZeroDuration(),
+               execution_scratch_);
+      }
+      Release(flight);
+      FlushCompletions(execution_scratch_);
+      return false;
+    }
+  }
+  const std::string where = absl::StrCat("model '", name, "' on ", NameCoreRange(replica.cores));
+  if (!replica.healthy.load(std::memory_order_acquire)) {
+    // Its inputs were written before a hardware error took the replica out: it does not run
+    // there, and fails (or is retried elsewhere) as a unit that met the error would.
+    flight.executed = absl::UnavailableError(absl::StrCat(
+        where, ": the replica was taken out of rotation after a hardware error before this "
+               "request ran"));
+    flight.failure = ExecutionFailure::kHardware;
+    return true;
+  }
+  ReplicaTensors& tensors = variant.tensor_sets[flight.unit.tensor_set];
+  const absl::Time started = absl::Now();
+  executing_since_ns_.store(absl::ToUnixNanos(started), std::memory_order_release);
+  absl::Status executed = variant.model.Execute(tensors.input_set, tensors.output_set);
   const absl::Duration ran = absl::Now() - started;
-  model.scheduler()->Executed(unit_.variant, unit_.rows(), ran);
-  uncharged_replica_ = &replica;  // charged when the worker next takes a unit
-  uncharged_ = ran;
+  executing_since_ns_.store(0, std::memory_order_release);
+  flight.device += ran;
+  // The scheduler's cost feedback and the fairness charge count the write too, as the core's
+  // cost of the unit; the busy time is the execution alone.
+  model.scheduler()->Executed(flight.unit.variant, flight.unit.rows(), flight.device);
+  Charge(flight, flight.device);
   replica.executions.fetch_add(1, std::memory_order_relaxed);
   if (metrics_.executions != nullptr) {
     metrics_.executions->Increment();
     metrics_.busy_seconds->Increment(absl::ToDoubleSeconds(ran));
   }
-  if (!executed.ok()) {
-    if (ServingMetrics* metrics = pool_->metrics(); metrics != nullptr) {
-      const std::optional<NRT_STATUS> nrt = NrtStatusOf(executed);
-      metrics->CountNrtError(core_, nrt.has_value() ? std::string(NrtStatusName(*nrt))
-                                                    : std::string("UNKNOWN"));
-    }
-    const ExecutionFailure kind = ClassifyExecutionFailure(executed);
-    const std::string where = absl::StrCat("model '", name, "' on ", NameCoreRange(replica.cores));
+  if (executed.ok()) {
+    flight.executed = absl::OkStatus();
+    return true;
+  }
+  if (ServingMetrics* metrics = pool_->metrics(); metrics != nullptr) {
+    const std::optional<NRT_STATUS> nrt = NrtStatusOf(executed);
+    metrics->CountNrtError(core_, nrt.has_value() ? std::string(NrtStatusName(*nrt))
+                                                  : std::string("UNKNOWN"));
+  }
+  flight.failure = ClassifyExecutionFailure(executed);
+  if (flight.failure == ExecutionFailure::kHardware) {
+    // At once, not when the unit is read: no further unit is taken for the replica.
     const std::string what = absl::StrCat(where, ": ", executed.message());
-    if (kind == ExecutionFailure::kHardware) {
-      spdlog::error("{}; taking {} out of rotation", what, NameCoreRange(replica.cores));
-      pool_->MarkCoresUnhealthy(replica.cores, what);
-    }
-    const absl::Status failed = WithContext(executed, where);
-    const absl::Duration device = absl::Now() - started;
-    const bool batched = unit_.parts.size() > 1;
-    for (const JobRows& part : unit_.parts) {
-      if (TryRetry(binding, part, kind, batched)) continue;
-      answer(part, failed, device);
-    }
-    return;
+    spdlog::error("{}; taking {} out of rotation", what, NameCoreRange(replica.cores));
+    pool_->MarkCoresUnhealthy(replica.cores, what);
   }
-  if (absl::Status read = ReadOutputs(model, variant, replica); !read.ok()) {
-    fail_all(read);
-    return;
-  }
-  const absl::Duration device = absl::Now() - started;
-  model.RecordExecution(unit_.rows(), device);
-  for (const JobRows& part : unit_.parts) answer(part, absl::OkStatus(), device);
+  flight.executed = WithContext(executed, where);
+  return true;
 }
 
-absl::Status CoreWorker::WriteInputs(const LoadedModel& model, ReplicaVariant& variant,
-                                     const ModelReplica& replica) {
+void CoreWorker::AfterExecution(Flight* flight) {
+  // Decided before the stages lock is taken (bindings and scheduler locks come first).
+  const bool takeable = WorkWaiting(/*takeable=*/true);
+  bool hand_off;
+  bool wake_copy = false;
+  {
+    MutexLock lock(&stages_mutex_);
+    // The core has something to do next (a written unit, one being written, or work a free set
+    // can take): the copy thread reads this one meanwhile.
+    hand_off = takeable || !written_.empty() || staging_;
+    if (hand_off) {
+      executed_.push_back(flight);
+      wake_copy = copy_idle_;
+    }
+  }
+  if (wake_copy) copy_bell_.NotifyOne();
+  if (!hand_off) Read(*flight, execution_scratch_, executing_since_ns_);
+}
+
+void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& since_ns) {
+  const ExecutionUnit& unit = flight.unit;
+  if (!flight.executed.ok()) {
+    const bool batched = unit.parts.size() > 1;
+    for (const JobRows& part : unit.parts) {
+      if (TryRetry(flight.binding, part, flight.failure, batched)) continue;
+      Answer(flight, part, flight.executed, flight.device, scratch);
+    }
+  } else {
+    const absl::Time started = absl::Now();
+    since_ns.store(absl::ToUnixNanos(started), std::memory_order_release);
+    absl::Status read = ReadOutputs(flight);
+    since_ns.store(0, std::memory_order_release);
+    flight.device += absl::Now() - started;
+    if (!read.ok()) {
+      for (const JobRows& part : unit.parts) {
+        Answer(flight, part, read, absl::ZeroDuration(), scratch);
+      }
+    } else {
+      flight.binding.model->RecordExecution(unit.rows(), flight.device);
+      for (const JobRows& part : unit.parts) {
+        Answer(flight, part, absl::OkStatus(), flight.device, scratch);
+      }
+    }
+  }
+  Release(flight);
+  FlushCompletions(scratch);
+}
+
+void CoreWorker::Release(Flight& flight) {
+  flight.binding.replica->free_tensor_sets.fetch_or(uint32_t{1} << flight.unit.tensor_set,
+                                                   std::memory_order_acq_rel);
+  free_tensor_sets_.fetch_add(1, std::memory_order_relaxed);
+  flight.unit.Clear();
+  bool wake_execution;
+  {
+    MutexLock lock(&stages_mutex_);
+    spare_.push_back(&flight);
+    // A set came free: the copy thread (the caller, or the one the core hands to) and a busy
+    // execution thread look again by themselves; only an idle core needs waking.
+    ++rings_;
+    wake_execution = execution_idle_;
+  }
+  if (wake_execution) execution_bell_.NotifyOne();
+}
+
+bool CoreWorker::WorkWaiting(bool takeable) {
+  // The schedulers hold every job not yet taken (a job submitted since this worker looked is
+  // one of them), so their depths alone tell whether work waits.
+  MutexLock lock(&bindings_mutex_);
+  for (const Binding& binding : bindings_) {
+    if (!binding.replica->healthy.load(std::memory_order_acquire)) continue;
+    if (takeable && binding.replica->free_tensor_sets.load(std::memory_order_acquire) == 0) {
+      continue;
+    }
+    if (binding.model->scheduler()->depth() > 0) return true;
+  }
+  return false;
+}
+
+void CoreWorker::FlushCompletions(Scratch& scratch) {
+  if (scratch.completions.empty()) return;
+  // Decided before any job completes: completing may release the last lease on a model.
+  if (WorkWaiting(/*takeable=*/false)) {
+    pool_->responder().Post(scratch.completions);
+    return;
+  }
+  for (Completion& completion : scratch.completions) completion.Run();
+  scratch.completions.clear();
+}
+
+absl::Status CoreWorker::WriteInputs(const Flight& flight, Scratch& scratch) {
+  const LoadedModel& model = *flight.binding.model;
+  ModelReplica& replica = *flight.binding.replica;
+  const ReplicaVariant& variant = replica.variants[flight.unit.variant];
+  ReplicaTensors& tensors = replica.variants[flight.unit.variant].tensor_sets[flight.unit.tensor_set];
+  std::vector<uint8_t>& zeros = scratch.zeros;
   // A variant without a batch dimension takes one request's whole tensors: one row.
   const size_t batch = variant.batch_size == 0 ? 1 : variant.batch_size;
   const std::vector<TensorSpec>& inputs = model.inputs();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    NrtTensor& tensor = variant.tensors.inputs[i];
-    const size_t tensor_bytes = variant.tensors.input_bytes[i];
+    NrtTensor& tensor = tensors.inputs[i];
+    const size_t tensor_bytes = tensors.input_bytes[i];
     const size_t row_bytes = tensor_bytes / batch;
     size_t offset = 0;
     absl::Status written;
-    for (const JobRows& part : unit_.parts) {
+    for (const JobRows& part : flight.unit.parts) {
       const absl::Span<const uint8_t> rows =
           part.job->Input(i).subspan(part.first_row * row_bytes, part.rows * row_bytes);
       written = tensor.Write(rows, offset);
@@ -320,8 +569,8 @@ absl::Status CoreWorker::WriteInputs(const LoadedModel& model, ReplicaVariant& v
     }
     if (written.ok() && offset < tensor_bytes) {
       // Padding: the rows no job fills hold zeros, never an earlier request's data.
-      if (zeros_.size() < tensor_bytes - offset) zeros_.resize(tensor_bytes - offset);
-      written = tensor.Write(absl::MakeConstSpan(zeros_.data(), tensor_bytes - offset), offset);
+      if (zeros.size() < tensor_bytes - offset) zeros.resize(tensor_bytes - offset);
+      written = tensor.Write(absl::MakeConstSpan(zeros.data(), tensor_bytes - offset), offset);
     }
     if (!written.ok()) {
       return absl::Status(written.code(),
@@ -333,18 +582,21 @@ absl::Status CoreWorker::WriteInputs(const LoadedModel& model, ReplicaVariant& v
   return absl::OkStatus();
 }
 
-absl::Status CoreWorker::ReadOutputs(const LoadedModel& model, const ReplicaVariant& variant,
-                                     const ModelReplica& replica) {
+absl::Status CoreWorker::ReadOutputs(const Flight& flight) {
+  const LoadedModel& model = *flight.binding.model;
+  const ModelReplica& replica = *flight.binding.replica;
+  const ReplicaVariant& variant = replica.variants[flight.unit.variant];
+  const ReplicaTensors& tensors = variant.tensor_sets[flight.unit.tensor_set];
   const size_t batch = variant.batch_size == 0 ? 1 : variant.batch_size;
   const std::vector<TensorSpec>& outputs = model.outputs();
   for (size_t j = 0; j < outputs.size(); ++j) {
-    const size_t row_bytes = variant.tensors.output_bytes[j] / batch;
+    const size_t row_bytes = tensors.output_bytes[j] / batch;
     size_t offset = 0;
-    for (const JobRows& part : unit_.parts) {
+    for (const JobRows& part : flight.unit.parts) {
       const size_t bytes = part.rows * row_bytes;
       const absl::Span<uint8_t> destination = OutputOf(part, j);
       if (!destination.empty()) {
-        absl::Status read = variant.tensors.outputs[j].Read(
+        absl::Status read = tensors.outputs[j].Read(
             destination.subspan(part.first_row * row_bytes, bytes), offset);
         if (!read.ok()) {
           return absl::Status(read.code(),

@@ -1,31 +1,44 @@
-// CoreWorker: the one thread that executes on a NeuronCore.
+// CoreWorker: the threads that run a NeuronCore's executions.
 //
 // Each replica is served by the worker of its first core. A worker asks the schedulers of the
 // models whose replicas are bound to it for the next ExecutionUnit, the one that has had the
 // least device time on this core first (so models sharing a core share its time whatever
 // their execution lengths: one of 4 ms batches cannot starve one of 1 ms requests, as a turn
 // per execution would let it), completes at once the jobs whose caller cancelled or whose
-// deadline passed, and otherwise writes each job's rows of every input into the unit's
-// variant's pre-bound device tensors (zeros in the rows no job fills), executes, reads each
-// job's rows of the wanted outputs straight into its buffers and completes the jobs: itself when
-// nothing else waits for the core, else through the pool's Responder (what completing costs, a
-// server call's serialization and send, then overlaps the next execution). A hardware
-// error takes the replica's cores out of rotation (through the WorkerPool); after a hardware or
-// transient error each job is given back once to its scheduler, to run again on another healthy
-// replica when the model has one.
+// deadline passed, and otherwise writes each job's rows of every input into a free tensor set
+// of the unit's variant (zeros in the rows no job fills), executes, reads each job's rows of the
+// wanted outputs straight into its buffers and completes the jobs.
+//
+// A unit goes through three stages: write, execute, read. The execution thread ("core-N") is
+// the only one that executes (the runtime's rule: one execution per core at a time); the copy
+// thread ("copy-N") writes the next unit's inputs and reads the last one's outputs while it
+// does, each unit in its own tensor set, so copies overlap executions. A replica binds
+// pipeline_depth sets (ModelReplica), and so has at most that many units in flight. The copy
+// thread only works while the core is busy: when the core is idle the execution thread takes,
+// writes, executes and reads a unit itself, so a lone request pays no hand-off between threads.
+// Completing a job (a server call's serialization and send) happens on the thread that ends the
+// unit when nothing else waits for the core, else on the pool's Responder. Units may end in
+// another order than they were taken; each job is still answered once.
+//
+// A hardware error takes the replica's cores out of rotation (through the WorkerPool); after a
+// hardware or transient error each job is given back once to its scheduler, to run again on
+// another healthy replica when the model has one. A unit whose replica left rotation while its
+// inputs waited is not executed: it fails as a hardware error would.
 //
 // Locks, in the order they are taken: bindings_mutex_ (which replicas this worker serves) is held
 // while asking a scheduler, so it comes before a scheduler's mutex; a scheduler rings the
-// doorbell with its own mutex held, so bell_mutex_ comes last and is never held while taking
-// another lock. The compiler checks the order within the worker (ABSL_ACQUIRED_AFTER below,
-// clang's -Wthread-safety-beta); a scheduler's mutex belongs to another object, which the
-// annotations cannot name, so ThreadSanitizer's lock-order detector checks that step in the core
-// tests. The worker blocks only on its bell (and on the device, in the runtime's calls).
+// doorbell with its own mutex held, so stages_mutex_ (the doorbell, and the units between
+// stages) comes last and is never held while taking another lock. The compiler checks the order
+// within the worker (ABSL_ACQUIRED_AFTER below, clang's -Wthread-safety-beta); a scheduler's
+// mutex belongs to another object, which the annotations cannot name, so ThreadSanitizer's
+// lock-order detector checks that step in the core tests. The threads block only on their
+// bells (and on the device, in the runtime's calls).
 #ifndef NEURON_SERVE_CORE_SERVING_CORE_WORKER_H_
 #define NEURON_SERVE_CORE_SERVING_CORE_WORKER_H_
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -48,7 +61,7 @@ class WorkerPool;
 
 class CoreWorker : public Doorbell {
  public:
-  // Starts the thread. `pool` must outlive the worker.
+  // Starts the threads. `pool` must outlive the worker.
   CoreWorker(uint32_t core, WorkerPool* pool);
   // Stops and joins. Every binding must have been detached (their queues emptied) before.
   ~CoreWorker() override;
@@ -64,13 +77,10 @@ class CoreWorker : public Doorbell {
   void Detach(const LoadedModel* model);
 
   uint32_t core() const { return core_; }
-  // When the execution now running on this core started (inputs written, outputs read
-  // included); nullopt while the worker is between jobs.
-  std::optional<absl::Time> executing_since() const {
-    const int64_t since = executing_since_ns_.load(std::memory_order_acquire);
-    if (since == 0) return std::nullopt;
-    return absl::FromUnixNanos(since);
-  }
+  // When the oldest runtime call now in progress on this core's threads started (an
+  // execution, or a copy of inputs or outputs: the watchdog's measure of a stuck core);
+  // nullopt while neither thread is in one.
+  std::optional<absl::Time> executing_since() const;
 
   // Calls `visit` for each bound replica, with bindings_mutex_ held (visit takes no worker lock).
   template <typename Visit>
@@ -89,52 +99,84 @@ class CoreWorker : public Doorbell {
     absl::Duration used = absl::ZeroDuration();
   };
 
-  void Run();
-  // Fills unit_ with the next unit of a healthy bound replica, asking the one with the least
-  // `used` first (ties in turn); false when there is none. Lowers `*look_again_at` when a
-  // scheduler will have one without being rung.
-  bool TakeNext(Binding* binding, absl::Time* look_again_at);
-  // Adds the last execution's device time (uncharged_) to its binding's `used`, unless a
-  // Detach came in between. Called at the start of TakeNext, whose lock it shares: an execution
-  // takes the worker's lock once, not once more to be charged.
-  void ApplyChargeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(bindings_mutex_);
-  // Executes unit_ on `binding`'s replica and answers for each of its jobs: ExecuteUnit, then
-  // FlushCompletions.
-  void Execute(const Binding& binding);
-  void ExecuteUnit(const Binding& binding);
-  // Completes the jobs whose outcomes ExecuteUnit gathered in completions_: on this thread when
-  // no work waits for the core (WorkWaiting), else on the pool's Responder, all in one post.
-  void FlushCompletions();
-  // True when the scheduler of a healthy bound replica holds jobs (takes each scheduler's lock
-  // under bindings_mutex_).
-  bool WorkWaiting();
+  // One unit in flight on this core, from being taken to its last answer. Owned by the worker
+  // (flights_) and reused; between stages it waits in written_ or executed_.
+  struct Flight {
+    Binding binding;
+    uint64_t generation = 0;  // bindings_generation_ when taken: a Detach since voids the charge
+    ExecutionUnit unit;
+    absl::Time taken;                              // when it left the queue
+    absl::Duration device = absl::ZeroDuration();  // write, execution and read so far
+    absl::Status executed;                         // the execution's outcome
+    ExecutionFailure failure = ExecutionFailure::kFinal;  // its kind, when it failed
+  };
+
+  // What one of the worker's threads reuses for every unit it handles (no allocation once
+  // grown): the outcomes gathered before they are given, and zeros for a batch's padding rows.
+  struct Scratch {
+    std::vector<Completion> completions;
+    std::vector<uint8_t> zeros;
+  };
+
+  // The two threads' loops.
+  void RunExecution();
+  void RunCopies();
+  // A spare flight holding the next unit of a healthy bound replica that has a free tensor set
+  // (claimed for it), asking the binding with the least `used` first (ties in turn); nullptr
+  // when there is none. Lowers `*look_again_at` when a scheduler will have one without being
+  // rung.
+  Flight* Take(absl::Time* look_again_at);
+  bool TakeNext(Flight& flight, absl::Time* look_again_at);
+  // The write stage: answers the jobs that gave up or expired while queued, then writes the
+  // others' inputs. True when the unit goes on to execute; false when it ended here (nothing
+  // left to run, or the write failed: every job answered into `scratch`, the flight released).
+  bool Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& since_ns);
+  // The execution stage (the execution thread only). A unit that `waited` (written ahead by the
+  // copy thread) whose every job gave up meanwhile is answered instead: false, the flight ended.
+  bool Execute(Flight& flight, bool waited);
+  // After the execution thread executed `flight`: reads it itself when nothing else waits for
+  // the core, else hands it to the copy thread.
+  void AfterExecution(Flight* flight);
+  // The read stage: reads the outputs of a successful execution (or retries or fails the jobs
+  // of a failed one), answers every job into `scratch`, releases the flight, and completes.
+  void Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& since_ns);
+  // Gives back the flight's tensor set and the flight itself; rings, since a set came free.
+  void Release(Flight& flight);
+  // Completes the jobs whose outcomes are gathered in `scratch`: on this thread when no work
+  // waits for the core (WorkWaiting), else on the pool's Responder, all in one post.
+  void FlushCompletions(Scratch& scratch);
+  // True when the scheduler of a healthy bound replica holds jobs; with `takeable`, only of one
+  // that has a free tensor set (takes each scheduler's lock under bindings_mutex_).
+  bool WorkWaiting(bool takeable);
+  // Adds an execution's device time to its binding's `used`, unless a Detach came in between.
+  void Charge(const Flight& flight, absl::Duration ran);
+  // Records `part`'s outcome into `scratch` (EndRows: once its job's last rows end).
+  void Answer(const Flight& flight, const JobRows& part, absl::Status status,
+              absl::Duration device, Scratch& scratch);
   // Writes each part's rows of every input, then zeros in the batch's remaining rows.
-  absl::Status WriteInputs(const LoadedModel& model, ReplicaVariant& variant,
-                           const ModelReplica& replica);
+  absl::Status WriteInputs(const Flight& flight, Scratch& scratch);
   // Reads each part's rows of every output a job asked for.
-  absl::Status ReadOutputs(const LoadedModel& model, const ReplicaVariant& variant,
-                           const ModelReplica& replica);
+  absl::Status ReadOutputs(const Flight& flight);
   // After a failed execution of the kind `kind`: true when `part`'s job went back to its
   // scheduler for another try (a transient or hardware error, on another healthy replica; or,
   // when it ran `batched` with other jobs, any error but a hardware one, to run alone).
   bool TryRetry(const Binding& binding, const JobRows& part, ExecutionFailure kind,
                 bool batched);
+  // Wakes the thread that should take new work: the execution thread when it is idle, else
+  // the copy thread when it waits.
+  void WakeForWorkLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_);
 
   const uint32_t core_;
   WorkerPool* const pool_;
   const CoreExecutionMetrics metrics_;  // null handles when the pool has no metrics
-  std::atomic<int64_t> executing_since_ns_{0};  // 0: not executing
-  // This worker's thread only, reused for every execution (no allocation once grown): the unit
-  // being executed, and zeros for the rows of a batch that no job fills.
-  ExecutionUnit unit_;
-  std::vector<uint8_t> zeros_;
-  // This worker's thread only: the replica of the last execution and its device time, not yet
-  // charged (ApplyChargeLocked), and the bindings' generation when it was taken.
-  // The outcomes of the unit being executed (FlushCompletions).
-  std::vector<Completion> completions_;
-  const ModelReplica* uncharged_replica_ = nullptr;
-  absl::Duration uncharged_ = absl::ZeroDuration();
-  uint64_t uncharged_generation_ = 0;
+  // When each thread's runtime call in progress started (0: none), for executing_since().
+  std::atomic<int64_t> executing_since_ns_{0};
+  std::atomic<int64_t> copying_since_ns_{0};
+  Scratch execution_scratch_;  // the execution thread's
+  Scratch copy_scratch_;       // the copy thread's
+  // Free tensor sets of the bound replicas, together: Ring wakes the copy thread only when it
+  // could take something. A hint (read without the locks that change it).
+  std::atomic<int64_t> free_tensor_sets_{0};
 
   Mutex bindings_mutex_;
   std::vector<Binding> bindings_ ABSL_GUARDED_BY(bindings_mutex_);
@@ -143,12 +185,29 @@ class CoreWorker : public Doorbell {
   // another allocated at its address).
   uint64_t bindings_generation_ ABSL_GUARDED_BY(bindings_mutex_) = 0;
 
-  Mutex bell_mutex_ ABSL_ACQUIRED_AFTER(bindings_mutex_);
-  uint64_t rings_ ABSL_GUARDED_BY(bell_mutex_) = 0;
-  bool stopping_ ABSL_GUARDED_BY(bell_mutex_) = false;
-  CondVar bell_;
+  Mutex stages_mutex_ ABSL_ACQUIRED_AFTER(bindings_mutex_);
+  uint64_t rings_ ABSL_GUARDED_BY(stages_mutex_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(stages_mutex_) = false;
+  // Every flight ever needed (at most the bound replicas' pipeline depths together), and the
+  // ones not in flight.
+  std::vector<std::unique_ptr<Flight>> flights_ ABSL_GUARDED_BY(stages_mutex_);
+  std::vector<Flight*> spare_ ABSL_GUARDED_BY(stages_mutex_);
+  // Units whose inputs are written, waiting to execute; executed ones waiting to be read. Both
+  // in order (short: at most the flights in use).
+  std::vector<Flight*> written_ ABSL_GUARDED_BY(stages_mutex_);
+  std::vector<Flight*> executed_ ABSL_GUARDED_BY(stages_mutex_);
+  // The copy thread is taking or writing a unit: the execution thread waits for it rather than
+  // take another itself (its copies would queue behind the copy thread's anyway).
+  bool staging_ ABSL_GUARDED_BY(stages_mutex_) = false;
+  // Which thread waits on its bell for new work (Ring wakes only that one).
+  bool execution_idle_ ABSL_GUARDED_BY(stages_mutex_) = false;
+  bool copy_idle_ ABSL_GUARDED_BY(stages_mutex_) = false;
+  CondVar execution_bell_;
+  CondVar copy_bell_;
 
-  std::thread thread_;  // last: started once everything above exists
+  // Last: started once everything above exists.
+  std::thread execution_thread_;
+  std::thread copy_thread_;
 };
 
 }  // namespace neuronserve

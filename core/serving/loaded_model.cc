@@ -16,6 +16,17 @@ absl::string_view ModelSourceName(ModelSource source) {
   return "unknown";
 }
 
+uint64_t ModelReplica::TensorBytes() const {
+  uint64_t total = 0;
+  for (const ReplicaVariant& variant : variants) {
+    for (const ReplicaTensors& set : variant.tensor_sets) {
+      for (size_t bytes : set.input_bytes) total += bytes;
+      for (size_t bytes : set.output_bytes) total += bytes;
+    }
+  }
+  return total;
+}
+
 struct LoadedModel::LeaseCount {
   Mutex mutex;
   int leases ABSL_GUARDED_BY(mutex) = 0;

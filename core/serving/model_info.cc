@@ -24,7 +24,9 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
   info.identity = model.identity();
   info.state = state;
   for (const auto& replica : model.replicas()) {
-    info.replicas.push_back(ReplicaInfo{replica->cores, replica->healthy.load(), replica->executions.load()});
+    info.replicas.push_back(ReplicaInfo{replica->cores, replica->healthy.load(),
+                                        replica->executions.load(), replica->pipeline_depth,
+                                        replica->TensorBytes()});
   }
   info.tensors = model.tensors();
   info.max_batch_size = model.max_batch_size();

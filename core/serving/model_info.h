@@ -29,7 +29,9 @@ absl::string_view ModelStateName(ModelState state);  // "LOADING", ...
 struct ReplicaInfo {
   CoreRange cores;
   bool healthy = true;
-  uint64_t executions = 0;  // nrt_execute calls, failed ones included
+  uint64_t executions = 0;      // nrt_execute calls, failed ones included
+  uint32_t pipeline_depth = 1;  // tensor sets bound per variant (ModelReplica::pipeline_depth)
+  uint64_t tensor_bytes = 0;    // device memory of all of them (ModelReplica::TensorBytes())
 };
 
 struct ModelInfo {

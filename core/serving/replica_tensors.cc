@@ -53,4 +53,18 @@ absl::StatusOr<ReplicaTensors> ReplicaTensors::Allocate(const NrtRuntime& runtim
   return result;
 }
 
+absl::StatusOr<std::vector<ReplicaTensors>> ReplicaTensors::AllocateSets(
+    const NrtRuntime& runtime, const std::string& model, uint32_t core,
+    const std::vector<TensorSpec>& inputs, const std::vector<TensorSpec>& outputs,
+    uint32_t count) {
+  std::vector<ReplicaTensors> sets;
+  sets.reserve(count);
+  for (uint32_t set = 0; set < count; ++set) {
+    absl::StatusOr<ReplicaTensors> bound = Allocate(runtime, model, core, inputs, outputs);
+    if (!bound.ok()) return bound.status();
+    sets.push_back(*std::move(bound));
+  }
+  return sets;
+}
+
 }  // namespace neuronserve

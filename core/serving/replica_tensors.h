@@ -1,8 +1,10 @@
-// ReplicaTensors: the device tensors one replica executes with, allocated on its core and bound
-// into an input set and an output set once, at load. A request then costs one nrt_tensor_write
-// per input and one nrt_tensor_read per wanted output, with no allocation or binding.
+// ReplicaTensors: one set of the device tensors a replica executes with, allocated on its core
+// and bound into an input set and an output set once, at load. A request then costs one
+// nrt_tensor_write per input and one nrt_tensor_read per wanted output, with no allocation or
+// binding. A replica binds several (its pipeline depth), so that one unit's copies can run while
+// another executes.
 //
-// Only the replica's own worker thread uses them, one request at a time.
+// Only the replica's own worker uses them, one unit per set at a time.
 #ifndef NEURON_SERVE_CORE_SERVING_REPLICA_TENSORS_H_
 #define NEURON_SERVE_CORE_SERVING_REPLICA_TENSORS_H_
 
@@ -22,6 +24,12 @@ struct ReplicaTensors {
                                                  const std::string& model, uint32_t core,
                                                  const std::vector<TensorSpec>& inputs,
                                                  const std::vector<TensorSpec>& outputs);
+
+  // `count` sets, as Allocate makes one.
+  static absl::StatusOr<std::vector<ReplicaTensors>> AllocateSets(
+      const NrtRuntime& runtime, const std::string& model, uint32_t core,
+      const std::vector<TensorSpec>& inputs, const std::vector<TensorSpec>& outputs,
+      uint32_t count);
 
   // Declared before the sets so that the sets, which refer to them, are destroyed first.
   std::vector<NrtTensor> inputs;

@@ -66,9 +66,14 @@ struct ExecutionUnit {
   // part after the rows of the parts before it). The variant's rows past the last part are
   // padding: zeros in, and nothing read out.
   std::vector<JobRows> parts;
+  // Which of the variant's tensor sets the unit's rows go through (ReplicaVariant::tensor_sets):
+  // the worker claims a free one when it takes the unit, and no other unit of the replica uses
+  // it until this one ends.
+  uint32_t tensor_set = 0;
 
   void Clear() {
     variant = 0;
+    tensor_set = 0;
     parts.clear();  // keeps the capacity: a worker reuses one unit for every execution
   }
   uint32_t rows() const {

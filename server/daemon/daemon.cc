@@ -86,6 +86,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   RegistryOptions registry_options;
   registry_options.drain_timeout = options.unload_timeout;
   registry_options.max_queue = options.max_queue;
+  registry_options.pipeline_depth = options.pipeline_depth;
   registry_options.on_state_change = &daemon->state_changes_;
   registry_options.metrics = daemon->metrics_.get();
   registry_options.max_models = options.max_models;

@@ -29,6 +29,9 @@ struct DaemonOptions {
   uint64_t max_model_bytes = uint64_t{2} << 30;
   absl::Duration unload_timeout = absl::Seconds(30);
   uint32_t max_queue = 1024;
+  // Tensor sets per replica and variant when a model's config sets no pipeline_depth (1 to
+  // kMaxPipelineDepth; main.cc refuses others).
+  uint32_t pipeline_depth = 2;
   // Largest message received (an Infer request carries all its tensors in one). Responses
   // are not capped: their size is the model's, and the client sets what it accepts.
   int max_message_bytes = 64 << 20;

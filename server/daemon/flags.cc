@@ -65,6 +65,11 @@ ABSL_FLAG(uint32_t, max_queue, 1024,
           "Most requests waiting for one model at once (a model's config.pbtxt max_queue, or "
           "dynamic_batching.default_queue_policy.max_queue_size, overrides it); past it Infer "
           "answers UNAVAILABLE (HTTP 503, Retry-After) at once");
+ABSL_FLAG(uint32_t, pipeline_depth, 2,
+          "Input/output tensor sets each replica binds per compiled variant, 1 to 8: while a core "
+          "executes one unit, the next one's inputs are written and the last one's outputs read, "
+          "each in a set of its own. 1 turns pipelining off (one unit at a time per replica). "
+          "Device memory for tensors grows with it. A model's config.pbtxt pipeline_depth wins.");
 ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
           "Largest gRPC message the daemon accepts, in bytes (an Infer request with all its "
           "tensors); past it the call fails with RESOURCE_EXHAUSTED. At most 2147483647.");

@@ -13,6 +13,7 @@
 #include "absl/flags/usage.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/model_name.h"
+#include "core/serving/loaded_model.h"
 #include "server/daemon/daemon.h"
 #include "server/daemon/flags.h"
 #include "server/daemon/shutdown_signal.h"
@@ -100,6 +101,15 @@ int main(int argc, char** argv) {
     }
   }
 
+  const uint32_t pipeline_depth = absl::GetFlag(FLAGS_pipeline_depth);
+  if (pipeline_depth == 0 || pipeline_depth > neuronserve::kMaxPipelineDepth) {
+    fprintf(stderr,
+            "neuron-serve: --pipeline-depth must be 1 to %u, the tensor sets each replica binds "
+            "per variant (1: no pipelining) (got %u)\n",
+            neuronserve::kMaxPipelineDepth, pipeline_depth);
+    return kExitUsage;
+  }
+
   // Before any thread starts: mallopt is not meant to race with allocations.
   absl::StatusOr<neuronserve::MallocMode> malloc_mode =
       neuronserve::ParseMallocMode(absl::GetFlag(FLAGS_malloc));
@@ -169,6 +179,7 @@ int main(int argc, char** argv) {
   options.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
   options.max_queue = absl::GetFlag(FLAGS_max_queue);
+  options.pipeline_depth = pipeline_depth;
   options.max_message_bytes = static_cast<int>(max_message_bytes);
   options.http_listen = absl::GetFlag(FLAGS_http_listen);
   options.http_tls_cert = absl::GetFlag(FLAGS_http_tls_cert);

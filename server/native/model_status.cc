@@ -41,6 +41,8 @@ v1::ModelStatus ToModelStatus(const ModelInfo& info) {
     }
     out.set_healthy(replica.healthy);
     out.set_executions(replica.executions);
+    out.set_tensor_sets(replica.pipeline_depth);
+    out.set_tensor_bytes(replica.tensor_bytes);
   }
   for (const TensorSpec& spec : info.tensors) {
     FillTensor(spec,

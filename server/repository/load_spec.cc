@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "core/serving/loaded_model.h"
 #include "google/protobuf/text_format.h"
 #include "util/posix_file.h"
 #include "util/sha256.h"
@@ -125,7 +126,25 @@ BatchingPolicy BatchingPolicyFromConfig(const v1::DynamicBatching& batching) {
   return policy;
 }
 
+// 0 (the daemon's --pipeline-depth) or 1..kMaxPipelineDepth; the loader refuses the rest too,
+// but a config is refused here before any NEFF byte is read or received.
+absl::Status CheckPipelineDepth(const v1::ModelConfig& config) {
+  if (config.pipeline_depth() > kMaxPipelineDepth) {
+    return Refuse(config, absl::StrCat("pipeline_depth is ", config.pipeline_depth(),
+                                       ", more than the limit of ", kMaxPipelineDepth,
+                                       " (tensor sets per variant of each replica; 1: no "
+                                       "pipelining, 0 or left out: the daemon's "
+                                       "--pipeline-depth)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status CheckModelConfig(const v1::ModelConfig& config) {
+  if (absl::Status status = CheckPipelineDepth(config); !status.ok()) return status;
+  return CheckBatchingConfig(config);
+}
 
 absl::Status CheckBatchingConfig(const v1::ModelConfig& config) {
   if (config.variant().empty()) {
@@ -148,7 +167,7 @@ absl::Status CheckBatchingConfig(const v1::ModelConfig& config) {
 
 absl::StatusOr<LoadSpec> LoadSpecFromConfig(const v1::ModelConfig& config, ModelNeffs neffs,
                                             ModelSource source, bool persist) {
-  if (absl::Status status = CheckBatchingConfig(config); !status.ok()) return status;
+  if (absl::Status status = CheckModelConfig(config); !status.ok()) return status;
   const size_t expected = config.variant().empty() ? 1 : config.variant_size();
   if (neffs.size() != expected) {
     return Refuse(config,
@@ -173,6 +192,7 @@ absl::StatusOr<LoadSpec> LoadSpecFromConfig(const v1::ModelConfig& config, Model
   const uint32_t max_queue_size = config.dynamic_batching().default_queue_policy().max_queue_size();
   spec.max_queue = max_queue_size != 0 ? max_queue_size : config.max_queue();
   spec.declared_core_count = config.core_count();
+  spec.pipeline_depth = config.pipeline_depth();
   spec.persist = persist;
   if (persist) google::protobuf::TextFormat::PrintToString(config, &spec.config_text);
   return spec;
@@ -181,7 +201,7 @@ absl::StatusOr<LoadSpec> LoadSpecFromConfig(const v1::ModelConfig& config, Model
 absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model,
                                                  const v1::ModelConfig& config, bool persist) {
   // Before any byte is read: the digests below are compared only once known to be well formed.
-  if (absl::Status status = CheckBatchingConfig(config); !status.ok()) return status;
+  if (absl::Status status = CheckModelConfig(config); !status.ok()) return status;
   if (model.variant_paths.size() != static_cast<size_t>(config.variant_size())) {
     return absl::InternalError(
         absl::StrCat("model '", config.name(), "': ", model.variant_paths.size(),
@@ -224,6 +244,7 @@ v1::ModelConfig MergeConfig(v1::ModelConfig base, const v1::ModelConfig& overrid
   if (overrides.shared()) base.set_shared(true);
   if (overrides.max_queue() != 0) base.set_max_queue(overrides.max_queue());
   if (overrides.core_count() != 0) base.set_core_count(overrides.core_count());
+  if (overrides.pipeline_depth() != 0) base.set_pipeline_depth(overrides.pipeline_depth());
   if (overrides.max_batch_size() != 0) base.set_max_batch_size(overrides.max_batch_size());
   if (overrides.has_dynamic_batching()) {
     *base.mutable_dynamic_batching() = overrides.dynamic_batching();

@@ -28,11 +28,16 @@ using ModelNeffs = std::vector<std::shared_ptr<const std::string>>;
 // bytes'.
 absl::Status CheckBatchingConfig(const v1::ModelConfig& config);
 
+// CheckBatchingConfig, and INVALID_ARGUMENT naming the model and the field for a pipeline_depth
+// past kMaxPipelineDepth (core/serving/loaded_model.h). What every path that loads a config
+// checks before it reads or receives a NEFF byte.
+absl::Status CheckModelConfig(const v1::ModelConfig& config);
+
 // `neffs` as ModelNeffs says; `source`: where the bytes came from; `persist` records the model
 // in the state directory once READY (the config travels with it in text format). Errors are
-// CheckBatchingConfig's, and INVALID_ARGUMENT when `neffs` does not match the variants.
+// CheckModelConfig's, and INVALID_ARGUMENT when `neffs` does not match the variants.
 // Queue bound: default_queue_policy.max_queue_size when set, else max_queue (0: the daemon's
-// --max-queue).
+// --max-queue). Pipeline depth: pipeline_depth as given (0: the daemon's --pipeline-depth).
 absl::StatusOr<LoadSpec> LoadSpecFromConfig(const v1::ModelConfig& config, ModelNeffs neffs,
                                             ModelSource source, bool persist);
 
@@ -44,7 +49,8 @@ absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model,
                                                  const v1::ModelConfig& config, bool persist);
 
 // `base` with every field `overrides` sets (name, version, placement, queue, core count,
-// max_batch_size, dynamic_batching) replaced. The NEFFs (`file`, `variant`) stay `base`'s.
+// pipeline_depth, max_batch_size, dynamic_batching) replaced. The NEFFs (`file`, `variant`)
+// stay `base`'s.
 v1::ModelConfig MergeConfig(v1::ModelConfig base, const v1::ModelConfig& overrides);
 
 }  // namespace neuronserve

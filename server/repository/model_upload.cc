@@ -73,8 +73,9 @@ absl::Status ModelUpload::TakeHeader(const v1::LoadModelHeader& header) {
     return absl::InvalidArgumentError(absl::StrCat(
         "LoadModel '", name, "': sha256 must be 64 hex digits, got '", header.sha256(), "'"));
   }
-  // Batching fields without variants are refused before any byte is taken.
-  if (absl::Status status = CheckBatchingConfig(header_.config()); !status.ok()) {
+  // Batching fields without variants, and a pipeline_depth past its limit, are refused before
+  // any byte is taken.
+  if (absl::Status status = CheckModelConfig(header_.config()); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat("LoadModel: ", status.message()));
   }
   header_.set_sha256(digest);
@@ -121,8 +122,9 @@ absl::Status ModelUpload::TakeVariants(const v1::LoadModelHeader& header) {
     neff.size = variant.size();
     neff.sha256 = digest;
   }
-  // Batch sizes (none 0, none twice) and the batching fields, before any byte is taken.
-  if (absl::Status status = CheckBatchingConfig(header_.config()); !status.ok()) {
+  // Batch sizes (none 0, none twice), the batching fields and pipeline_depth, before any byte
+  // is taken.
+  if (absl::Status status = CheckModelConfig(header_.config()); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat("LoadModel: ", status.message()));
   }
   for (ExpectedNeff& neff : neffs_) neff.bytes.reserve(neff.size);

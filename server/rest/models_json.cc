@@ -29,7 +29,9 @@ std::string ModelsJson(const std::vector<ModelInfo>& models, const HealthReport&
     for (const ReplicaInfo& replica : model.replicas) {
       replicas.push_back({{"cores", {replica.cores.start, replica.cores.count}},
                           {"healthy", replica.healthy},
-                          {"executions", replica.executions}});
+                          {"executions", replica.executions},
+                          {"tensor_sets", replica.pipeline_depth},
+                          {"tensor_bytes", replica.tensor_bytes}});
     }
     auto serving = health.models.find(model.identity.name);
     out["models"].push_back({

@@ -289,6 +289,17 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   EXPECT_EQ(zero_queue.WaitForExit(), 2);
   EXPECT_THAT(zero_queue.Stderr(), HasSubstr("--max-queue must be at least 1"));
 
+  for (const char* depth : {"0", "9"}) {
+    DaemonArgs bad_depth = SimDaemon();
+    bad_depth.flags.push_back(std::string("--pipeline-depth=") + depth);
+    DaemonProcess process(bad_depth);
+    EXPECT_EQ(process.WaitForExit(), 2) << depth;
+    EXPECT_THAT(process.Stderr(),
+                HasSubstr(std::string("--pipeline-depth must be 1 to 8, the tensor sets each "
+                                      "replica binds per variant (1: no pipelining) (got ") +
+                          depth + ")"));
+  }
+
   DaemonArgs bad_malloc = SimDaemon();
   bad_malloc.flags.push_back("--malloc=jemalloc");
   DaemonProcess malloc_process(bad_malloc);

@@ -62,6 +62,10 @@ std::unique_ptr<RunningDaemon> StartWithSlowModel(const std::vector<std::string>
   if (daemon == nullptr) return nullptr;
   v1::ModelConfig config = Config("slow");
   config.set_replicas(2);
+  // Unpipelined: the tests wait until the queue_depth and executions_in_flight gauges count
+  // every request sent before they signal. A pipelined replica also holds a unit whose inputs
+  // are written while its core executes another, which neither gauge counts.
+  config.set_pipeline_depth(1);
   if (!Upload(*daemon->stub, config, EncodeNeff(IdentityModel({1, 4}, kDrainLatencyUs))).status.ok()) {
     *log = daemon->process->Stderr();
     return nullptr;

@@ -128,8 +128,12 @@ std::string SimNeff(const ReluNeffOptions& model) {
   return SimNeffFromJson(json);
 }
 
-uint64_t SimNeffDeviceBytes(const ReluNeffOptions& model) {
-  return (model.constant_floats + 2 * uint64_t{model.input_width}) * sizeof(float);
+uint64_t SimNeffTensorSetBytes(const ReluNeffOptions& model) {
+  return 2 * uint64_t{model.input_width} * sizeof(float);
+}
+
+uint64_t SimNeffDeviceBytes(const ReluNeffOptions& model, uint32_t pipeline_depth) {
+  return model.constant_floats * sizeof(float) + pipeline_depth * SimNeffTensorSetBytes(model);
 }
 
 std::string GarbageNeff() { return "this is not a NEFF, only some bytes\n"; }

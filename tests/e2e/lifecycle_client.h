@@ -65,9 +65,15 @@ struct ReluNeffOptions {
   std::string tag;
 };
 std::string SimNeff(const ReluNeffOptions& model = {});
-// Device memory one replica of SimNeff(model) holds: its constants, plus the input and output
-// tensors the daemon binds for it at load.
-uint64_t SimNeffDeviceBytes(const ReluNeffOptions& model);
+// The daemon's --pipeline-depth when not given: the tensor sets a replica binds when its config
+// sets no pipeline_depth.
+inline constexpr uint32_t kDefaultPipelineDepth = 2;
+// Device memory of one tensor set of SimNeff(model): its input x and its output y.
+uint64_t SimNeffTensorSetBytes(const ReluNeffOptions& model);
+// Device memory one replica of SimNeff(model) holds: its constants, plus the `pipeline_depth`
+// tensor sets (inputs and outputs) the daemon binds for it at load.
+uint64_t SimNeffDeviceBytes(const ReluNeffOptions& model,
+                            uint32_t pipeline_depth = kDefaultPipelineDepth);
 // Bytes the simulator refuses (no magic).
 std::string GarbageNeff();
 

@@ -120,7 +120,20 @@ std::vector<float> Values(const v1::InferResponse& response) {
   return response.outputs_size() == 1 ? OutputValues(response.outputs(0)) : std::vector<float>();
 }
 
-uint64_t ReplicaDeviceBytes() { return 2 * uint64_t{kReluWidth} * sizeof(float); }
+// What one replica of VersionNeff holds on its core: no constants, and `pipeline_depth` tensor
+// sets (the daemon's default unless its config says), each an input and an output of
+// kReluWidth floats.
+uint64_t ReplicaDeviceBytes(uint32_t pipeline_depth = kDefaultPipelineDepth) {
+  return pipeline_depth * 2 * uint64_t{kReluWidth} * sizeof(float);
+}
+
+// b and c are about what becomes of the requests a model holds when it is unloaded, and need to
+// know when every request reached the daemon: the queue_depth and executions_in_flight gauges
+// count them. A pipelined replica (pipeline_depth K > 1) also holds up to K - 1 units whose
+// inputs are written while its core executes another; no gauge counts those, and they finish as
+// the executing one does. So these models run unpipelined, where every request the daemon holds
+// is either queued or executing.
+constexpr uint32_t kUnpipelined = 1;
 
 // The device memory in use on each core.
 std::vector<uint64_t> MemoryUsed(v1::NeuronServing::Stub& stub) {
@@ -358,6 +371,7 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0"}, {{"NRTSIM_CORES", "2"}}));
   v1::ModelConfig config = Config("m", "7");
   config.set_replicas(2);
+  config.set_pipeline_depth(kUnpipelined);
   // 500 ms an execution: the unload must begin, and the model be seen UNLOADING, before the last
   // round ends, however long queueing the requests takes on a loaded machine (with 200 ms, a slow
   // start let the queue drain first).
@@ -480,11 +494,12 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
   // Request 0 must still be executing when the unload timeout (300 ms) ends, however long the
   // test takes to queue the others behind it on a loaded machine: it runs for 2 s, so the queue
   // has 1.7 s to fill (with 500 ms, a slow start let a queued request run and pass).
-  ASSERT_TRUE(
-      Upload(*daemon->stub, Config("slow", "1"), VersionNeff(false, 2000000)).status.ok());
+  v1::ModelConfig config = Config("slow", "1");
+  config.set_pipeline_depth(kUnpipelined);
+  ASSERT_TRUE(Upload(*daemon->stub, config, VersionNeff(false, 2000000)).status.ok());
   const std::vector<uint64_t> loaded = MemoryUsed(*daemon->stub);
   ASSERT_EQ(loaded.size(), 2u);
-  EXPECT_EQ(loaded[0], ReplicaDeviceBytes());
+  EXPECT_EQ(loaded[0], ReplicaDeviceBytes(kUnpipelined));
 
   // Request 0 executes (2 s); 4 unary and 2 streamed requests queue behind it.
   constexpr int kUnary = 5;

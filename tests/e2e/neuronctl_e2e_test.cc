@@ -146,14 +146,24 @@ TEST_F(NeuronctlE2ETest, LoadUploadsWithProgressAndReportsWhereTheModelRuns) {
   EXPECT_THAT(load.err, Not(HasSubstr("\r")));
 
   // Loading the same name again replaces it; JSON gives the LoadModel response.
-  ProcessResult again =
-      NeuronctlAt(address(), {"load", model_path_, "--name=mlp", "--cores=1", "--output=json"});
+  ProcessResult again = NeuronctlAt(address(), {"load", model_path_, "--name=mlp", "--cores=1",
+                                                "--pipeline-depth=3", "--output=json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const nlohmann::json loaded = JsonOutput(again);
   EXPECT_EQ(loaded["model"]["name"], "mlp");
   EXPECT_EQ(loaded["model"]["state"], "MODEL_STATE_READY");
   ASSERT_EQ(loaded["model"]["replicas"].size(), 1u);
   EXPECT_EQ(loaded["model"]["replicas"][0]["cores"], nlohmann::json::array({1}));
+  // --pipeline-depth: 3 tensor sets of the input's 64 bytes and the output's 32.
+  EXPECT_EQ(loaded["model"]["replicas"][0]["tensor_sets"], 3);
+  EXPECT_EQ(loaded["model"]["replicas"][0]["tensor_bytes"], "288");  // uint64: a JSON string
+
+  // Past the daemon's limit: its refusal, naming the model and the field.
+  ProcessResult too_deep =
+      NeuronctlAt(address(), {"load", model_path_, "--name=mlp", "--pipeline-depth=9"});
+  EXPECT_EQ(too_deep.exit_code, 1) << too_deep.err;  // the daemon refused: a runtime failure
+  EXPECT_THAT(too_deep.err,
+              HasSubstr("model 'mlp': pipeline_depth is 9, more than the limit of 8"));
 }
 
 TEST_F(NeuronctlE2ETest, LoadFromTheDaemonsRepository) {
@@ -230,8 +240,9 @@ TEST_F(NeuronctlE2ETest, ModelsAndModelDescribeTheLoadedModel) {
   EXPECT_THAT(details.out, HasSubstr("State:     READY"));
   EXPECT_THAT(details.out, HasSubstr("  input  float32 [1,16]  64 B"));
   EXPECT_THAT(details.out, HasSubstr("  output  float32 [1,8]  32 B"));
-  EXPECT_THAT(details.out, HasSubstr("  cores 0  healthy  0 executions"));
-  EXPECT_THAT(details.out, HasSubstr("  cores 1  healthy  0 executions"));
+  // The daemon's default pipeline depth: 2 tensor sets of 64 + 32 bytes each.
+  EXPECT_THAT(details.out, HasSubstr("  cores 0  healthy  0 executions  2 tensor sets, 192 B\n"));
+  EXPECT_THAT(details.out, HasSubstr("  cores 1  healthy  0 executions  2 tensor sets, 192 B\n"));
 
   ProcessResult json = NeuronctlAt(address(), {"model", "mlp", "--output=json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;

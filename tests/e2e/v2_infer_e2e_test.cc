@@ -583,9 +583,12 @@ TEST(V2InferE2ETest, EveryErrorHasItsCodeAndAMessageNamingTheTensorUnaryAndInsid
 TEST(V2InferE2ETest, TheTimeoutParameterBoundsTheTimeInTheQueue) {
   START_DAEMON(daemon,
                SimDaemonArgs({"--http-listen=127.0.0.1:0"}, {{"NRTSIM_CORES", "1"}}));
-  // 300 ms per execution on one core: the second request waits behind the first.
-  ASSERT_TRUE(Upload(*daemon->stub, Config("slow"), EncodeNeff(IdentityModel({4}, 300000)))
-                  .status.ok());
+  // 300 ms per execution on one core: the second request waits behind the first, in the queue.
+  // Unpipelined: a pipelined replica would take it off the queue at once, to write its inputs
+  // while the first executes, and the timeout bounds the time in the queue only.
+  v1::ModelConfig config = Config("slow");
+  config.set_pipeline_depth(1);
+  ASSERT_TRUE(Upload(*daemon->stub, config, EncodeNeff(IdentityModel({4}, 300000))).status.ok());
   auto v2 = V2Stub(*daemon);
   auto request = [](int64_t timeout_us) {
     ModelInferRequest r;

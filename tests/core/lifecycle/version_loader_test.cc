@@ -76,8 +76,8 @@ TEST_F(VersionLoaderTest, LoadsEveryReplicaWithItsTensorsAndRetireTakesThemOff) 
   EXPECT_EQ(loaded.replicas()[1]->cores.start, 2u);
   for (const auto& replica : loaded.replicas()) {
     EXPECT_NE(replica->variants.front().model.get(), nullptr);
-    EXPECT_EQ(replica->variants.front().tensors.inputs.size(), 1u);
-    EXPECT_EQ(replica->variants.front().tensors.outputs.size(), 1u);
+    EXPECT_EQ(replica->variants.front().tensor_sets.front().inputs.size(), 1u);
+    EXPECT_EQ(replica->variants.front().tensor_sets.front().outputs.size(), 1u);
   }
   ASSERT_EQ(loaded.inputs().size(), 1u);
   EXPECT_EQ(loaded.inputs()[0].name, "x");
@@ -150,7 +150,7 @@ TEST_F(VersionLoaderTest, VersionsOfOneModelShareCoresOtherModelsDoNot) {
 TEST_F(VersionLoaderTest, QueueBoundAndMetricsComeFromTheOptionsUnlessTheSpecSetsThem) {
   metrics::MetricsRegistry registry;
   ServingMetrics metrics(registry);
-  VersionLoader counted = NewLoader({absl::Seconds(30), 5, &metrics});
+  VersionLoader counted = NewLoader({absl::Seconds(30), 5, 2, &metrics});
   absl::StatusOr<std::shared_ptr<LoadedModel>> model = counted.Load(SpecOf("m", ReluNeff()));
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ((*model)->scheduler()->capacity(), 5u);
@@ -167,10 +167,50 @@ TEST_F(VersionLoaderTest, QueueBoundAndMetricsComeFromTheOptionsUnlessTheSpecSet
   uncounted.Retire(*std::move(model));
 }
 
+// Each variant of each replica binds pipeline_depth tensor sets (the options' unless the spec
+// sets one), and the device memory they take grows with it; a depth out of 1..8 is refused.
+TEST_F(VersionLoaderTest, PipelineDepthBindsThatManyTensorSetsPerVariant) {
+  VersionLoader loader = NewLoader({absl::Seconds(30), 1024, 3, nullptr});
+  const uint64_t before = SimStats().device_bytes_used;
+  absl::StatusOr<std::shared_ptr<LoadedModel>> three = loader.Load(SpecOf("m", ReluNeff()));
+  ASSERT_TRUE(three.ok()) << three.status();
+  const ModelReplica& replica = *(*three)->replicas()[0];
+  EXPECT_EQ(replica.pipeline_depth, 3u);
+  EXPECT_EQ(replica.free_tensor_sets.load(), 0b111u);
+  ASSERT_EQ(replica.variants[0].tensor_sets.size(), 3u);
+  const ReplicaTensors& one_set = replica.variants[0].tensor_sets[0];
+  uint64_t set_bytes = 0;
+  for (size_t bytes : one_set.input_bytes) set_bytes += bytes;
+  for (size_t bytes : one_set.output_bytes) set_bytes += bytes;
+  EXPECT_GT(set_bytes, 0u);
+  EXPECT_EQ(replica.TensorBytes(), 3 * set_bytes);
+  const uint64_t with_three = SimStats().device_bytes_used - before;
+  loader.Retire(*std::move(three));
+  EXPECT_EQ(SimStats().device_bytes_used, before);
+
+  LoadSpec alone = SpecOf("m", ReluNeff());
+  alone.pipeline_depth = 1;
+  absl::StatusOr<std::shared_ptr<LoadedModel>> one = loader.Load(alone);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ((*one)->replicas()[0]->variants[0].tensor_sets.size(), 1u);
+  EXPECT_EQ((*one)->replicas()[0]->TensorBytes(), set_bytes);
+  // The model's own memory is the same: two sets fewer is all the difference.
+  EXPECT_EQ(SimStats().device_bytes_used - before, with_three - 2 * set_bytes);
+  loader.Retire(*std::move(one));
+
+  LoadSpec deep = SpecOf("m", ReluNeff());
+  deep.pipeline_depth = kMaxPipelineDepth + 1;
+  absl::StatusOr<std::shared_ptr<LoadedModel>> refused = loader.Load(deep);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("model 'm': pipeline_depth is 9; it must be 1 to 8"));
+  EXPECT_EQ(SimStats().device_bytes_used, before);
+}
+
 // Past the drain timeout, Drain still waits for the leases that are out (their requests may be
 // executing, and an execution on the device cannot be cut short), then closes the queue.
 TEST_F(VersionLoaderTest, DrainWaitsForEveryLeaseEvenPastTheTimeoutThenClosesTheQueue) {
-  VersionLoader loader = NewLoader({absl::Milliseconds(20), 1024, nullptr});
+  VersionLoader loader = NewLoader({absl::Milliseconds(20), 1024, 2, nullptr});
   absl::StatusOr<std::shared_ptr<LoadedModel>> model = loader.Load(SpecOf("m", ReluNeff()));
   ASSERT_TRUE(model.ok()) << model.status();
   loader.Attach(**model);
@@ -209,9 +249,9 @@ TEST_F(VersionLoaderTest, LoadsEveryVariantOnEveryReplicaAndSchedulesThemWithThe
     ASSERT_EQ(replica->variants.size(), 2u);
     EXPECT_EQ(replica->variants[0].batch_size, 1u);
     EXPECT_EQ(replica->variants[1].batch_size, 4u);
-    EXPECT_EQ(replica->variants[0].tensors.input_bytes, std::vector<size_t>{8 * 4});
-    EXPECT_EQ(replica->variants[1].tensors.input_bytes, std::vector<size_t>{4 * 8 * 4});
-    EXPECT_EQ(replica->variants[1].tensors.output_bytes, std::vector<size_t>{4 * 4 * 4});
+    EXPECT_EQ(replica->variants[0].tensor_sets[0].input_bytes, std::vector<size_t>{8 * 4});
+    EXPECT_EQ(replica->variants[1].tensor_sets[0].input_bytes, std::vector<size_t>{4 * 8 * 4});
+    EXPECT_EQ(replica->variants[1].tensor_sets[0].output_bytes, std::vector<size_t>{4 * 4 * 4});
   }
   EXPECT_NE(dynamic_cast<DynamicBatcher*>(loaded.scheduler()), nullptr);
   EXPECT_EQ(SimStats().live_models, 4u);  // two variants on each of two replicas

@@ -125,13 +125,14 @@ class BatchedExecutionTest : public ::testing::Test {
         EXPECT_TRUE(described.ok()) << described.status();
         if (!described.ok()) return nullptr;
         ModelTensors split = ModelTensors::Split(*described);
-        absl::StatusOr<ReplicaTensors> bound =
-            ReplicaTensors::Allocate(*runtime_, name, core, split.inputs, split.outputs);
+        absl::StatusOr<std::vector<ReplicaTensors>> bound = ReplicaTensors::AllocateSets(
+            *runtime_, name, core, split.inputs, split.outputs, pipeline_depth_);
         EXPECT_TRUE(bound.ok()) << bound.status();
         if (!bound.ok()) return nullptr;
-        variant.tensors = *std::move(bound);
+        variant.tensor_sets = *std::move(bound);
         if (r == 0 && v == 0) tensors = std::move(split);
       }
+      replica->SetPipelineDepth(pipeline_depth_);
       replicas.push_back(std::move(replica));
       doorbells.push_back(workers_.WorkerFor(core));
     }
@@ -246,6 +247,8 @@ class BatchedExecutionTest : public ::testing::Test {
   }
 
   std::unique_ptr<NrtRuntime> runtime_;
+  // Tensor sets per replica of the models BuildReplicas makes.
+  uint32_t pipeline_depth_ = 2;
   std::optional<std::string> saved_cores_;
   // The body of the two stress cases at the end of this file.
   void RunStress(StressEnding ending);
@@ -259,6 +262,9 @@ class BatchedExecutionTest : public ::testing::Test {
 // Rows that wait while the core is busy run together: with the worker held inside a first
 // request, eight one-row requests run as two executions of the batch-4 variant.
 TEST_F(BatchedExecutionTest, RowsThatWaitForTheCoreRunTogetherAndAnswerAsIfAlone) {
+  // Depth 1: the whole burst queues behind the held job (at depth 2 the copy thread could take
+  // its first rows before the rest arrive).
+  pipeline_depth_ = 1;
   std::shared_ptr<LoadedModel> model = BuildBatched("mlp", 0);
   ASSERT_NE(model, nullptr);
   std::mt19937 random(11);
@@ -279,6 +285,9 @@ TEST_F(BatchedExecutionTest, RowsThatWaitForTheCoreRunTogetherAndAnswerAsIfAlone
 // worker hands their answers to the pool's responder threads and goes on executing; the last
 // one, with nothing behind it, it answers itself again.
 TEST_F(BatchedExecutionTest, ACoreAnswersItselfOnlyWhenNothingWaitsForIt) {
+  // Depth 1: one thread writes, executes and reads (executed_on is the core's), and the whole
+  // burst queues behind the held job.
+  pipeline_depth_ = 1;
   std::shared_ptr<LoadedModel> model =
       Build("fifo", {MlpVariant(1, 0)}, {0}, [](std::vector<Doorbell*> bells) {
         return std::make_unique<FifoScheduler>("fifo", 64, 1, std::move(bells));
@@ -356,13 +365,16 @@ TEST_F(BatchedExecutionTest, PaddingRowsAreZerosAndNeverReachAnAnswer) {
   // The batch-4 variant's input row 3: the 4-row request filled it, the 3-row one zeroed it.
   const ReplicaVariant& batch4 = model->replicas()[0]->variants[1];
   std::vector<uint8_t> row(kIn * sizeof(float), 0xff);
-  ASSERT_TRUE(batch4.tensors.inputs[0].Read(absl::MakeSpan(row), 3 * kIn * sizeof(float)).ok());
+  ASSERT_TRUE(batch4.tensor_sets[0].inputs[0].Read(absl::MakeSpan(row), 3 * kIn * sizeof(float)).ok());
   EXPECT_EQ(row, std::vector<uint8_t>(kIn * sizeof(float), 0));
 }
 
 // A failed batched execution runs each of its requests again alone; a request that fails alone
 // too fails by itself, and the others are answered.
 TEST_F(BatchedExecutionTest, AFailedBatchRunsItsRequestsAgainAloneSoOnlyTheBadOneFails) {
+  // Depth 1: the whole burst queues behind the held job (at depth 2 the copy thread could take
+  // its first rows before the rest arrive).
+  pipeline_depth_ = 1;
   // The batch-4 variant refuses every execution; the batch-1 variant its 3rd.
   std::shared_ptr<LoadedModel> model =
       BuildBatched("mlp", 0, {"on_execution=3:NRT_INVALID"}, {"every=1:NRT_INVALID"});

@@ -1,11 +1,13 @@
 // ModelConfig -> LoadSpec: how the batching fields (variants, max_batch_size, dynamic_batching)
-// map onto the loader's spec, and each combination the daemon refuses, with its message.
+// and pipeline_depth map onto the loader's spec, and each combination the daemon refuses, with
+// its message.
 #include "server/repository/load_spec.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -41,7 +43,8 @@ void ExpectRefused(const std::string& text, const std::string& message) {
   ASSERT_FALSE(spec.ok()) << text;
   EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument) << text;
   EXPECT_EQ(spec.status().message(), message) << text;
-  EXPECT_EQ(CheckBatchingConfig(Parse(text)), spec.status()) << text;
+  // Refused before any NEFF byte is read or received.
+  EXPECT_EQ(CheckModelConfig(Parse(text)), spec.status()) << text;
 }
 
 TEST(LoadSpecTest, AModelOfOneNeffIsUnbatchedAsAlways) {
@@ -156,6 +159,37 @@ TEST(LoadSpecTest, ContradictionsAndUnimplementedFieldsAreRefusedNamingTheField)
       Spec(variants + "dynamic_batching { priority_levels: 1 default_priority_level: 1 }").ok());
 }
 
+TEST(LoadSpecTest, PipelineDepthGoesToTheSpecAndZeroLeavesItToTheDaemon) {
+  absl::StatusOr<LoadSpec> unset = Spec("name: \"m\"");
+  ASSERT_TRUE(unset.ok()) << unset.status();
+  EXPECT_EQ(unset->pipeline_depth, 0u);  // the loader's: the daemon's --pipeline-depth
+  for (const uint32_t depth : {1u, 3u, 8u}) {
+    absl::StatusOr<LoadSpec> spec = Spec(absl::StrCat("name: \"m\" pipeline_depth: ", depth));
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(spec->pipeline_depth, depth);
+  }
+  absl::StatusOr<LoadSpec> batched =
+      Spec("name: \"r\" variant { file: \"a\" batch_size: 4 } pipeline_depth: 4");
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  EXPECT_EQ(batched->pipeline_depth, 4u);
+}
+
+TEST(LoadSpecTest, APipelineDepthPastTheLimitIsRefusedNamingTheModelAndTheLimit) {
+  ExpectRefused("name: \"m\" pipeline_depth: 9",
+                "model 'm': pipeline_depth is 9, more than the limit of 8 (tensor sets per "
+                "variant of each replica; 1: no pipelining, 0 or left out: the daemon's "
+                "--pipeline-depth)");
+  ExpectRefused("name: \"m\" pipeline_depth: 4294967295",
+                "model 'm': pipeline_depth is 4294967295, more than the limit of 8 (tensor sets "
+                "per variant of each replica; 1: no pipelining, 0 or left out: the daemon's "
+                "--pipeline-depth)");
+  // Also a batched model's, whose batching fields are fine.
+  ExpectRefused("name: \"r\" variant { file: \"a\" batch_size: 4 } pipeline_depth: 16",
+                "model 'r': pipeline_depth is 16, more than the limit of 8 (tensor sets per "
+                "variant of each replica; 1: no pipelining, 0 or left out: the daemon's "
+                "--pipeline-depth)");
+}
+
 TEST(LoadSpecTest, TheNeffsMustBeOnePerVariant) {
   const v1::ModelConfig config = Parse(
       "name: \"r\" variant { file: \"a\" batch_size: 4 } variant { file: \"b\" "
@@ -189,6 +223,13 @@ TEST(LoadSpecTest, MergeOverridesTheBatchingSettingsButNeverTheNeffs) {
   ASSERT_EQ(merged.variant_size(), 1);
   EXPECT_EQ(merged.variant(0).file(), "a");
   EXPECT_TRUE(merged.file().empty());
+}
+
+TEST(LoadSpecTest, MergeOverridesThePipelineDepthOnlyWhenTheOverridesSetIt) {
+  const v1::ModelConfig base = Parse("name: \"m\" pipeline_depth: 1");
+  EXPECT_EQ(MergeConfig(base, Parse("pipeline_depth: 3")).pipeline_depth(), 3u);
+  EXPECT_EQ(MergeConfig(base, Parse("version: \"2\"")).pipeline_depth(), 1u);
+  EXPECT_EQ(MergeConfig(Parse("name: \"m\""), Parse("pipeline_depth: 8")).pipeline_depth(), 8u);
 }
 
 }  // namespace

@@ -78,6 +78,30 @@ TEST_F(ModelUploadTest, AGoodUploadIsTheHeadersConfigWithTheBytes) {
   EXPECT_EQ(spec->neff_sha256, Sha256Hex(neff));
 }
 
+TEST_F(ModelUploadTest, TheHeadersPipelineDepthGoesToTheSpec) {
+  const std::string neff = "bytes";
+  v1::LoadModelHeader header = UploadHeader("m", neff);
+  header.mutable_config()->set_pipeline_depth(3);
+  ASSERT_TRUE(upload_.TakeMessage(HeaderMessage(header)).ok());
+  ASSERT_TRUE(upload_.TakeMessage(ChunkMessage(neff)).ok());
+  absl::StatusOr<LoadSpec> spec = upload_.Finish();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->pipeline_depth, 3u);
+  // Recorded with the model, so that it loads with the same depth after a restart.
+  v1::ModelConfig recorded;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(spec->config_text, &recorded));
+  EXPECT_EQ(recorded.pipeline_depth(), 3u);
+}
+
+TEST_F(ModelUploadTest, APipelineDepthPastTheLimitIsRefusedBeforeAnyByte) {
+  v1::LoadModelHeader header = UploadHeader("m", "bytes");
+  header.mutable_config()->set_pipeline_depth(9);
+  ExpectStatus(upload_.TakeMessage(HeaderMessage(header)), absl::StatusCode::kInvalidArgument,
+               "LoadModel: model 'm': pipeline_depth is 9, more than the limit of 8 (tensor sets "
+               "per variant of each replica; 1: no pipelining, 0 or left out: the daemon's "
+               "--pipeline-depth)");
+}
+
 TEST_F(ModelUploadTest, AnUpperCaseDigestIsTheSameDigest) {
   const std::string neff = "bytes";
   v1::LoadModelHeader header = UploadHeader("m", neff);
@@ -201,6 +225,35 @@ TEST_F(RepositoryModelUploadTest, ARepositoryLoadIsTheFoldersModelWithTheHeaders
   EXPECT_EQ(*spec->neff, "bert bytes");
   // Read from disk and hashed by no one: the store hashes the bytes when it records them.
   EXPECT_TRUE(spec->neff_sha256.empty());
+}
+
+TEST_F(RepositoryModelUploadTest, TheHeaderOverridesTheConfigsPipelineDepth) {
+  dir_.Write("deep/model.neff", "deep bytes");
+  dir_.Write("deep/config.pbtxt", "pipeline_depth: 1\n");
+  {
+    ModelUpload upload(&*repository_, kMaxModelBytes);
+    ASSERT_TRUE(upload.TakeMessage(HeaderMessage(RepositoryHeader("deep"))).ok());
+    absl::StatusOr<LoadSpec> spec = upload.Finish();
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(spec->pipeline_depth, 1u);
+  }
+  {
+    ModelUpload upload(&*repository_, kMaxModelBytes);
+    v1::LoadModelHeader header = RepositoryHeader("deep");
+    header.mutable_config()->set_pipeline_depth(3);
+    ASSERT_TRUE(upload.TakeMessage(HeaderMessage(header)).ok());
+    absl::StatusOr<LoadSpec> spec = upload.Finish();
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(spec->pipeline_depth, 3u);
+  }
+  ModelUpload upload(&*repository_, kMaxModelBytes);
+  v1::LoadModelHeader header = RepositoryHeader("deep");
+  header.mutable_config()->set_pipeline_depth(9);
+  ASSERT_TRUE(upload.TakeMessage(HeaderMessage(header)).ok());
+  ExpectStatus(upload.Finish().status(), absl::StatusCode::kInvalidArgument,
+               "model 'deep': pipeline_depth is 9, more than the limit of 8 (tensor sets per "
+               "variant of each replica; 1: no pipelining, 0 or left out: the daemon's "
+               "--pipeline-depth)");
 }
 
 TEST_F(RepositoryModelUploadTest, ARepositoryLoadIsNotBoundByTheUploadLimit) {
