@@ -72,6 +72,12 @@ std::optional<absl::Time> CoreWorker::executing_since() const {
   return absl::FromUnixNanos(std::min(executing, copying));
 }
 
+bool CoreWorker::Idle() {
+  MutexLock lock(&stages_mutex_);
+  return execution_idle_ && copy_idle_ && !taking_ && written_.empty() && executed_.empty() &&
+         spare_.size() == flights_.size();
+}
+
 void CoreWorker::Ring() {
   bool wake_execution = false;
   bool wake_copy = false;
@@ -80,8 +86,9 @@ void CoreWorker::Ring() {
     ++rings_;
     // The idle core takes the work itself; a busy one has its copy thread write it meanwhile,
     // when a tensor set is free for it (else the copy thread could take nothing).
+    // While either thread takes, the ring waits for the take to end: each looks at rings_ then.
     wake_execution = execution_idle_;
-    wake_copy = !execution_idle_ && copy_idle_ &&
+    wake_copy = executing_ && !taking_ && copy_idle_ &&
                 free_tensor_sets_.load(std::memory_order_relaxed) > 0;
   }
   if (wake_execution) execution_bell_.NotifyOne();
@@ -199,30 +206,40 @@ void CoreWorker::RunExecution() {
     bool wake_copy = false;
     {
       MutexLock lock(&stages_mutex_);
-      // A unit the copy thread is writing comes next: wait for it rather than take another.
+      // A unit the copy thread is taking or writing comes next: wait for it rather than take
+      // another (which would run before it).
       execution_bell_.Wait(&stages_mutex_, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
-        return stopping_ || !written_.empty() || !staging_;
+        return stopping_ || !written_.empty() || !taking_;
       });
       if (stopping_) return;
       if (!written_.empty()) {
         flight = written_.front();
         written_.erase(written_.begin());
+        executing_ = true;
         // The copy thread may write the next one now.
         wake_copy = copy_idle_;
+      } else {
+        taking_ = true;  // this thread's turn to take
       }
       seen = rings_;
     }
     if (wake_copy) copy_bell_.NotifyOne();
-    if (flight == nullptr) {
-      // The core is idle: this thread takes the next unit and writes it itself (a hand-off to
-      // the copy thread would only add a wake-up).
-      absl::Time look_again_at = absl::InfiniteFuture();
-      flight = Take(&look_again_at);
+    if (flight != nullptr) {
+      ExecuteAndHandOn(flight, /*waited=*/true);
+      continue;
+    }
+    // The core is idle: this thread takes the next unit and writes it itself (a hand-off to the
+    // copy thread would only add a wake-up).
+    absl::Time look_again_at = absl::InfiniteFuture();
+    flight = Take(&look_again_at);
+    const bool runs = flight != nullptr && Write(*flight, execution_scratch_, executing_since_ns_);
+    {
+      MutexLock lock(&stages_mutex_);
+      taking_ = false;
       if (flight == nullptr) {
         // Nothing to take: sleep until something rings after the snapshot above (a ring
         // during the scan leaves rings_ != seen, so it is never lost), a unit is written, or a
         // scheduler said it will have something.
-        MutexLock lock(&stages_mutex_);
         auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
           return stopping_ || rings_ != seen || !written_.empty();
         };
@@ -235,12 +252,23 @@ void CoreWorker::RunExecution() {
         execution_idle_ = false;
         continue;
       }
-      if (!Write(*flight, execution_scratch_, executing_since_ns_)) continue;
-      if (Execute(*flight, /*waited=*/false)) AfterExecution(flight);
-      continue;
+      // Work that rang while this thread took is the copy thread's to take, now that the core
+      // is about to execute.
+      executing_ = runs;
+      wake_copy = runs && copy_idle_ && rings_ != seen;
     }
-    if (Execute(*flight, /*waited=*/true)) AfterExecution(flight);
+    if (wake_copy) copy_bell_.NotifyOne();
+    if (runs) ExecuteAndHandOn(flight, /*waited=*/false);
   }
+}
+
+void CoreWorker::ExecuteAndHandOn(Flight* flight, bool waited) {
+  if (Execute(*flight, waited)) {
+    AfterExecution(flight);
+    return;
+  }
+  MutexLock lock(&stages_mutex_);
+  executing_ = false;
 }
 
 void CoreWorker::RunCopies() {
@@ -253,12 +281,12 @@ void CoreWorker::RunCopies() {
     {
       MutexLock lock(&stages_mutex_);
       // Reads come first (they answer requests and free sets). A new unit is taken only while
-      // the core is busy (an idle core takes its own) and none is written yet: one ahead keeps
-      // the core fed, and choosing the next unit as late as that lets the fair share between
-      // the bound models see every execution charged but the running one.
+      // the core executes (else the core's thread takes its own) and none is written yet: one
+      // ahead keeps the core fed, and choosing the next unit as late as that lets the fair share
+      // between the bound models see every execution charged but the running one.
       auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
         return stopping_ || !executed_.empty() ||
-               (!execution_idle_ && written_.empty() && (take_again || rings_ != seen));
+               (executing_ && !taking_ && written_.empty() && (take_again || rings_ != seen));
       };
       copy_idle_ = true;
       while (!ready()) {
@@ -277,7 +305,7 @@ void CoreWorker::RunCopies() {
         executed = executed_.front();
         executed_.erase(executed_.begin());
       } else {
-        staging_ = true;
+        taking_ = true;
         seen = rings_;
       }
     }
@@ -291,10 +319,10 @@ void CoreWorker::RunCopies() {
     const bool written = flight != nullptr && Write(*flight, copy_scratch_, copying_since_ns_);
     {
       MutexLock lock(&stages_mutex_);
-      staging_ = false;
+      taking_ = false;
       if (written) written_.push_back(flight);
     }
-    execution_bell_.NotifyOne();  // it may wait for this unit, or for staging_ to end
+    execution_bell_.NotifyOne();  // it may wait for this unit, or for taking_ to end
   }
 }
 
@@ -462,9 +490,10 @@ void CoreWorker::AfterExecution(Flight* flight) {
   bool wake_copy = false;
   {
     MutexLock lock(&stages_mutex_);
+    executing_ = false;
     // The core has something to do next (a written unit, one being written, or work a free set
     // can take): the copy thread reads this one meanwhile.
-    hand_off = takeable || !written_.empty() || staging_;
+    hand_off = takeable || !written_.empty() || taking_;
     if (hand_off) {
       executed_.push_back(flight);
       wake_copy = copy_idle_;

@@ -13,12 +13,14 @@
 // the only one that executes (the runtime's rule: one execution per core at a time); the copy
 // thread ("copy-N") writes the next unit's inputs and reads the last one's outputs while it
 // does, each unit in its own tensor set, so copies overlap executions. A replica binds
-// pipeline_depth sets (ModelReplica), and so has at most that many units in flight. The copy
-// thread only works while the core is busy: when the core is idle the execution thread takes,
-// writes, executes and reads a unit itself, so a lone request pays no hand-off between threads.
-// Completing a job (a server call's serialization and send) happens on the thread that ends the
-// unit when nothing else waits for the core, else on the pool's Responder. Units may end in
-// another order than they were taken; each job is still answered once.
+// pipeline_depth sets (ModelReplica), and so has at most that many units in flight; the copy
+// thread writes at most one unit ahead of the executing one. It takes a unit only while the core
+// executes: when the core is free its own thread takes, writes, executes and reads the next unit
+// itself, so a lone request pays no hand-off between threads. One thread at a time takes (and
+// writes) a unit, so units execute in the order they were taken; they may end (be read and
+// answered) in another order, and each job is still answered once. Completing a job (a server
+// call's serialization and send) happens on the thread that ends the unit when nothing else
+// waits for the core, else on the pool's Responder.
 //
 // A hardware error takes the replica's cores out of rotation (through the WorkerPool); after a
 // hardware or transient error each job is given back once to its scheduler, to run again on
@@ -82,6 +84,9 @@ class CoreWorker : public Doorbell {
   // nullopt while neither thread is in one.
   std::optional<absl::Time> executing_since() const;
 
+  // True while both threads wait for work with no unit in flight on the core.
+  bool Idle();
+
   // Calls `visit` for each bound replica, with bindings_mutex_ held (visit takes no worker lock).
   template <typename Visit>
   void ForEachBinding(Visit visit) {
@@ -134,6 +139,8 @@ class CoreWorker : public Doorbell {
   // The execution stage (the execution thread only). A unit that `waited` (written ahead by the
   // copy thread) whose every job gave up meanwhile is answered instead: false, the flight ended.
   bool Execute(Flight& flight, bool waited);
+  // Execute, then AfterExecution; clears executing_ either way.
+  void ExecuteAndHandOn(Flight* flight, bool waited);
   // After the execution thread executed `flight`: reads it itself when nothing else waits for
   // the core, else hands it to the copy thread.
   void AfterExecution(Flight* flight);
@@ -196,9 +203,13 @@ class CoreWorker : public Doorbell {
   // in order (short: at most the flights in use).
   std::vector<Flight*> written_ ABSL_GUARDED_BY(stages_mutex_);
   std::vector<Flight*> executed_ ABSL_GUARDED_BY(stages_mutex_);
-  // The copy thread is taking or writing a unit: the execution thread waits for it rather than
-  // take another itself (its copies would queue behind the copy thread's anyway).
-  bool staging_ ABSL_GUARDED_BY(stages_mutex_) = false;
+  // One thread at a time takes a unit (and writes it): so units run in the order they were
+  // taken. While the copy thread takes, the execution thread waits for that unit rather than
+  // take one of its own.
+  bool taking_ ABSL_GUARDED_BY(stages_mutex_) = false;
+  // The execution thread holds a unit it is about to execute or executes: only then does the
+  // copy thread take one (taking while the core's own thread is free would only race it).
+  bool executing_ ABSL_GUARDED_BY(stages_mutex_) = false;
   // Which thread waits on its bell for new work (Ring wakes only that one).
   bool execution_idle_ ABSL_GUARDED_BY(stages_mutex_) = false;
   bool copy_idle_ ABSL_GUARDED_BY(stages_mutex_) = false;

@@ -32,6 +32,35 @@ SimLibraryPin::~SimLibraryPin() {
   if (handle_ != nullptr) dlclose(handle_);
 }
 
+nrtsim_core_busy_t SimCoreBusy(uint32_t core) {
+  void* handle = dlopen(SimLibraryPath(), RTLD_NOW | RTLD_NOLOAD);
+  nrtsim_core_busy_t busy{};
+  if (handle == nullptr) {
+    ADD_FAILURE() << "libnrtsim.so is not loaded";
+    return busy;
+  }
+  auto get_busy =
+      reinterpret_cast<decltype(&nrtsim_get_core_busy)>(dlsym(handle, "nrtsim_get_core_busy"));
+  EXPECT_NE(get_busy, nullptr);
+  if (get_busy != nullptr) {
+    EXPECT_EQ(get_busy(static_cast<int32_t>(core), &busy, sizeof(busy)), NRT_SUCCESS);
+  }
+  dlclose(handle);
+  return busy;
+}
+
+void SimResetPeak() {
+  void* handle = dlopen(SimLibraryPath(), RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) {
+    ADD_FAILURE() << "libnrtsim.so is not loaded";
+    return;
+  }
+  auto reset = reinterpret_cast<decltype(&nrtsim_reset_peak)>(dlsym(handle, "nrtsim_reset_peak"));
+  EXPECT_NE(reset, nullptr);
+  if (reset != nullptr) reset();
+  dlclose(handle);
+}
+
 nrtsim_stats_t SimStats() {
   // RTLD_NOLOAD: the library must already be loaded by the binding; this only finds it.
   void* handle = dlopen(SimLibraryPath(), RTLD_NOW | RTLD_NOLOAD);

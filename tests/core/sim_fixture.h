@@ -41,6 +41,12 @@ class SimLibraryPin {
 
 // The simulator's own counters (a sim-only export, looked up with dlsym as a test would).
 nrtsim_stats_t SimStats();
+// What visible core `core` did since nrt_init (nrtsim_get_core_busy): executions, copies, and
+// the copies that began while it executed.
+nrtsim_core_busy_t SimCoreBusy(uint32_t core);
+// nrtsim_reset_peak: SimStats().peak_concurrent_executions restarts from the executions inside
+// the device now (so, after it, a peak of 1 or more says one has entered the device since).
+void SimResetPeak();
 
 // The smallest useful model: y = relu(x), float32 [4] in and out, occupying `nc_count` cores per
 // replica; shared, as the load specs of the lifecycle tests take it.
