@@ -20,8 +20,8 @@ ModelRegistry::ModelRegistry(const NrtRuntime& runtime, WorkerPool& workers, Mod
       workers_(workers),
       allocator_(workers.core_count()),
       loader_(runtime, allocator_, workers,
-              VersionLoaderOptions{options.drain_timeout, options.max_queue,
-                                   options.pipeline_depth, options.metrics}),
+              VersionLoaderOptions{options.drain_timeout, options.max_queue, options.pipeline_depth,
+                                   options.metrics}),
       executor_(std::make_unique<SerialExecutor>()) {}
 
 ModelRegistry::~ModelRegistry() {

@@ -209,9 +209,9 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   const uint32_t pipeline_depth =
       spec.pipeline_depth != 0 ? spec.pipeline_depth : options_.pipeline_depth;
   if (status.ok() && (pipeline_depth == 0 || pipeline_depth > kMaxPipelineDepth)) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat("model '", name, "': pipeline_depth is ", pipeline_depth,
-                     "; it must be 1 to ", kMaxPipelineDepth));
+    status = absl::InvalidArgumentError(absl::StrCat("model '", name, "': pipeline_depth is ",
+                                                     pipeline_depth, "; it must be 1 to ",
+                                                     kMaxPipelineDepth));
   }
   if (status.ok()) status = BindTensors(name, variant_tensors, pipeline_depth, replicas);
   if (!status.ok()) {
@@ -279,8 +279,7 @@ absl::Status VersionLoader::WarmUp(const std::string& name,
         }
       }
       const absl::Time started = absl::Now();
-      absl::Status executed =
-          variant.model.Execute(tensors.input_set, tensors.output_set);
+      absl::Status executed = variant.model.Execute(tensors.input_set, tensors.output_set);
       if (!executed.ok()) {
         return absl::Status(executed.code(), absl::StrCat(what, " failed: ", executed.message()));
       }

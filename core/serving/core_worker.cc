@@ -441,9 +441,10 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
   if (!replica.healthy.load(std::memory_order_acquire)) {
     // Its inputs were written before a hardware error took the replica out: it does not run
     // there, and fails (or is retried elsewhere) as a unit that met the error would.
-    flight.executed = absl::UnavailableError(absl::StrCat(
-        where, ": the replica was taken out of rotation after a hardware error before this "
-               "request ran"));
+    flight.executed = absl::UnavailableError(
+        absl::StrCat(where,
+                     ": the replica was taken out of rotation after a hardware error before this "
+                     "request ran"));
     flight.failure = ExecutionFailure::kHardware;
     return true;
   }
@@ -469,8 +470,8 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
   }
   if (ServingMetrics* metrics = pool_->metrics(); metrics != nullptr) {
     const std::optional<NRT_STATUS> nrt = NrtStatusOf(executed);
-    metrics->CountNrtError(core_, nrt.has_value() ? std::string(NrtStatusName(*nrt))
-                                                  : std::string("UNKNOWN"));
+    metrics->CountNrtError(
+        core_, nrt.has_value() ? std::string(NrtStatusName(*nrt)) : std::string("UNKNOWN"));
   }
   flight.failure = ClassifyExecutionFailure(executed);
   if (flight.failure == ExecutionFailure::kHardware) {
@@ -534,7 +535,7 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
 
 void CoreWorker::Release(Flight& flight) {
   flight.binding.replica->free_tensor_sets.fetch_or(uint32_t{1} << flight.unit.tensor_set,
-                                                   std::memory_order_acq_rel);
+                                                    std::memory_order_acq_rel);
   free_tensor_sets_.fetch_add(1, std::memory_order_relaxed);
   flight.unit.Clear();
   bool wake_execution;
@@ -578,7 +579,8 @@ absl::Status CoreWorker::WriteInputs(const Flight& flight, Scratch& scratch) {
   const LoadedModel& model = *flight.binding.model;
   ModelReplica& replica = *flight.binding.replica;
   const ReplicaVariant& variant = replica.variants[flight.unit.variant];
-  ReplicaTensors& tensors = replica.variants[flight.unit.variant].tensor_sets[flight.unit.tensor_set];
+  ReplicaTensors& tensors =
+      replica.variants[flight.unit.variant].tensor_sets[flight.unit.tensor_set];
   std::vector<uint8_t>& zeros = scratch.zeros;
   // A variant without a batch dimension takes one request's whole tensors: one row.
   const size_t batch = variant.batch_size == 0 ? 1 : variant.batch_size;
@@ -625,8 +627,8 @@ absl::Status CoreWorker::ReadOutputs(const Flight& flight) {
       const size_t bytes = part.rows * row_bytes;
       const absl::Span<uint8_t> destination = OutputOf(part, j);
       if (!destination.empty()) {
-        absl::Status read = tensors.outputs[j].Read(
-            destination.subspan(part.first_row * row_bytes, bytes), offset);
+        absl::Status read =
+            tensors.outputs[j].Read(destination.subspan(part.first_row * row_bytes, bytes), offset);
         if (!read.ok()) {
           return absl::Status(read.code(),
                               absl::StrCat("model '", model.identity().name, "' output '",

@@ -110,9 +110,9 @@ class CoreWorker : public Doorbell {
     Binding binding;
     uint64_t generation = 0;  // bindings_generation_ when taken: a Detach since voids the charge
     ExecutionUnit unit;
-    absl::Time taken;                              // when it left the queue
-    absl::Duration device = absl::ZeroDuration();  // write, execution and read so far
-    absl::Status executed;                         // the execution's outcome
+    absl::Time taken;                                     // when it left the queue
+    absl::Duration device = absl::ZeroDuration();         // write, execution and read so far
+    absl::Status executed;                                // the execution's outcome
     ExecutionFailure failure = ExecutionFailure::kFinal;  // its kind, when it failed
   };
 
@@ -158,8 +158,8 @@ class CoreWorker : public Doorbell {
   // Adds an execution's device time to its binding's `used`, unless a Detach came in between.
   void Charge(const Flight& flight, absl::Duration ran);
   // Records `part`'s outcome into `scratch` (EndRows: once its job's last rows end).
-  void Answer(const Flight& flight, const JobRows& part, absl::Status status,
-              absl::Duration device, Scratch& scratch);
+  void Answer(const Flight& flight, const JobRows& part, absl::Status status, absl::Duration device,
+              Scratch& scratch);
   // Writes each part's rows of every input, then zeros in the batch's remaining rows.
   absl::Status WriteInputs(const Flight& flight, Scratch& scratch);
   // Reads each part's rows of every output a job asked for.

@@ -55,8 +55,7 @@ absl::StatusOr<ReplicaTensors> ReplicaTensors::Allocate(const NrtRuntime& runtim
 
 absl::StatusOr<std::vector<ReplicaTensors>> ReplicaTensors::AllocateSets(
     const NrtRuntime& runtime, const std::string& model, uint32_t core,
-    const std::vector<TensorSpec>& inputs, const std::vector<TensorSpec>& outputs,
-    uint32_t count) {
+    const std::vector<TensorSpec>& inputs, const std::vector<TensorSpec>& outputs, uint32_t count) {
   std::vector<ReplicaTensors> sets;
   sets.reserve(count);
   for (uint32_t set = 0; set < count; ++set) {

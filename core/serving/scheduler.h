@@ -26,9 +26,9 @@
 // no front-end code ever runs under a scheduler's lock.
 //
 // Threads. Submit: any thread (the front ends); it never blocks beyond the scheduler's own
-// mutex. Next, Executed, Requeue: the worker of the replica's first core (Executed also the
-// loader, warming a batched version up before it is attached). Close: the loader thread, when
-// it drains or unloads. ReplicaLost: whoever takes a replica out of rotation (a worker after a
+// mutex. Next, Executed, Requeue: the worker threads of the replica's first core (Executed
+// also the loader, warming a batched version up before it is attached). Close: the loader
+// thread, when it drains or unloads. ReplicaLost: whoever takes a replica out of rotation (a worker after a
 // hardware error, or the loader attaching a replica to a failed core). Any two may overlap.
 //
 // Waking. The scheduler rings the doorbells of the workers that serve it whenever work may
@@ -37,10 +37,10 @@
 // waiting, within a request's delay, for a preferred batch size), it says by when the worker
 // should ask again. A worker blocks only on its own doorbell.
 //
-// What comes after batching fits here without another cut: a worker that pipelines (copies of
-// one unit overlapping the execution of the one before) takes several units in a row and picks
-// a free tensor set of the unit's variant for each; shared-memory inputs and outputs are jobs
-// whose Input/Output spans point into a client's mapping, which the unit does not see.
+// A pipelining worker (core_worker.h) takes the next unit while the one before executes, from
+// its execution or its copy thread (one at a time), and only for a replica with a free tensor
+// set, which it names in the unit (ExecutionUnit::tensor_set). Shared-memory inputs and outputs
+// are jobs whose Input/Output spans point into a client's mapping, which the unit does not see.
 #ifndef NEURON_SERVE_CORE_SERVING_SCHEDULER_H_
 #define NEURON_SERVE_CORE_SERVING_SCHEDULER_H_
 

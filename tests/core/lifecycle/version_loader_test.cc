@@ -203,7 +203,8 @@ TEST_F(VersionLoaderTest, PipelineDepthBindsThatManyTensorSetsPerVariant) {
   absl::StatusOr<std::shared_ptr<LoadedModel>> refused = loader.Load(deep);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(refused.status().message(), HasSubstr("model 'm': pipeline_depth is 9; it must be 1 to 8"));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("model 'm': pipeline_depth is 9; it must be 1 to 8"));
   EXPECT_EQ(SimStats().device_bytes_used, before);
 }
 

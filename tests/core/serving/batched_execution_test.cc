@@ -38,9 +38,9 @@ using testing::DrawStressKind;
 using testing::kIn;
 using testing::kOut;
 using testing::MlpVariant;
-using testing::RandomRows;
 using testing::OutcomesOf;
 using testing::PrepareForSubmit;
+using testing::RandomRows;
 using testing::StressKind;
 using testing::TestJob;
 
@@ -176,7 +176,8 @@ TEST_F(BatchedExecutionTest, PaddingRowsAreZerosAndNeverReachAnAnswer) {
   // The batch-4 variant's input row 3: the 4-row request filled it, the 3-row one zeroed it.
   const ReplicaVariant& batch4 = model->replicas()[0]->variants[1];
   std::vector<uint8_t> row(kIn * sizeof(float), 0xff);
-  ASSERT_TRUE(batch4.tensor_sets[0].inputs[0].Read(absl::MakeSpan(row), 3 * kIn * sizeof(float)).ok());
+  ASSERT_TRUE(
+      batch4.tensor_sets[0].inputs[0].Read(absl::MakeSpan(row), 3 * kIn * sizeof(float)).ok());
   EXPECT_EQ(row, std::vector<uint8_t>(kIn * sizeof(float), 0));
 }
 
