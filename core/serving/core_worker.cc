@@ -376,7 +376,7 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
 
   ReplicaVariant& variant = replica.variants[unit.variant];
   // Counted for whole jobs only: the ranges of a split job may run on two cores at once, and are
-  // never retried (TryRetry).
+  // never retried (RetryWanted).
   for (const JobRows& part : unit.parts) {
     if (part.job->row_ranges == nullptr) ++part.job->attempts;
   }
@@ -398,9 +398,11 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
   since_ns.store(0, std::memory_order_release);
   flight.device += absl::Now() - started;
   if (!written.ok()) {
-    // No execution ran, so no device time is reported.
-    for (const JobRows& part : unit.parts) {
-      Answer(flight, part, written, absl::ZeroDuration(), scratch);
+    // No execution ran, so no device time is reported. The last answer takes the status itself:
+    // no copy of it outlives the hand-off of the answers (see Release).
+    for (size_t i = 0; i < unit.parts.size(); ++i) {
+      Answer(flight, unit.parts[i], i + 1 < unit.parts.size() ? written : std::move(written),
+             absl::ZeroDuration(), scratch);
     }
     Release(flight);
     FlushCompletions(scratch);
@@ -509,8 +511,37 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
   if (!flight.executed.ok()) {
     const bool batched = unit.parts.size() > 1;
     for (const JobRows& part : unit.parts) {
-      if (TryRetry(flight.binding, part, flight.failure, batched)) continue;
-      Answer(flight, part, flight.executed, flight.device, scratch);
+      if (RetryWanted(flight.binding, part, flight.failure, batched)) {
+        scratch.retries.push_back(part.job);
+      } else {
+        Answer(flight, part, flight.executed, flight.device, scratch);
+      }
+    }
+    if (!scratch.retries.empty()) {
+      // Given back only after the flight is released: a job given back may run on another
+      // replica and complete at once, and when it held the model's last lease the model, its
+      // scheduler and this replica go with it. Until each Requeue returns, the job given back
+      // holds a lease, so the calls below still find them.
+      Scheduler* scheduler = flight.binding.model->scheduler();
+      const ModelReplica* failed_on = flight.binding.replica;
+      // Answered as if not retried when the scheduler closed meanwhile.
+      const size_t first_refusal = scratch.completions.size();
+      for (InferenceJob* job : scratch.retries) {
+        scratch.completions.push_back(Completion{
+            job, flight.executed, ExecutionTiming{flight.taken - job->enqueued_at, flight.device}});
+      }
+      Release(flight);
+      size_t kept = first_refusal;
+      for (size_t i = 0; i < scratch.retries.size(); ++i) {
+        Completion& refusal = scratch.completions[first_refusal + i];
+        if (scheduler->Requeue(scratch.retries[i], *failed_on)) continue;
+        if (kept != first_refusal + i) scratch.completions[kept] = std::move(refusal);
+        ++kept;
+      }
+      scratch.completions.resize(kept);
+      scratch.retries.clear();
+      FlushCompletions(scratch);
+      return;
     }
   } else {
     const absl::Time started = absl::Now();
@@ -534,6 +565,10 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
 }
 
 void CoreWorker::Release(Flight& flight) {
+  // Dropped before the answers are handed on: the jobs' copies of an error share its
+  // representation, whose count Debian's uninstrumented Abseil changes out of ThreadSanitizer's
+  // sight, so the flight's reference must go before (not after) the post that orders them.
+  flight.executed = absl::OkStatus();
   flight.binding.replica->free_tensor_sets.fetch_or(uint32_t{1} << flight.unit.tensor_set,
                                                     std::memory_order_acq_rel);
   free_tensor_sets_.fetch_add(1, std::memory_order_relaxed);
@@ -642,23 +677,19 @@ absl::Status CoreWorker::ReadOutputs(const Flight& flight) {
   return absl::OkStatus();
 }
 
-bool CoreWorker::TryRetry(const Binding& binding, const JobRows& part, ExecutionFailure kind,
-                          bool batched) {
-  InferenceJob* job = part.job;
+bool CoreWorker::RetryWanted(const Binding& binding, const JobRows& part, ExecutionFailure kind,
+                             bool batched) {
+  const InferenceJob* job = part.job;
   // Once only; and a range of a split job is not retried: its request fails with the first
   // error any of its ranges met.
   if (job->row_ranges != nullptr || job->attempts > 1) return false;
-  Scheduler& scheduler = *binding.model->scheduler();
-  if (batched && kind != ExecutionFailure::kHardware) {
-    // One bad request must not fail the others it ran with: each runs once more, alone.
-    return scheduler.Requeue(job, *binding.replica);
-  }
+  // One bad request must not fail the others it ran with: each runs once more, alone.
+  if (batched && kind != ExecutionFailure::kHardware) return true;
   if (kind == ExecutionFailure::kFinal) return false;
   // Another healthy replica must exist: this one may have just left rotation.
-  const size_t healthy = scheduler.healthy_replicas();
+  const size_t healthy = binding.model->scheduler()->healthy_replicas();
   const size_t self = binding.replica->healthy.load(std::memory_order_acquire) ? 1 : 0;
-  if (healthy <= self) return false;
-  return scheduler.Requeue(job, *binding.replica);
+  return healthy > self;
 }
 
 }  // namespace neuronserve

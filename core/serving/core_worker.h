@@ -121,6 +121,7 @@ class CoreWorker : public Doorbell {
   struct Scratch {
     std::vector<Completion> completions;
     std::vector<uint8_t> zeros;
+    std::vector<InferenceJob*> retries;  // jobs of a failed unit to give back (Read)
   };
 
   // The two threads' loops.
@@ -164,11 +165,12 @@ class CoreWorker : public Doorbell {
   absl::Status WriteInputs(const Flight& flight, Scratch& scratch);
   // Reads each part's rows of every output a job asked for.
   absl::Status ReadOutputs(const Flight& flight);
-  // After a failed execution of the kind `kind`: true when `part`'s job went back to its
+  // After a failed execution of the kind `kind`: true when `part`'s job goes back to its
   // scheduler for another try (a transient or hardware error, on another healthy replica; or,
-  // when it ran `batched` with other jobs, any error but a hardware one, to run alone).
-  bool TryRetry(const Binding& binding, const JobRows& part, ExecutionFailure kind,
-                bool batched);
+  // when it ran `batched` with other jobs, any error but a hardware one, to run alone). Decides
+  // only; Read gives the job back (Scheduler::Requeue) once the flight is released.
+  bool RetryWanted(const Binding& binding, const JobRows& part, ExecutionFailure kind,
+                   bool batched);
   // Wakes the thread that should take new work: the execution thread when it is idle, else
   // the copy thread when it waits.
   void WakeForWorkLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_);

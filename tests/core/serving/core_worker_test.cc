@@ -909,8 +909,11 @@ TEST_F(CoreWorkerTest, ConcurrentPushesWithDeadlinesAndCancellationsAreEachAnswe
     EXPECT_THAT(code, OutcomesOf(kinds[i])) << i << ": " << job.message();
     // Only an OK job executed (the count of executions below) and had outputs read; another
     // may have had its inputs written ahead before it gave up while waiting for the core.
-    if (code == C::kOk) EXPECT_TRUE(job.started()) << i;
-    if (code != C::kOk) EXPECT_EQ(job.output_calls(kY), 0) << i << ": " << job.message();
+    if (code == C::kOk) {
+      EXPECT_TRUE(job.started()) << i;
+    } else {
+      EXPECT_EQ(job.output_calls(kY), 0) << i << ": " << job.message();
+    }
     if (code == C::kOk) {
       ++ok;
       EXPECT_TRUE(Near(job.output(kY), ExpectedY(job.input(0)))) << i;
