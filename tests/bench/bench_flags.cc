@@ -94,6 +94,9 @@ std::string BenchUsage() {
       "calls in flight against each server and prints requests/s, p50/p99 latency and the\n"
       "ratio Infer/echo. The scaling run then loads an identity model with a fixed device\n"
       "latency and 1, 2, 4, 8 replicas and prints requests/s against replicas/latency.\n"
+      "The pipelining run starts a second daemon whose simulator charges copies\n"
+      "(NRTSIM_DMA_BYTES_PER_SECOND) and compares a copy-bound model at pipeline depth 1\n"
+      "and 2 with 1/max(execution, copies) and 1/(execution + copies) per replica.\n"
       "Last, the protocol run sends the same tensors to the daemon's ModelInfer (the Open\n"
       "Inference Protocol, raw_input_contents) and to its native Infer, alternating, and\n"
       "prints the ratio v2/native. The batching run compares a model of batch 1 with the\n"
@@ -115,6 +118,13 @@ std::string BenchUsage() {
       "  --scaling-latency-us=N   device time of the scaling model (default 2000)\n"
       "  --scaling-concurrency-per-replica=N  (default 2)\n"
       "  --scaling-size=BYTES     tensor of the scaling model (default 4096)\n"
+      "  --skip-pipelining        no pipelining run (and no second daemon)\n"
+      "  --pipelining-replicas=LIST  replica counts, each at depth 1 and 2 (default 1,2,4,8)\n"
+      "  --pipelining-latency-us=N   execution time of the pipelining model (default 2000)\n"
+      "  --pipelining-copy-us=N   copy time per request, input and output together; sets\n"
+      "                           the second daemon's NRTSIM_DMA_BYTES_PER_SECOND (default 1000)\n"
+      "  --pipelining-concurrency-per-replica=N  (default 2)\n"
+      "  --pipelining-size=BYTES  input and output of the pipelining model (default 4096)\n"
       "  --skip-v2                no protocol run (ModelInfer vs Infer) and no REST run\n"
       "  --v2-sizes=LIST          tensor bytes of the protocol run (default 4096,1MiB)\n"
       "  --v2-concurrency=LIST    requests in flight of the protocol run (default 1,64)\n"
@@ -126,8 +136,9 @@ std::string BenchUsage() {
       "  --batching-share-concurrency=N  in flight per model sharing a core (default 32)\n"
       "  --daemon=PATH            neuron-serve binary (default: the build tree's)\n"
       "  --nrt-library=PATH       libnrtsim.so (default: the build tree's)\n"
-      "  --sim-cores=N            NRTSIM_CORES of the daemon (default 8, or more if needed)\n"
-      "  --daemon-arg=FLAG        an extra daemon flag, repeatable\n"
+      "  --sim-cores=N            NRTSIM_CORES of the main daemon (default 8, or more if\n"
+      "                           needed; the pipelining daemon gets its largest replica count)\n"
+      "  --daemon-arg=FLAG        an extra flag for both daemons, repeatable\n"
       "  --malloc=tuned|default   the same glibc malloc settings (no heap trimming, no mmap\n"
       "                           below 32 MiB) for client and servers, or glibc's defaults\n"
       "                           (default tuned: the daemon's own --malloc default; see\n"
@@ -253,6 +264,13 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"scaling-latency-us", MicrosecondsFlag(&flags.scaling_latency_us)},
       {"scaling-concurrency-per-replica", IntFlag(&flags.scaling_concurrency_per_replica, 1024)},
       {"scaling-size", SizeFlag(&flags.scaling_size)},
+      {"skip-pipelining", BoolFlag(&flags.skip_pipelining)},
+      {"pipelining-replicas", IntListFlag(&flags.pipelining_replicas, 4096)},
+      {"pipelining-latency-us", MicrosecondsFlag(&flags.pipelining_latency_us)},
+      {"pipelining-copy-us", MicrosecondsFlag(&flags.pipelining_copy_us)},
+      {"pipelining-concurrency-per-replica",
+       IntFlag(&flags.pipelining_concurrency_per_replica, 1024)},
+      {"pipelining-size", SizeFlag(&flags.pipelining_size)},
       {"skip-v2", BoolFlag(&flags.skip_v2)},
       {"v2-sizes", SizeListFlag(&flags.v2_sizes)},
       {"v2-concurrency", IntListFlag(&flags.v2_concurrency, 4096)},

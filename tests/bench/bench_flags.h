@@ -37,6 +37,17 @@ struct BenchFlags {
   int scaling_concurrency_per_replica = 2;
   uint64_t scaling_size = 4096;
 
+  // The pipelining run, on a second daemon whose simulator charges copies: an identity model of
+  // pipelining_size bytes in and out, pipelining_latency_us of execution and pipelining_copy_us
+  // of copies (input and output together) per request, with each replica count at pipeline
+  // depth 1 and 2, pipelining_concurrency_per_replica requests in flight per replica.
+  bool skip_pipelining = false;
+  std::vector<int> pipelining_replicas = {1, 2, 4, 8};
+  uint64_t pipelining_latency_us = 2000;
+  uint64_t pipelining_copy_us = 1000;
+  int pipelining_concurrency_per_replica = 2;
+  uint64_t pipelining_size = 4096;
+
   // The protocol comparison: ModelInfer (the Open Inference Protocol) against native Infer on
   // the same daemon and model, raw form, these tensor bytes x requests in flight.
   bool skip_v2 = false;
@@ -54,9 +65,9 @@ struct BenchFlags {
   uint64_t batch8_latency_us = 2000;
   int batching_share_concurrency = 32;
 
-  std::string daemon;                    // neuron-serve binary
-  std::string nrt_library;               // libnrtsim.so
-  int sim_cores = 8;                     // NRTSIM_CORES of the daemon; raised to what the run needs
+  std::string daemon;       // neuron-serve binary
+  std::string nrt_library;  // libnrtsim.so
+  int sim_cores = 8;        // NRTSIM_CORES of the main daemon; raised to what the run needs
   std::vector<std::string> daemon_args;  // extra flags for the daemon (--daemon-arg, repeated)
 
   // "tuned": the same glibc malloc settings for the client and both servers (malloc_tuning.h);

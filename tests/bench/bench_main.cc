@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -110,6 +111,14 @@ void MeasureRound(const StartCallOf<Request, Response>& start, const Request& re
   }
 }
 
+// Infer calls on `stub`, for RunLoad and Probe.
+StartCall InferCallOn(v1::NeuronServing::Stub* stub) {
+  return [stub](grpc::ClientContext* context, const v1::InferRequest* request,
+                v1::InferResponse* response, std::function<void(grpc::Status)> done) {
+    stub->async()->Infer(context, request, response, std::move(done));
+  };
+}
+
 std::string SelfPath() {
   std::error_code error;
   std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -136,6 +145,7 @@ class Bench {
     std::vector<ComparisonRow> comparison = RunComparison();
     std::vector<ScalingRow> scaling;
     if (!flags_.skip_scaling) scaling = RunScaling();
+    if (!flags_.skip_pipelining) RunPipelining();
     std::vector<ProtocolRow> protocol;
     if (!flags_.skip_v2) protocol = RunProtocols();
     if (!flags_.skip_v2) RunHttp();
@@ -146,11 +156,7 @@ class Bench {
       std::printf("bench: the echo server exited with %d\n", code);
       failed_ = true;
     }
-    if (const int code = daemon_->StopWith(SIGTERM, kStopTimeout); code != 0) {
-      std::printf("bench: neuron-serve exited with %d; its log:\n%s\n", code,
-                  daemon_->Stderr().c_str());
-      failed_ = true;
-    }
+    StopDaemon(*daemon_, "neuron-serve");
     return failed_ ? 1 : 0;
   }
 
@@ -163,6 +169,40 @@ class Bench {
     return cores;
   }
 
+  // A neuron-serve child on the simulator with `cores` cores and `env` added to its
+  // environment; the caller waits for it (AddressOf). Every daemon of the run gets the same
+  // flags, so that the sections differ only in what they measure.
+  std::unique_ptr<ChildProcess> StartDaemon(int cores, std::map<std::string, std::string> env) {
+    // The HTTP endpoint too, for the REST table (RunHttp).
+    std::vector<std::string> daemon_argv = {flags_.daemon, "--listen=127.0.0.1:0",
+                                            "--http-listen=127.0.0.1:0",
+                                            "--nrt-library=" + flags_.nrt_library};
+    // Only when asked: a daemon from before --malloc would refuse the flag.
+    if (flags_.malloc_mode != "tuned") daemon_argv.push_back("--malloc=default");
+    daemon_argv.insert(daemon_argv.end(), flags_.daemon_args.begin(), flags_.daemon_args.end());
+    env["NRTSIM_CORES"] = std::to_string(cores);
+    // The bench's own environment must not shape the daemon (a NEURON_SERVE_STATE_DIR would
+    // bring back old models, NEURON_RT_VISIBLE_CORES would hide cores), except for the lock
+    // directory, where the simulator reserves its cores: the bench's private one
+    // (tests/sim_lock_dir), so that its daemon never collides with another one on this machine,
+    // unless `env` names another.
+    if (const char* lock_dir = std::getenv("NRTSIM_LOCK_DIR"); lock_dir != nullptr) {
+      env.emplace("NRTSIM_LOCK_DIR", lock_dir);
+    }
+    return std::make_unique<ChildProcess>(ChildSpec{daemon_argv,
+                                                    env,
+                                                    {"NEURON_LOGICAL_NC_CONFIG"},
+                                                    {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
+  }
+
+  // SIGTERM, and a failed run unless the daemon exits 0 (then its log is shown).
+  void StopDaemon(ChildProcess& daemon, const char* what) {
+    if (const int code = daemon.StopWith(SIGTERM, kStopTimeout); code != 0) {
+      std::printf("bench: %s exited with %d; its log:\n%s\n", what, code, daemon.Stderr().c_str());
+      failed_ = true;
+    }
+  }
+
   bool StartServers() {
     const std::string self = SelfPath();
     if (self.empty()) {
@@ -172,7 +212,6 @@ class Bench {
     // Same allocator settings for all three processes (util/malloc_tuning.h): the daemon's own
     // --malloc (tuned unless told otherwise), and the same through GLIBC_TUNABLES for the echo
     // server and mallopt here.
-    std::map<std::string, std::string> env;
     std::map<std::string, std::string> echo_env;
     const bool tuned = flags_.malloc_mode == "tuned";
     if (tuned) {
@@ -184,26 +223,8 @@ class Bench {
     // Both start at once (the daemon opens the runtime meanwhile), then both are waited for.
     echo_ = std::make_unique<ChildProcess>(
         ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0"}, echo_env, {}, {}});
-    // The HTTP endpoint too, for the REST table (RunHttp).
-    std::vector<std::string> daemon_argv = {flags_.daemon, "--listen=127.0.0.1:0",
-                                            "--http-listen=127.0.0.1:0",
-                                            "--nrt-library=" + flags_.nrt_library};
-    // Only when asked: a daemon from before --malloc would refuse the flag.
-    if (!tuned) daemon_argv.push_back("--malloc=default");
-    daemon_argv.insert(daemon_argv.end(), flags_.daemon_args.begin(), flags_.daemon_args.end());
-    const std::string cores = std::to_string(CoresNeeded());
-    env["NRTSIM_CORES"] = cores;
-    // The bench's own environment must not shape the daemon (a NEURON_SERVE_STATE_DIR would
-    // bring back old models, NEURON_RT_VISIBLE_CORES would hide cores), except for the lock
-    // directory, where the simulator reserves its cores: the bench's private one
-    // (tests/sim_lock_dir), so that its daemon never collides with another one on this machine.
-    if (const char* lock_dir = std::getenv("NRTSIM_LOCK_DIR"); lock_dir != nullptr) {
-      env["NRTSIM_LOCK_DIR"] = lock_dir;
-    }
-    daemon_ = std::make_unique<ChildProcess>(ChildSpec{daemon_argv,
-                                                       env,
-                                                       {"NEURON_LOGICAL_NC_CONFIG"},
-                                                       {"NRTSIM_", "NEURON_RT_", "NEURON_SERVE_"}});
+    const int cores = CoresNeeded();
+    daemon_ = StartDaemon(cores, {});
     const std::string echo_address = AddressOf(*echo_, "echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
     if (echo_address.empty() || daemon_address.empty()) return false;
@@ -226,11 +247,7 @@ class Bench {
                      v1::InferResponse* response, std::function<void(grpc::Status)> done) {
       stub->async()->Echo(context, request, response, std::move(done));
     };
-    infer_call_ = [stub = daemon_stub_.get()](
-                      grpc::ClientContext* context, const v1::InferRequest* request,
-                      v1::InferResponse* response, std::function<void(grpc::Status)> done) {
-      stub->async()->Infer(context, request, response, std::move(done));
-    };
+    infer_call_ = InferCallOn(daemon_stub_.get());
     v2_call_ = [stub = v2_stub_.get()](grpc::ClientContext* context,
                                        const inference::ModelInferRequest* request,
                                        inference::ModelInferResponse* response,
@@ -244,9 +261,8 @@ class Bench {
         static_cast<int>(getpid()));
     std::printf("  echo server  = child process %s (BenchEcho, callback API) on %s\n", self.c_str(),
                 echo_address.c_str());
-    std::printf("  neuron-serve = child process %s on %s, NRTSIM_CORES=%s, --nrt-library=%s\n",
-                flags_.daemon.c_str(), daemon_address.c_str(), cores.c_str(),
-                flags_.nrt_library.c_str());
+    std::printf("  neuron-serve = child process %s on %s, NRTSIM_CORES=%d, --nrt-library=%s\n",
+                flags_.daemon.c_str(), daemon_address.c_str(), cores, flags_.nrt_library.c_str());
     if (tunables.empty()) {
       std::printf("  malloc: glibc defaults in all three processes (daemon --malloc=default)\n");
     } else {
@@ -277,7 +293,7 @@ class Bench {
         for (int concurrency : flags_.concurrency) {
           ComparisonRow row{size, form, concurrency, {}, {}};
           row.echo.error = Probe(echo_call_, request);
-          row.infer.error = LoadedOrProbe(loaded, request);
+          row.infer.error = LoadedOrProbe(loaded, infer_call_, request);
           for (int round = 0; round < flags_.rounds; ++round) {
             const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
             MeasureRound(echo_call_, request, ExpectSameSize(request), options, row.echo);
@@ -305,24 +321,86 @@ class Bench {
       // no core idles between a completion and the client's next call.
       row.concurrency = replicas * flags_.scaling_concurrency_per_replica;
       row.ideal_per_second = replicas * 1e6 / static_cast<double>(flags_.scaling_latency_us);
-      grpc::Status loaded = LoadIdentityModel(*daemon_stub_, model);
-      if (loaded.ok()) {
-        const v1::InferRequest request =
-            MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
-        // No baseline to alternate with (the ideal is computed): one round.
-        row.infer.error = Probe(infer_call_, request);
-        MeasureRound(infer_call_, request, ExpectSameSize(request),
-                     OptionsFor(flags_, row.concurrency, 0, 1), row.infer);
-        Unload(model.name);
-      } else {
-        row.infer.error = absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
-                                       loaded.error_message());
-      }
+      row.infer = MeasureModel(*daemon_stub_, infer_call_, model, row.concurrency);
       failed_ |= !row.infer.ok();
       PrintScalingRow(row);
       rows.push_back(std::move(row));
     }
     return rows;
+  }
+
+  // Loads `model` through `stub`, probes it, measures one round at `concurrency` in flight and
+  // unloads it. One round: the sections that use it compare with a computed ideal, not with a
+  // baseline to alternate with.
+  Measurement MeasureModel(v1::NeuronServing::Stub& stub, const StartCall& call,
+                           const IdentityModel& model, int concurrency) {
+    Measurement measurement;
+    const grpc::Status loaded = LoadIdentityModel(stub, model);
+    const v1::InferRequest request = MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
+    measurement.error = LoadedOrProbe(loaded, call, request);
+    MeasureRound(call, request, ExpectSameSize(request), OptionsFor(flags_, concurrency, 0, 1),
+                 measurement);
+    if (loaded.ok()) Unload(stub, model.name);
+    return measurement;
+  }
+
+  // A copy-bound model with and without pipelining. Copies cost time only when the simulator is
+  // told a copy bandwidth, which it reads from its process's environment at nrt_init: so a second
+  // daemon, started for this section and stopped after it, with the bandwidth at which one
+  // request's input and output take --pipelining-copy-us together.
+  void RunPipelining() {
+    const uint64_t size = flags_.pipelining_size;
+    const uint64_t dma_bytes_per_second =
+        std::max<uint64_t>(1, std::llround(2.0 * static_cast<double>(size) * 1e6 /
+                                           static_cast<double>(flags_.pipelining_copy_us)));
+    const int cores =
+        *std::max_element(flags_.pipelining_replicas.begin(), flags_.pipelining_replicas.end());
+    std::map<std::string, std::string> env = {
+        {"NRTSIM_DMA_BYTES_PER_SECOND", std::to_string(dma_bytes_per_second)}};
+    // A lock directory of its own, inside the bench's private one (removed with it): the main
+    // daemon holds its cores until the end of the run, and in one directory the simulator would
+    // refuse this daemon the same core numbers. Different lock directories are different
+    // machines, which is what this daemon is: one whose copies cost time.
+    if (const char* lock_dir = std::getenv("NRTSIM_LOCK_DIR"); lock_dir != nullptr) {
+      env["NRTSIM_LOCK_DIR"] = absl::StrCat(lock_dir, "/pipelining");
+    }
+    std::unique_ptr<ChildProcess> daemon = StartDaemon(cores, env);
+    const std::string address = AddressOf(*daemon, "pipelining neuron-serve daemon");
+    if (address.empty()) {
+      failed_ = true;
+      return;
+    }
+    std::printf(
+        "\npipelining daemon = child process %s on %s, NRTSIM_CORES=%d, "
+        "NRTSIM_DMA_BYTES_PER_SECOND=%llu, a lock directory of its own\n",
+        flags_.daemon.c_str(), address.c_str(), cores,
+        static_cast<unsigned long long>(dma_bytes_per_second));
+    const std::unique_ptr<v1::NeuronServing::Stub> stub =
+        v1::NeuronServing::NewStub(Connect(address));
+    const StartCall call = InferCallOn(stub.get());
+
+    PrintPipeliningHeader(flags_.pipelining_latency_us, flags_.pipelining_copy_us, size,
+                          dma_bytes_per_second);
+    std::vector<PipeliningRow> rows;
+    for (int replicas : flags_.pipelining_replicas) {
+      for (uint32_t depth : {1u, 2u}) {
+        IdentityModel model{absl::StrCat("bench-pipelining-", replicas, "-", depth), size,
+                            flags_.pipelining_latency_us, replicas};
+        model.pipeline_depth = depth;
+        PipeliningRow row;
+        row.replicas = replicas;
+        row.depth = depth;
+        row.concurrency = replicas * flags_.pipelining_concurrency_per_replica;
+        row.latency_us = flags_.pipelining_latency_us;
+        row.copy_us = flags_.pipelining_copy_us;
+        row.infer = MeasureModel(*stub, call, model, row.concurrency);
+        failed_ |= !row.infer.ok();
+        PrintPipeliningRow(row);
+        rows.push_back(std::move(row));
+      }
+    }
+    PrintPipeliningTargets(rows);
+    StopDaemon(*daemon, "the pipelining neuron-serve");
   }
 
   // ModelInfer against native Infer: per size one identity model, the same tensor through both
@@ -458,8 +536,8 @@ class Bench {
     for (int concurrency : flags_.batching_concurrency) {
       BatchingRow row;
       row.concurrency = concurrency;
-      row.batch1.error = LoadedOrProbe(batch1_loaded, batch1_request);
-      row.batched.error = LoadedOrProbe(batched_loaded, batched_request);
+      row.batch1.error = LoadedOrProbe(batch1_loaded, infer_call_, batch1_request);
+      row.batched.error = LoadedOrProbe(batched_loaded, infer_call_, batched_request);
       for (int round = 0; round < flags_.rounds; ++round) {
         const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
         MeasureRound(infer_call_, batch1_request, ExpectSameSize(batch1_request), options,
@@ -482,8 +560,8 @@ class Bench {
     const v1::InferRequest second_request = MakeRequest(second.name, size, TensorForm::kRaw);
     SharingRow sharing;
     sharing.concurrency = flags_.batching_share_concurrency;
-    sharing.first.error = LoadedOrProbe(first_loaded, first_request);
-    sharing.second.error = LoadedOrProbe(second_loaded, second_request);
+    sharing.first.error = LoadedOrProbe(first_loaded, infer_call_, first_request);
+    sharing.second.error = LoadedOrProbe(second_loaded, infer_call_, second_request);
     // One window, both loads at once: the point is what each gets while the other competes.
     const LoadOptions options = OptionsFor(flags_, sharing.concurrency, 0, 1);
     std::thread other([&] {
@@ -499,17 +577,20 @@ class Bench {
     PrintBatchingTargets(rows, sharing);
   }
 
-  // "" when the model loaded and answers `request` correctly; else why not.
-  std::string LoadedOrProbe(const grpc::Status& loaded, const v1::InferRequest& request) {
+  // "" when the model loaded and answers `request` (sent with `call`) correctly; else why not.
+  std::string LoadedOrProbe(const grpc::Status& loaded, const StartCall& call,
+                            const v1::InferRequest& request) {
     if (!loaded.ok()) {
       return absl::StrCat("LoadModel failed, code ", loaded.error_code(), ": ",
                           loaded.error_message());
     }
-    return Probe(infer_call_, request);
+    return Probe(call, request);
   }
 
-  void Unload(const std::string& name) {
-    grpc::Status status = UnloadModel(*daemon_stub_, name);
+  void Unload(const std::string& name) { Unload(*daemon_stub_, name); }
+
+  void Unload(v1::NeuronServing::Stub& stub, const std::string& name) {
+    grpc::Status status = UnloadModel(stub, name);
     if (!status.ok()) {
       std::printf("bench: UnloadModel %s failed, code %d: %s\n", name.c_str(),
                   static_cast<int>(status.error_code()), status.error_message().c_str());

@@ -56,6 +56,7 @@ grpc::Status LoadIdentityModel(v1::NeuronServing::Stub& stub, const IdentityMode
   } else {
     fields->mutable_config()->set_replicas(static_cast<uint32_t>(model.replicas));
   }
+  if (model.pipeline_depth != 0) fields->mutable_config()->set_pipeline_depth(model.pipeline_depth);
   if (model.variants.empty()) {
     fields->set_total_size(neffs.front().size());
     fields->set_sha256(Sha256Hex(neffs.front()));

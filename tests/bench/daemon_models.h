@@ -28,6 +28,9 @@ struct IdentityModel {
   std::vector<Variant> variants;
   // Its one replica starts at this core, shared with the other models that say the same.
   std::optional<uint32_t> shared_core;
+  // Tensor sets bound per replica (ModelConfig.pipeline_depth): 1 runs copies and executions of
+  // a replica one after another; 0 leaves it to the daemon's --pipeline-depth.
+  uint32_t pipeline_depth = 0;
 };
 
 // Uploads the model's sim NEFF (header with size and SHA-256, then 1 MiB chunks) and waits

@@ -1,5 +1,6 @@
 #include "tests/bench/report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -98,6 +99,86 @@ void PrintScalingRow(const ScalingRow& row) {
   std::fflush(stdout);
 }
 
+std::optional<double> PipeliningRow::PerReplica() const {
+  if (!infer.result.has_value() || replicas <= 0) return std::nullopt;
+  return infer.result->PerSecond() / replicas;
+}
+
+std::optional<double> PipeliningRow::OfOverlapped() const {
+  const std::optional<double> per_replica = PerReplica();
+  if (!per_replica.has_value()) return std::nullopt;
+  return *per_replica * static_cast<double>(std::max(latency_us, copy_us)) / 1e6;
+}
+
+std::optional<double> PipeliningRow::OfSerial() const {
+  const std::optional<double> per_replica = PerReplica();
+  if (!per_replica.has_value()) return std::nullopt;
+  return *per_replica * static_cast<double>(latency_us + copy_us) / 1e6;
+}
+
+std::optional<double> PipeliningRow::Utilization() const {
+  const std::optional<double> per_replica = PerReplica();
+  if (!per_replica.has_value()) return std::nullopt;
+  return *per_replica * static_cast<double>(latency_us) / 1e6;
+}
+
+void PrintPipeliningHeader(uint64_t latency_us, uint64_t copy_us, uint64_t tensor_bytes,
+                           uint64_t dma_bytes_per_second) {
+  std::printf(
+      "\n== Pipelining: identity model, execution %llu us, copies %llu us per request (%s in "
+      "and out, second daemon with NRTSIM_DMA_BYTES_PER_SECOND=%llu), unary Infer ==\n",
+      static_cast<unsigned long long>(latency_us), static_cast<unsigned long long>(copy_us),
+      FormatBytes(tensor_bytes).c_str(), static_cast<unsigned long long>(dma_bytes_per_second));
+  std::printf(
+      "(each request is one execution of %llu us of device time: utilization = completed x "
+      "%llu us / (replicas x measured seconds))\n",
+      static_cast<unsigned long long>(latency_us), static_cast<unsigned long long>(latency_us));
+  std::printf("%8s %5s %5s | %12s %8s %8s | %12s | %10s %10s %10s\n", "replicas", "depth", "conc",
+              "infer req/s", "p50 ms", "p99 ms", "req/s/rep", "of 1/max", "of 1/sum", "util");
+  std::fflush(stdout);
+}
+
+void PrintPipeliningRow(const PipeliningRow& row) {
+  const std::optional<double> per_replica = row.PerReplica();
+  std::printf("%8d %5u %5d | %s | %s | %s %s %s\n", row.replicas, row.depth, row.concurrency,
+              MeasurementColumns(row.infer).c_str(),
+              per_replica.has_value() ? absl::StrFormat("%12.1f", *per_replica).c_str()
+                                      : absl::StrFormat("%12s", "-").c_str(),
+              RatioColumn(row.OfOverlapped()).c_str(), RatioColumn(row.OfSerial()).c_str(),
+              RatioColumn(row.Utilization()).c_str());
+  PrintProblems("infer", row.infer);
+  std::fflush(stdout);
+}
+
+void PrintPipeliningTargets(const std::vector<PipeliningRow>& rows) {
+  if (rows.empty()) return;
+  std::vector<std::string> pipelined;
+  std::vector<std::string> unpipelined;
+  std::string utilization_8 = "not run";
+  for (const PipeliningRow& row : rows) {
+    const std::string replicas =
+        absl::StrCat(row.replicas, " replica", row.replicas == 1 ? "" : "s");
+    if (row.depth == 2) {
+      pipelined.push_back(absl::StrCat(replicas, ": ", Verdict(row.OfOverlapped(), 0.9)));
+      if (row.replicas == 8) {
+        utilization_8 = absl::StrCat(Verdict(row.Utilization(), 0.97), " (", row.concurrency / 8,
+                                     " in flight per replica)");
+      }
+    } else if (row.depth == 1) {
+      const std::optional<double> serial = row.OfSerial();
+      unpipelined.push_back(absl::StrCat(
+          replicas, ": ", serial.has_value() ? absl::StrFormat("%.3f", *serial) : "not measured"));
+    }
+  }
+  std::printf("pipelining targets:\n");
+  std::printf("  depth 2, req/s per replica >= 0.90 x 1/max(execution, copies): %s\n",
+              pipelined.empty() ? "not run" : absl::StrJoin(pipelined, "; ").c_str());
+  std::printf("  depth 2, device utilization at 8 replicas >= 0.97: %s\n", utilization_8.c_str());
+  std::printf("  depth 1, req/s per replica over 1/(execution + copies) (information): %s\n",
+              unpipelined.empty() ? "not run" : absl::StrJoin(unpipelined, "; ").c_str());
+  std::fflush(stdout);
+}
+
 void PrintProtocolHeader(int infer_replicas) {
   std::printf(
       "\n== ModelInfer (v2) vs native Infer (identity, latency 0, %d replica%s, raw): unary "
@@ -141,8 +222,9 @@ void PrintHttpHeader(int infer_replicas) {
 void PrintHttpRow(const HttpRow& row) {
   std::printf("%-8s %5d | %s | %s | %s | %s %s\n", FormatBytes(row.tensor_bytes).c_str(),
               row.concurrency, MeasurementColumns(row.grpc).c_str(),
-              MeasurementColumns(row.rest_binary).c_str(), MeasurementColumns(row.rest_json).c_str(),
-              RatioColumn(row.BinaryRatio()).c_str(), RatioColumn(row.JsonRatio()).c_str());
+              MeasurementColumns(row.rest_binary).c_str(),
+              MeasurementColumns(row.rest_json).c_str(), RatioColumn(row.BinaryRatio()).c_str(),
+              RatioColumn(row.JsonRatio()).c_str());
   PrintProblems("gRPC", row.grpc);
   PrintProblems("REST binary", row.rest_binary);
   PrintProblems("REST JSON", row.rest_json);

@@ -39,6 +39,25 @@ struct ScalingRow {
   std::optional<double> Ratio() const;
 };
 
+// The pipelining run: a copy-bound identity model at one replica count and pipeline depth, on
+// the daemon whose simulator charges copies. Each request is one execution of latency_us and
+// copy_us of copies (its input written, its output read) on the replica's copy engine.
+struct PipeliningRow {
+  int replicas = 1;
+  uint32_t depth = 1;
+  int concurrency = 1;
+  uint64_t latency_us = 0;
+  uint64_t copy_us = 0;
+  Measurement infer;
+  std::optional<double> PerReplica() const;  // req/s per replica
+  // Per replica against 1/max(execution, copies), what overlapping copies with executions can
+  // reach, and against 1/(execution + copies), what a replica doing them in turn reaches.
+  std::optional<double> OfOverlapped() const;
+  std::optional<double> OfSerial() const;
+  // The device's busy share: completed x latency / (replicas x measured seconds).
+  std::optional<double> Utilization() const;
+};
+
 // The protocol run: the same request to ModelInfer (v2) and to Infer (native), same daemon.
 struct ProtocolRow {
   uint64_t tensor_bytes = 0;
@@ -98,6 +117,15 @@ void PrintComparisonHeader(int infer_replicas);
 void PrintComparisonRow(const ComparisonRow& row);
 void PrintScalingHeader(uint64_t latency_us, uint64_t tensor_bytes);
 void PrintScalingRow(const ScalingRow& row);
+// `dma_bytes_per_second`: the pipelining daemon's NRTSIM_DMA_BYTES_PER_SECOND.
+void PrintPipeliningHeader(uint64_t latency_us, uint64_t copy_us, uint64_t tensor_bytes,
+                           uint64_t dma_bytes_per_second);
+void PrintPipeliningRow(const PipeliningRow& row);
+// The targets: at depth 2, req/s per replica >= 0.9 x 1/max(execution, copies) at every
+// replica count, and utilization >= 0.97 at 8 replicas ("not run" without that cell); depth 1's
+// ratio to 1/(execution + copies) for information.
+void PrintPipeliningTargets(const std::vector<PipeliningRow>& rows);
+
 void PrintProtocolHeader(int infer_replicas);
 void PrintProtocolRow(const ProtocolRow& row);
 // The issues' targets: at 16 MiB infer/echo >= 0.8, at 4 KiB and concurrency 64 >= 0.7 (raw

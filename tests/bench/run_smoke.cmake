@@ -1,4 +1,4 @@
-# bench.smoke: runs neuron_serve_bench briefly and fails unless it exits 0 and printed its four
+# bench.smoke: runs neuron_serve_bench briefly and fails unless it exits 0 and printed its
 # tables (a header and at least one row each). ctest's PASS_REGULAR_EXPRESSION alone would
 # ignore the exit code, hence this script. Variables: BENCH (the binary), ARGS (its flags).
 execute_process(
@@ -17,6 +17,10 @@ endif()
 # A scaling row: "       1     2 | <numbers> | <ideal> | <ratio>".
 if(NOT output MATCHES "== Scaling[^\n]*\n[^\n]*of ideal\n +1 +2 \\| +[0-9.]+ ")
   message(FATAL_ERROR "no scaling table in the output")
+endif()
+# Pipelining rows, depth 1 then 2: "       1     1     2 | <numbers> | <per replica> | <ratios>".
+if(NOT output MATCHES "== Pipelining[^\n]*\n[^\n]*utilization[^\n]*\n[^\n]*util\n +1 +1 +2 \\| +[0-9.]+ [^\n]*\n +1 +2 +2 \\| +[0-9.]+ ")
+  message(FATAL_ERROR "no pipelining table in the output")
 endif()
 # A protocol row: "4 KiB        1 | <native numbers> | <v2 numbers> | <ratio>".
 if(NOT output MATCHES "== ModelInfer \\(v2\\) vs native Infer[^\n]*\n[^\n]*v2/native\n4 KiB +1 \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ ")
