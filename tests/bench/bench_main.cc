@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "tests/bench/load_generator.h"
 #include "tests/bench/payload.h"
 #include "tests/bench/report.h"
+#include "tests/prometheus/prometheus_text_parser.h"
 #include "tests/support/child_process.h"
 #include "util/malloc_tuning.h"
 
@@ -117,6 +119,48 @@ StartCall InferCallOn(v1::NeuronServing::Stub* stub) {
                 v1::InferResponse* response, std::function<void(grpc::Status)> done) {
     stub->async()->Infer(context, request, response, std::move(done));
   };
+}
+
+// The daemon's HTTP endpoint (HOST:PORT), from its log line "HTTP endpoint on HOST:PORT (";
+// empty when it has none.
+std::string HttpAddressOf(ChildProcess& daemon) {
+  const std::string log = daemon.Stderr();
+  constexpr std::string_view kHttpLine = "HTTP endpoint on ";
+  const size_t at = log.find(kHttpLine);
+  if (at == std::string::npos) return "";
+  const size_t from = at + kHttpLine.size();
+  return log.substr(from, log.find(' ', from) - from);
+}
+
+// What every core of a daemon did so far, from its /metrics: the seconds its executions held
+// it (measured around nrt_execute) and their count, summed over the cores.
+struct CoreTotals {
+  double busy_seconds = 0;
+  double executions = 0;
+  absl::Time at;
+};
+
+std::optional<CoreTotals> ScrapeCoreTotals(const std::string& http_address) {
+  if (http_address.empty()) return std::nullopt;
+  HttpConnection connection(http_address);
+  HttpPost get;
+  get.method = "GET";
+  get.path = "/metrics";
+  const HttpAnswer answer = connection.Send(get);
+  CoreTotals totals;
+  totals.at = absl::Now();
+  if (answer.status != 200) return std::nullopt;
+  absl::StatusOr<std::vector<testing::PromFamily>> families =
+      testing::ParsePrometheusText(answer.body);
+  if (!families.ok()) return std::nullopt;
+  for (const testing::PromFamily& family : *families) {
+    double* sum = family.name == "neuronserve_core_busy_seconds_total" ? &totals.busy_seconds
+                  : family.name == "neuronserve_core_executions_total" ? &totals.executions
+                                                                       : nullptr;
+    if (sum == nullptr) continue;
+    for (const testing::PromSample& sample : family.samples) *sum += sample.value;
+  }
+  return totals;
 }
 
 std::string SelfPath() {
@@ -228,13 +272,8 @@ class Bench {
     const std::string echo_address = AddressOf(*echo_, "echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
     if (echo_address.empty() || daemon_address.empty()) return false;
-    // Logged before "listening on": "HTTP endpoint on HOST:PORT (".
-    const std::string log = daemon_->Stderr();
-    constexpr std::string_view kHttpLine = "HTTP endpoint on ";
-    if (const size_t at = log.find(kHttpLine); at != std::string::npos) {
-      const size_t from = at + kHttpLine.size();
-      http_address_ = log.substr(from, log.find(' ', from) - from);
-    }
+    // Logged before "listening on".
+    http_address_ = HttpAddressOf(*daemon_);
 
     echo_stub_ = BenchEcho::NewStub(Connect(echo_address));
     // One channel for both protocols of the daemon: they share its connection, as a client of
@@ -332,14 +371,21 @@ class Bench {
   // Loads `model` through `stub`, probes it, measures one round at `concurrency` in flight and
   // unloads it. One round: the sections that use it compare with a computed ideal, not with a
   // baseline to alternate with.
+  // With `metrics_address` (the daemon's HTTP endpoint), the daemon's core totals are scraped
+  // just before and after the round into `before` and `after`.
   Measurement MeasureModel(v1::NeuronServing::Stub& stub, const StartCall& call,
-                           const IdentityModel& model, int concurrency) {
+                           const IdentityModel& model, int concurrency,
+                           const std::string& metrics_address = "",
+                           std::optional<CoreTotals>* before = nullptr,
+                           std::optional<CoreTotals>* after = nullptr) {
     Measurement measurement;
     const grpc::Status loaded = LoadIdentityModel(stub, model);
     const v1::InferRequest request = MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
     measurement.error = LoadedOrProbe(loaded, call, request);
+    if (before != nullptr) *before = ScrapeCoreTotals(metrics_address);
     MeasureRound(call, request, ExpectSameSize(request), OptionsFor(flags_, concurrency, 0, 1),
                  measurement);
+    if (after != nullptr) *after = ScrapeCoreTotals(metrics_address);
     if (loaded.ok()) Unload(stub, model.name);
     return measurement;
   }
@@ -378,6 +424,7 @@ class Bench {
     const std::unique_ptr<v1::NeuronServing::Stub> stub =
         v1::NeuronServing::NewStub(Connect(address));
     const StartCall call = InferCallOn(stub.get());
+    const std::string metrics_address = HttpAddressOf(*daemon);
 
     PrintPipeliningHeader(flags_.pipelining_latency_us, flags_.pipelining_copy_us, size,
                           dma_bytes_per_second);
@@ -393,7 +440,15 @@ class Bench {
         row.concurrency = replicas * flags_.pipelining_concurrency_per_replica;
         row.latency_us = flags_.pipelining_latency_us;
         row.copy_us = flags_.pipelining_copy_us;
-        row.infer = MeasureModel(*stub, call, model, row.concurrency);
+        std::optional<CoreTotals> before;
+        std::optional<CoreTotals> after;
+        row.infer = MeasureModel(*stub, call, model, row.concurrency, metrics_address, &before,
+                                 &after);
+        if (before.has_value() && after.has_value() && after->executions > before->executions) {
+          const double busy = after->busy_seconds - before->busy_seconds;
+          row.execution_us = busy * 1e6 / (after->executions - before->executions);
+          row.busy_share = busy / (replicas * absl::ToDoubleSeconds(after->at - before->at));
+        }
         failed_ |= !row.infer.ok();
         PrintPipeliningRow(row);
         rows.push_back(std::move(row));

@@ -57,7 +57,7 @@ HttpAnswer HttpConnection::Send(const HttpPost& post) {
   HttpAnswer answer;
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (fd_ < 0 && !Connect(answer.error)) return answer;
-    std::string head = absl::StrCat("POST ", post.path, " HTTP/1.1\r\nHost: ", address_,
+    std::string head = absl::StrCat(post.method, " ", post.path, " HTTP/1.1\r\nHost: ", address_,
                                     "\r\nContent-Length: ", post.body.size(), "\r\n");
     for (const std::string& header : post.headers) absl::StrAppend(&head, header, "\r\n");
     head += "\r\n";

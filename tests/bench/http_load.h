@@ -17,11 +17,13 @@
 
 namespace neuronserve::bench {
 
-// One POST: the path, extra header lines ("Name: value"), the body.
+// One request (a POST unless `method` says otherwise): the path, extra header lines
+// ("Name: value"), the body.
 struct HttpPost {
   std::string path;
   std::vector<std::string> headers;
   std::string body;
+  std::string method = "POST";
 };
 
 struct HttpAnswer {

@@ -107,19 +107,13 @@ std::optional<double> PipeliningRow::PerReplica() const {
 std::optional<double> PipeliningRow::OfOverlapped() const {
   const std::optional<double> per_replica = PerReplica();
   if (!per_replica.has_value()) return std::nullopt;
-  return *per_replica * static_cast<double>(std::max(latency_us, copy_us)) / 1e6;
+  return *per_replica * std::max(ExecutionUs(), static_cast<double>(copy_us)) / 1e6;
 }
 
 std::optional<double> PipeliningRow::OfSerial() const {
   const std::optional<double> per_replica = PerReplica();
   if (!per_replica.has_value()) return std::nullopt;
-  return *per_replica * static_cast<double>(latency_us + copy_us) / 1e6;
-}
-
-std::optional<double> PipeliningRow::Utilization() const {
-  const std::optional<double> per_replica = PerReplica();
-  if (!per_replica.has_value()) return std::nullopt;
-  return *per_replica * static_cast<double>(latency_us) / 1e6;
+  return *per_replica * (ExecutionUs() + static_cast<double>(copy_us)) / 1e6;
 }
 
 void PrintPipeliningHeader(uint64_t latency_us, uint64_t copy_us, uint64_t tensor_bytes,
@@ -130,20 +124,24 @@ void PrintPipeliningHeader(uint64_t latency_us, uint64_t copy_us, uint64_t tenso
       static_cast<unsigned long long>(latency_us), static_cast<unsigned long long>(copy_us),
       FormatBytes(tensor_bytes).c_str(), static_cast<unsigned long long>(dma_bytes_per_second));
   std::printf(
-      "(each request is one execution of %llu us of device time: utilization = completed x "
-      "%llu us / (replicas x measured seconds))\n",
-      static_cast<unsigned long long>(latency_us), static_cast<unsigned long long>(latency_us));
-  std::printf("%8s %5s %5s | %12s %8s %8s | %12s | %10s %10s %10s\n", "replicas", "depth", "conc",
-              "infer req/s", "p50 ms", "p99 ms", "req/s/rep", "of 1/max", "of 1/sum", "util");
+      "(exec us: the mean time an execution held its core, as the daemon measured it around "
+      "nrt_execute (the simulator's sleep of %llu us overshoots on a loaded machine); 1/max and "
+      "1/sum use it; util: the cores' busy seconds over replicas x wall time, warm-up included)\n",
+      static_cast<unsigned long long>(latency_us));
+  std::printf("%8s %5s %5s | %12s %8s %8s | %12s %8s | %10s %10s %10s\n", "replicas", "depth",
+              "conc", "infer req/s", "p50 ms", "p99 ms", "req/s/rep", "exec us", "of 1/max",
+              "of 1/sum", "util");
   std::fflush(stdout);
 }
 
 void PrintPipeliningRow(const PipeliningRow& row) {
   const std::optional<double> per_replica = row.PerReplica();
-  std::printf("%8d %5u %5d | %s | %s | %s %s %s\n", row.replicas, row.depth, row.concurrency,
+  std::printf("%8d %5u %5d | %s | %s %s | %s %s %s\n", row.replicas, row.depth, row.concurrency,
               MeasurementColumns(row.infer).c_str(),
               per_replica.has_value() ? absl::StrFormat("%12.1f", *per_replica).c_str()
                                       : absl::StrFormat("%12s", "-").c_str(),
+              row.execution_us.has_value() ? absl::StrFormat("%8.0f", *row.execution_us).c_str()
+                                           : absl::StrFormat("%8s", "-").c_str(),
               RatioColumn(row.OfOverlapped()).c_str(), RatioColumn(row.OfSerial()).c_str(),
               RatioColumn(row.Utilization()).c_str());
   PrintProblems("infer", row.infer);

@@ -49,13 +49,25 @@ struct PipeliningRow {
   uint64_t latency_us = 0;
   uint64_t copy_us = 0;
   Measurement infer;
+  // What the daemon measured around nrt_execute while the cell ran (neuronserve_core_busy_
+  // seconds_total and neuronserve_core_executions_total of every core, scraped before and after
+  // it, warm-up included): the mean time one execution held its core, and the cores' busy share
+  // (busy seconds / (replicas x wall seconds between the scrapes)). The simulator sleeps for an
+  // execution's latency and a sleep overshoots on a loaded machine, so an execution holds the
+  // core a little longer than latency_us; unset when the scrape failed.
+  std::optional<double> execution_us;
+  std::optional<double> busy_share;
   std::optional<double> PerReplica() const;  // req/s per replica
   // Per replica against 1/max(execution, copies), what overlapping copies with executions can
-  // reach, and against 1/(execution + copies), what a replica doing them in turn reaches.
+  // reach, and against 1/(execution + copies), what a replica doing them in turn reaches; the
+  // execution as measured (execution_us) when known, else latency_us.
   std::optional<double> OfOverlapped() const;
   std::optional<double> OfSerial() const;
-  // The device's busy share: completed x latency / (replicas x measured seconds).
-  std::optional<double> Utilization() const;
+  // The device utilization: busy_share.
+  std::optional<double> Utilization() const { return busy_share; }
+  double ExecutionUs() const {
+    return execution_us.has_value() ? *execution_us : static_cast<double>(latency_us);
+  }
 };
 
 // The protocol run: the same request to ModelInfer (v2) and to Infer (native), same daemon.
