@@ -19,7 +19,7 @@ if(NOT output MATCHES "== Scaling[^\n]*\n[^\n]*of ideal\n +1 +2 \\| +[0-9.]+ ")
   message(FATAL_ERROR "no scaling table in the output")
 endif()
 # Pipelining rows, depth 1 then 2: "       1     1     2 | <numbers> | <per replica> | <ratios>".
-if(NOT output MATCHES "== Pipelining[^\n]*\n[^\n]*utilization[^\n]*\n[^\n]*util\n +1 +1 +2 \\| +[0-9.]+ [^\n]*\n +1 +2 +2 \\| +[0-9.]+ ")
+if(NOT output MATCHES "== Pipelining[^\n]*\n[^\n]*util: [^\n]*\n[^\n]*util\n +1 +1 +2 \\| +[0-9.]+ [^\n]*\n +1 +2 +2 \\| +[0-9.]+ ")
   message(FATAL_ERROR "no pipelining table in the output")
 endif()
 # A protocol row: "4 KiB        1 | <native numbers> | <v2 numbers> | <ratio>".
