@@ -25,21 +25,22 @@ absl::Status WithContext(const absl::Status& error, const std::string& context) 
   return result;
 }
 
-// Why `job` is answered without running: its caller cancelled, or its deadline passed before
-// `now`; nullopt when it still wants its answer.
-std::optional<absl::Status> GaveUp(const InferenceJob& job, absl::Time now,
-                                   const std::string& model) {
+// True when `job` no longer wants its answer at `now`: its caller cancelled, or its deadline
+// passed. It is then answered without running, with GaveUpStatus.
+bool GaveUp(const InferenceJob& job, absl::Time now) {
+  return job.Cancelled() || now >= job.deadline;
+}
+
+// The answer of a job that GaveUp at `now`.
+absl::Status GaveUpStatus(const InferenceJob& job, absl::Time now, const std::string& model) {
   if (job.Cancelled()) {
     return absl::CancelledError(
         absl::StrCat("model '", model, "': the request was cancelled while queued"));
   }
-  if (now >= job.deadline) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "model '", model, "': the deadline passed after ",
-        absl::FormatDuration(absl::Trunc(now - job.enqueued_at, absl::Microseconds(1))),
-        " in the queue; the request did not run"));
-  }
-  return std::nullopt;
+  return absl::DeadlineExceededError(
+      absl::StrCat("model '", model, "': the deadline passed after ",
+                   absl::FormatDuration(absl::Trunc(now - job.enqueued_at, absl::Microseconds(1))),
+                   " in the queue; the request did not run"));
 }
 
 }  // namespace
@@ -358,9 +359,8 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
   size_t kept = 0;
   for (const JobRows& part : unit.parts) {
     InferenceJob* job = part.job;
-    if (std::optional<absl::Status> gave_up = GaveUp(*job, flight.taken, name);
-        gave_up.has_value()) {
-      Answer(flight, part, *std::move(gave_up), absl::ZeroDuration(), scratch);
+    if (GaveUp(*job, flight.taken)) {
+      Answer(flight, part, GaveUpStatus(*job, flight.taken, name), absl::ZeroDuration(), scratch);
     } else if (job->row_ranges != nullptr && job->row_ranges->failed()) {
       Answer(flight, part, job->row_ranges->first_error(), absl::ZeroDuration(), scratch);
     } else {
@@ -422,16 +422,11 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
     // Written ahead, it waited for the core: when every job in it gave up meanwhile, it does not
     // run (a job that gave up in a unit that runs for others is answered as it would be anyway).
     const absl::Time now = absl::Now();
-    bool everyone_gave_up = true;
-    for (const JobRows& part : flight.unit.parts) {
-      if (!GaveUp(*part.job, now, name).has_value()) {
-        everyone_gave_up = false;
-        break;
-      }
-    }
-    if (everyone_gave_up) {
-      for (const JobRows& part : flight.unit.parts) {
-        Answer(flight, part, *GaveUp(*part.job, now, name), absl::ZeroDuration(),
+    const std::vector<JobRows>& parts = flight.unit.parts;
+    if (std::all_of(parts.begin(), parts.end(),
+                    [now](const JobRows& part) { return GaveUp(*part.job, now); })) {
+      for (const JobRows& part : parts) {
+        Answer(flight, part, GaveUpStatus(*part.job, now, name), absl::ZeroDuration(),
                execution_scratch_);
       }
       Release(flight);
@@ -439,12 +434,13 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
       return false;
     }
   }
-  const std::string where = absl::StrCat("model '", name, "' on ", NameCoreRange(replica.cores));
+  // Only for errors: a successful execution builds no text.
+  auto where = [&] { return absl::StrCat("model '", name, "' on ", NameCoreRange(replica.cores)); };
   if (!replica.healthy.load(std::memory_order_acquire)) {
     // Its inputs were written before a hardware error took the replica out: it does not run
     // there, and fails (or is retried elsewhere) as a unit that met the error would.
     flight.executed = absl::UnavailableError(
-        absl::StrCat(where,
+        absl::StrCat(where(),
                      ": the replica was taken out of rotation after a hardware error before this "
                      "request ran"));
     flight.failure = ExecutionFailure::kHardware;
@@ -476,13 +472,14 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
         core_, nrt.has_value() ? std::string(NrtStatusName(*nrt)) : std::string("UNKNOWN"));
   }
   flight.failure = ClassifyExecutionFailure(executed);
+  const std::string context = where();
   if (flight.failure == ExecutionFailure::kHardware) {
     // At once, not when the unit is read: no further unit is taken for the replica.
-    const std::string what = absl::StrCat(where, ": ", executed.message());
+    const std::string what = absl::StrCat(context, ": ", executed.message());
     spdlog::error("{}; taking {} out of rotation", what, NameCoreRange(replica.cores));
     pool_->MarkCoresUnhealthy(replica.cores, what);
   }
-  flight.executed = WithContext(executed, where);
+  flight.executed = WithContext(executed, context);
   return true;
 }
 
@@ -524,22 +521,18 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
       // holds a lease, so the calls below still find them.
       Scheduler* scheduler = flight.binding.model->scheduler();
       const ModelReplica* failed_on = flight.binding.replica;
-      // Answered as if not retried when the scheduler closed meanwhile.
-      const size_t first_refusal = scratch.completions.size();
-      for (InferenceJob* job : scratch.retries) {
-        scratch.completions.push_back(Completion{
-            job, flight.executed, ExecutionTiming{flight.taken - job->enqueued_at, flight.device}});
-      }
+      absl::Status failed = flight.executed;
+      const absl::Time taken = flight.taken;
+      const absl::Duration device = flight.device;
       Release(flight);
-      size_t kept = first_refusal;
-      for (size_t i = 0; i < scratch.retries.size(); ++i) {
-        Completion& refusal = scratch.completions[first_refusal + i];
-        if (scheduler->Requeue(scratch.retries[i], *failed_on)) continue;
-        if (kept != first_refusal + i) scratch.completions[kept] = std::move(refusal);
-        ++kept;
+      for (InferenceJob* job : scratch.retries) {
+        if (scheduler->Requeue(job, *failed_on)) continue;
+        // The scheduler closed meanwhile: answered as if not retried.
+        scratch.completions.push_back(
+            Completion{job, failed, ExecutionTiming{taken - job->enqueued_at, device}});
       }
-      scratch.completions.resize(kept);
       scratch.retries.clear();
+      failed = absl::OkStatus();  // before the answers are handed on (see Release)
       FlushCompletions(scratch);
       return;
     }
@@ -612,10 +605,9 @@ void CoreWorker::FlushCompletions(Scratch& scratch) {
 
 absl::Status CoreWorker::WriteInputs(const Flight& flight, Scratch& scratch) {
   const LoadedModel& model = *flight.binding.model;
-  ModelReplica& replica = *flight.binding.replica;
-  const ReplicaVariant& variant = replica.variants[flight.unit.variant];
-  ReplicaTensors& tensors =
-      replica.variants[flight.unit.variant].tensor_sets[flight.unit.tensor_set];
+  const ModelReplica& replica = *flight.binding.replica;
+  ReplicaVariant& variant = flight.binding.replica->variants[flight.unit.variant];
+  ReplicaTensors& tensors = variant.tensor_sets[flight.unit.tensor_set];
   std::vector<uint8_t>& zeros = scratch.zeros;
   // A variant without a batch dimension takes one request's whole tensors: one row.
   const size_t batch = variant.batch_size == 0 ? 1 : variant.batch_size;
