@@ -72,7 +72,10 @@ TEST_F(BatchedExecutionTest, RowsThatWaitForTheCoreRunTogetherAndAnswerAsIfAlone
   // Depth 1: the whole burst queues behind the held job (at depth 2 the copy thread could take
   // its first rows before the rest arrive).
   pipeline_depth_ = 1;
-  std::shared_ptr<LoadedModel> model = BuildBatched("mlp", 0);
+  // 1 ms per execution, whatever the batch: the batcher's measured cost per row then favours
+  // batch 4 by four times, which no scheduling noise of a loaded machine outweighs (at 0 us the
+  // costs are tens of microseconds of noise, and one slow batch of 4 could make it pick batch 1).
+  std::shared_ptr<LoadedModel> model = BuildBatched("mlp", /*latency_us=*/1000);
   ASSERT_NE(model, nullptr);
   std::mt19937 random(11);
   Notification gate;
