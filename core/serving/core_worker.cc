@@ -90,7 +90,7 @@ void CoreWorker::Ring() {
     // While either thread takes, the ring waits for the take to end: each looks at rings_ then.
     wake_execution = execution_idle_;
     wake_copy = executing_ && !taking_ && copy_idle_ &&
-                free_tensor_sets_.load(std::memory_order_relaxed) > 0;
+                free_tensor_sets_.load(std::memory_order_relaxed) > 0 && WritesWorthOverlapping();
   }
   if (wake_execution) execution_bell_.NotifyOne();
   if (wake_copy) copy_bell_.NotifyOne();
@@ -218,7 +218,7 @@ void CoreWorker::RunExecution() {
         written_.erase(written_.begin());
         executing_ = true;
         // The copy thread may write the next one now.
-        wake_copy = copy_idle_;
+        wake_copy = copy_idle_ && WritesWorthOverlapping();
       } else {
         taking_ = true;  // this thread's turn to take
       }
@@ -256,7 +256,7 @@ void CoreWorker::RunExecution() {
       // Work that rang while this thread took is the copy thread's to take, now that the core
       // is about to execute.
       executing_ = runs;
-      wake_copy = runs && copy_idle_ && rings_ != seen;
+      wake_copy = runs && copy_idle_ && rings_ != seen && WritesWorthOverlapping();
     }
     if (wake_copy) copy_bell_.NotifyOne();
     if (runs) ExecuteAndHandOn(flight, /*waited=*/false);
@@ -287,7 +287,8 @@ void CoreWorker::RunCopies() {
       // between the bound models see every execution charged but the running one.
       auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_) {
         return stopping_ || !executed_.empty() ||
-               (executing_ && !taking_ && written_.empty() && (take_again || rings_ != seen));
+               (executing_ && !taking_ && written_.empty() && (take_again || rings_ != seen) &&
+                WritesWorthOverlapping());
       };
       copy_idle_ = true;
       while (!ready()) {
@@ -396,7 +397,9 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
   since_ns.store(absl::ToUnixNanos(started), std::memory_order_release);
   absl::Status written = WriteInputs(flight, scratch);
   since_ns.store(0, std::memory_order_release);
-  flight.device += absl::Now() - started;
+  const absl::Duration wrote = absl::Now() - started;
+  flight.device += wrote;
+  writes_.Observe(wrote);
   if (!written.ok()) {
     // No execution ran, so no device time is reported. The last answer takes the status itself:
     // no copy of it outlives the hand-off of the answers (see Release).
@@ -492,8 +495,8 @@ void CoreWorker::AfterExecution(Flight* flight) {
     MutexLock lock(&stages_mutex_);
     executing_ = false;
     // The core has something to do next (a written unit, one being written, or work a free set
-    // can take): the copy thread reads this one meanwhile.
-    hand_off = takeable || !written_.empty() || taking_;
+    // can take): the copy thread reads this one meanwhile, when reading is worth the hand-off.
+    hand_off = (takeable || !written_.empty() || taking_) && ReadsWorthOverlapping();
     if (hand_off) {
       executed_.push_back(flight);
       wake_copy = copy_idle_;
@@ -541,7 +544,9 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
     since_ns.store(absl::ToUnixNanos(started), std::memory_order_release);
     absl::Status read = ReadOutputs(flight);
     since_ns.store(0, std::memory_order_release);
-    flight.device += absl::Now() - started;
+    const absl::Duration took = absl::Now() - started;
+    flight.device += took;
+    reads_.Observe(took);
     if (!read.ok()) {
       for (const JobRows& part : unit.parts) {
         Answer(flight, part, read, absl::ZeroDuration(), scratch);
@@ -576,6 +581,26 @@ void CoreWorker::Release(Flight& flight) {
     wake_execution = execution_idle_;
   }
   if (wake_execution) execution_bell_.NotifyOne();
+}
+
+bool CoreWorker::WritesWorthOverlapping() const {
+  return writes_.AllAtLeast(pool_->copy_overlap_threshold_ns());
+}
+
+bool CoreWorker::ReadsWorthOverlapping() const {
+  return reads_.AllAtLeast(pool_->copy_overlap_threshold_ns());
+}
+
+void CoreWorker::CopySamples::Observe(absl::Duration took) {
+  const size_t slot = next.fetch_add(1, std::memory_order_relaxed) % kCopySamples;
+  ns[slot].store(absl::ToInt64Nanoseconds(took), std::memory_order_relaxed);
+}
+
+bool CoreWorker::CopySamples::AllAtLeast(int64_t threshold_ns) const {
+  for (const std::atomic<int64_t>& sample : ns) {
+    if (sample.load(std::memory_order_relaxed) < threshold_ns) return false;
+  }
+  return true;
 }
 
 bool CoreWorker::WorkWaiting(bool takeable) {

@@ -18,7 +18,16 @@
 // executes: when the core is free its own thread takes, writes, executes and reads the next unit
 // itself, so a lone request pays no hand-off between threads. One thread at a time takes (and
 // writes) a unit, so units execute in the order they were taken; they may end (be read and
-// answered) in another order, and each job is still answered once. Completing a job (a server
+// answered) in another order, and each job is still answered once.
+//
+// The copy thread is used only for copies worth a hand-off: a wake-up and two context switches
+// cost tens of microseconds, more than writing or reading a few KiB in host memory, so the core's
+// own thread does a stage's copies itself unless the stage's last kCopySamples units on the core
+// all took at least the pool's threshold (WorkerPool::copy_overlap_threshold; the fastest of
+// them decides, so one copy slowed by preemption does not turn the copy thread on). Tensor sets
+// are bound either way: a model whose copies grow is pipelined from then on. On a core shared by
+// models of cheap and of slow copies, the copies overlap while the slow ones have the core.
+// Completing a job (a server
 // call's serialization and send) happens on the thread that ends the unit when nothing else
 // waits for the core, else on the pool's Responder.
 //
@@ -171,9 +180,19 @@ class CoreWorker : public Doorbell {
   // only; Read gives the job back (Scheduler::Requeue) once the flight is released.
   bool RetryWanted(const Binding& binding, const JobRows& part, ExecutionFailure kind,
                    bool batched);
-  // Wakes the thread that should take new work: the execution thread when it is idle, else
-  // the copy thread when it waits.
-  void WakeForWorkLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stages_mutex_);
+  // Whether the copy thread writes units ahead, or reads executed ones, for the execution thread:
+  // only while that stage's recent copies took at least the pool's threshold (see the header).
+  bool WritesWorthOverlapping() const;
+  bool ReadsWorthOverlapping() const;
+  // The last kCopySamples copy times of one stage, in nanoseconds (a hint: read and written
+  // without a lock; a sample lost to a race only delays the decision by a unit).
+  static constexpr size_t kCopySamples = 4;
+  struct CopySamples {
+    std::atomic<int64_t> ns[kCopySamples] = {};
+    std::atomic<size_t> next{0};
+    void Observe(absl::Duration took);
+    bool AllAtLeast(int64_t threshold_ns) const;
+  };
 
   const uint32_t core_;
   WorkerPool* const pool_;
@@ -181,6 +200,9 @@ class CoreWorker : public Doorbell {
   // When each thread's runtime call in progress started (0: none), for executing_since().
   std::atomic<int64_t> executing_since_ns_{0};
   std::atomic<int64_t> copying_since_ns_{0};
+  // A unit's input writes and output reads on this core, recently.
+  CopySamples writes_;
+  CopySamples reads_;
   Scratch execution_scratch_;  // the execution thread's
   Scratch copy_scratch_;       // the copy thread's
   // Free tensor sets of the bound replicas, together: Ring wakes the copy thread only when it

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "base/mutex.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/core_range.h"
@@ -50,6 +51,18 @@ class WorkerPool {
   std::vector<uint32_t> UnhealthyCores() const;
   uint32_t core_count() const { return core_count_; }
   ServingMetrics* metrics() const { return metrics_; }
+  // A stage's copies (a unit's input writes, or its output reads) are handed to a core's copy
+  // thread, to overlap the core's executions, only while they take at least this long on average
+  // (CoreWorker); below it the hand-off (a wake-up and two context switches) costs more than the
+  // copy. Zero overlaps every copy (tests of the pipeline's machinery).
+  static constexpr absl::Duration kDefaultCopyOverlapThreshold = absl::Microseconds(20);
+  void set_copy_overlap_threshold(absl::Duration threshold) {
+    copy_overlap_threshold_ns_.store(absl::ToInt64Nanoseconds(threshold),
+                                     std::memory_order_relaxed);
+  }
+  int64_t copy_overlap_threshold_ns() const {
+    return copy_overlap_threshold_ns_.load(std::memory_order_relaxed);
+  }
   // Where the workers hand the completions of a core that other work waits for.
   Responder& responder() { return responder_; }
   // The execution that has been running longest right now, if any (for the watchdog), and
@@ -62,6 +75,8 @@ class WorkerPool {
   CallbackRelay* const on_unhealthy_;
   ServingMetrics* const metrics_;
   std::unique_ptr<std::atomic<bool>[]> healthy_;
+  std::atomic<int64_t> copy_overlap_threshold_ns_{
+      absl::ToInt64Nanoseconds(kDefaultCopyOverlapThreshold)};
   // Before the workers: destroyed after them, completing whatever they posted last.
   Responder responder_;
 

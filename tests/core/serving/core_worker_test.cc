@@ -171,6 +171,8 @@ class CoreWorkerTest : public ::testing::Test {
     const char* cores = getenv("NRTSIM_CORES");
     saved_cores_ = cores == nullptr ? std::nullopt : std::optional<std::string>(cores);
     setenv("NRTSIM_CORES", "4", 1);
+    // Every copy overlaps (see ExecutionTest): the pipelined stages run however cheap the copies.
+    workers_.set_copy_overlap_threshold(absl::ZeroDuration());
     runtime_ = testing::StartSimRuntime();
     ASSERT_NE(runtime_, nullptr);
   }

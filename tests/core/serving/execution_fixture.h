@@ -65,6 +65,10 @@ class ExecutionTest : public ::testing::Test {
     const char* cores = getenv("NRTSIM_CORES");
     saved_cores_ = cores == nullptr ? std::nullopt : std::optional<std::string>(cores);
     setenv("NRTSIM_CORES", "3", 1);
+    // The pipeline's machinery is under test: every copy is handed to the copy thread, however
+    // cheap (the daemon's default keeps cheap copies on the core's thread; PipelinedExecutionTest
+    // tests that choice).
+    workers_.set_copy_overlap_threshold(absl::ZeroDuration());
     runtime_ = testing::StartSimRuntime();
     ASSERT_NE(runtime_, nullptr);
   }

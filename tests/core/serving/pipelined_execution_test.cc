@@ -122,8 +122,12 @@ TEST_F(PipelinedExecutionTest, WhileTheCoreExecutesTheNextRequestIsWrittenBeside
 
 // Units execute in the order they were taken, whichever thread wrote them: with 48 requests
 // queued at once on a model whose 5th, 17th and 33rd executions fail, exactly the 5th, 17th and
-// 33rd requests fail, at every depth. Copies overlap executions only when pipelined.
+// 33rd requests fail, at every depth. Copies overlap executions only when pipelined (and, as
+// in the daemon, only once they have measured slow enough to be worth the copy thread).
 TEST_F(PipelinedExecutionTest, RequestsRunInTheOrderTheyCameAtEveryDepth) {
+  // The daemon's threshold: copies this slow (1 ms writes) go to the copy thread once the first
+  // few have been measured on the core's own thread.
+  workers_.set_copy_overlap_threshold(WorkerPool::kDefaultCopyOverlapThreshold);
   for (uint32_t depth : {1u, 2u, 3u}) {
     SCOPED_TRACE(::testing::Message() << "pipeline depth " << depth);
     pipeline_depth_ = depth;
@@ -229,6 +233,42 @@ TEST_F(PipelinedExecutionTest, ARequestWrittenAheadForACoreThatLeftRotationDoesN
   EXPECT_EQ(model->replicas()[0]->executions.load(), 1u);
   EXPECT_EQ(SimCoreBusy(0).executions, 1u);
   EXPECT_EQ(model->replicas()[0]->free_tensor_sets.load(), 0b11u);
+}
+
+// Copies that cost less than a hand-off stay on the core's thread: with copies free (no
+// NRTSIM_DMA_BYTES_PER_SECOND) and the daemon's threshold, 48 requests queued at once on a
+// pipelined replica are all written by one thread, none while the core executes, and each is
+// answered once, bit for bit.
+class CheapCopiesTest : public testing::ExecutionTest {
+ protected:
+  void SetUp() override {
+    ExecutionTest::SetUp();
+    workers_.set_copy_overlap_threshold(WorkerPool::kDefaultCopyOverlapThreshold);
+  }
+};
+
+TEST_F(CheapCopiesTest, CopiesCheaperThanAHandOffStayOnTheCoresThread) {
+  ASSERT_EQ(getenv("NRTSIM_DMA_BYTES_PER_SECOND"), nullptr) << "this case needs free copies";
+  std::shared_ptr<LoadedModel> model =
+      Build("cheap", {MlpVariant(1, 1000)}, {0}, [](std::vector<Doorbell*> bells) {
+        return std::make_unique<FifoScheduler>("cheap", 64, 1, std::move(bells));
+      });
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(model->replicas()[0]->variants[0].tensor_sets.size(), 2u);  // pipelined
+  const nrtsim_core_busy_t before = SimCoreBusy(0);
+  std::mt19937 random(5);
+  std::vector<std::unique_ptr<TestJob>> jobs;
+  for (int i = 0; i < 48; ++i) {
+    jobs.push_back(NewJob(model, RandomRows(random, 1), 1));
+    ASSERT_TRUE(jobs.back()->scheduler()->Submit(jobs.back().get()).ok());
+  }
+  for (const std::unique_ptr<TestJob>& job : jobs) {
+    ExpectBitExact(*job);
+    EXPECT_EQ(job->completions(), 1);
+    EXPECT_EQ(job->executed_on(), jobs.front()->executed_on());
+  }
+  EXPECT_EQ(SimCoreBusy(0).copies_during_execution - before.copies_during_execution, 0u);
+  EXPECT_EQ(model->replicas()[0]->executions.load(), jobs.size());
 }
 
 }  // namespace
