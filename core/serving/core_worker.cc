@@ -378,7 +378,7 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
   unit.parts.resize(kept);
   if (unit.parts.empty()) {
     Release(flight);
-    FlushCompletions(scratch);
+    FlushCompletions(scratch, absl::ZeroDuration());
     return false;
   }
 
@@ -414,12 +414,12 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
       Answer(flight, unit.parts[i], i + 1 < unit.parts.size() ? written : std::move(written),
              absl::ZeroDuration(), scratch);
     }
-    Release(flight);
-    FlushCompletions(scratch);
+    Release(flight);  // the flight may be reused from here on
+    FlushCompletions(scratch, wrote);
     return false;
   }
   // The answers of the jobs left behind need not wait for the others'.
-  if (!scratch.completions.empty()) FlushCompletions(scratch);
+  if (!scratch.completions.empty()) FlushCompletions(scratch, wrote);
   return true;
 }
 
@@ -440,7 +440,7 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
                execution_scratch_);
       }
       Release(flight);
-      FlushCompletions(execution_scratch_);
+      FlushCompletions(execution_scratch_, absl::ZeroDuration());
       return false;
     }
   }
@@ -543,7 +543,7 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
       }
       scratch.retries.clear();
       failed = absl::OkStatus();  // before the answers are handed on (see Release)
-      FlushCompletions(scratch);
+      FlushCompletions(scratch, device);
       return;
     }
   } else {
@@ -565,8 +565,9 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
       }
     }
   }
-  Release(flight);
-  FlushCompletions(scratch);
+  const absl::Duration device = flight.device;
+  Release(flight);  // the flight may be reused from here on
+  FlushCompletions(scratch, device);
 }
 
 void CoreWorker::Release(Flight& flight) {
@@ -591,11 +592,11 @@ void CoreWorker::Release(Flight& flight) {
 }
 
 bool CoreWorker::WritesWorthOverlapping() const {
-  return writes_.AllAtLeast(pool_->copy_overlap_threshold_ns());
+  return writes_.AllAtLeast(pool_->hand_off_threshold_ns());
 }
 
 bool CoreWorker::ReadsWorthOverlapping() const {
-  return reads_.AllAtLeast(pool_->copy_overlap_threshold_ns());
+  return reads_.AllAtLeast(pool_->hand_off_threshold_ns());
 }
 
 void CoreWorker::CopySamples::Observe(absl::Duration took) {
@@ -624,10 +625,12 @@ bool CoreWorker::WorkWaiting(bool takeable) {
   return false;
 }
 
-void CoreWorker::FlushCompletions(Scratch& scratch) {
+void CoreWorker::FlushCompletions(Scratch& scratch, absl::Duration device) {
   if (scratch.completions.empty()) return;
-  // Decided before any job completes: completing may release the last lease on a model.
-  if (WorkWaiting(/*takeable=*/false)) {
+  // Decided before any job completes: completing may release the last lease on a model. A unit
+  // this short is answered here whatever waits (see the header).
+  if (absl::ToInt64Nanoseconds(device) >= pool_->hand_off_threshold_ns() &&
+      WorkWaiting(/*takeable=*/false)) {
     pool_->responder().Post(scratch.completions);
     return;
   }

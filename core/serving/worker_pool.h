@@ -51,19 +51,22 @@ class WorkerPool {
   std::vector<uint32_t> UnhealthyCores() const;
   uint32_t core_count() const { return core_count_; }
   ServingMetrics* metrics() const { return metrics_; }
-  // A stage's copies (a unit's input writes, or its output reads) are handed to a core's copy
-  // thread, to overlap the core's executions, only while they take at least this long on average
-  // (CoreWorker); below it the hand-off (a wake-up and two context switches) costs more than the
-  // copy. Zero overlaps every copy (tests of the pipeline's machinery).
-  static constexpr absl::Duration kDefaultCopyOverlapThreshold = absl::Microseconds(20);
-  void set_copy_overlap_threshold(absl::Duration threshold) {
-    copy_overlap_threshold_ns_.store(absl::ToInt64Nanoseconds(threshold),
-                                     std::memory_order_relaxed);
+  // Work moves from a core's execution thread to another thread only when it is worth the
+  // hand-off (a wake-up and two context switches, 10-30 us on the 2-core test machine): a
+  // stage's copies (a unit's input writes, or its output reads) go to the core's copy thread
+  // only while they take at least this long (CoreWorker), and the answers of a unit go to the
+  // Responder only when its device time was at least this long (shorter executions cannot keep
+  // the device busier than the host keeps it fed). Zero hands off everything it can (tests of
+  // the machinery).
+  static constexpr absl::Duration kDefaultHandOffThreshold = absl::Microseconds(20);
+  void set_hand_off_threshold(absl::Duration threshold) {
+    hand_off_threshold_ns_.store(absl::ToInt64Nanoseconds(threshold), std::memory_order_relaxed);
   }
-  int64_t copy_overlap_threshold_ns() const {
-    return copy_overlap_threshold_ns_.load(std::memory_order_relaxed);
+  int64_t hand_off_threshold_ns() const {
+    return hand_off_threshold_ns_.load(std::memory_order_relaxed);
   }
-  // Where the workers hand the completions of a core that other work waits for.
+  // Where the workers hand the completions of a core that other work waits for (see
+  // hand_off_threshold).
   Responder& responder() { return responder_; }
   // The execution that has been running longest right now, if any (for the watchdog), and
   // per core whether it is executing now.
@@ -75,8 +78,7 @@ class WorkerPool {
   CallbackRelay* const on_unhealthy_;
   ServingMetrics* const metrics_;
   std::unique_ptr<std::atomic<bool>[]> healthy_;
-  std::atomic<int64_t> copy_overlap_threshold_ns_{
-      absl::ToInt64Nanoseconds(kDefaultCopyOverlapThreshold)};
+  std::atomic<int64_t> hand_off_threshold_ns_{absl::ToInt64Nanoseconds(kDefaultHandOffThreshold)};
   // Before the workers: destroyed after them, completing whatever they posted last.
   Responder responder_;
 

@@ -133,6 +133,32 @@ TEST_F(BatchedExecutionTest, ACoreAnswersItselfOnlyWhenNothingWaitsForIt) {
   }
 }
 
+// ... unless the unit was shorter than a hand-off is worth (WorkerPool::hand_off_threshold): a
+// model whose executions take microseconds is limited by the host, not by its device, so its
+// answers are sent by the core's thread even while others wait. A threshold of 50 ms here, far
+// above a 0-latency execution however slow the machine, makes every unit of the burst short.
+TEST_F(BatchedExecutionTest, UnitsShorterThanAHandOffAreAnsweredByTheCoreEvenWhenWorkWaits) {
+  pipeline_depth_ = 1;
+  workers_.set_hand_off_threshold(absl::Milliseconds(50));
+  std::shared_ptr<LoadedModel> model =
+      Build("short", {MlpVariant(1, 0)}, {0}, [](std::vector<Doorbell*> bells) {
+        return std::make_unique<FifoScheduler>("short", 64, 1, std::move(bells));
+      });
+  ASSERT_NE(model, nullptr);
+  std::mt19937 random(4);
+  ASSERT_TRUE(WaitUntilIdle(0));
+  Notification gate;
+  HeldBurst burst = SubmitBehindHeldJob(model, random, gate, 4);
+  ASSERT_FALSE(HasFailure());
+  gate.Notify();
+  for (const auto& job : burst.queued) {
+    ASSERT_TRUE(job->WaitDone());
+    EXPECT_EQ(job->code(), absl::StatusCode::kOk) << job->message();
+    EXPECT_EQ(job->completions(), 1);
+    EXPECT_EQ(job->completed_on(), job->executed_on());
+  }
+}
+
 // Requests of random row counts from several threads, some larger than the batch-4 variant:
 // every answer equals the rows run alone, and each request completes once.
 TEST_F(BatchedExecutionTest, RandomRowCountsFromSeveralThreadsAnswerBitForBit) {

@@ -172,7 +172,7 @@ class CoreWorkerTest : public ::testing::Test {
     saved_cores_ = cores == nullptr ? std::nullopt : std::optional<std::string>(cores);
     setenv("NRTSIM_CORES", "4", 1);
     // Every copy overlaps (see ExecutionTest): the pipelined stages run however cheap the copies.
-    workers_.set_copy_overlap_threshold(absl::ZeroDuration());
+    workers_.set_hand_off_threshold(absl::ZeroDuration());
     runtime_ = testing::StartSimRuntime();
     ASSERT_NE(runtime_, nullptr);
   }

@@ -68,7 +68,7 @@ class ExecutionTest : public ::testing::Test {
     // The pipeline's machinery is under test: every copy is handed to the copy thread, however
     // cheap (the daemon's default keeps cheap copies on the core's thread; PipelinedExecutionTest
     // tests that choice).
-    workers_.set_copy_overlap_threshold(absl::ZeroDuration());
+    workers_.set_hand_off_threshold(absl::ZeroDuration());
     runtime_ = testing::StartSimRuntime();
     ASSERT_NE(runtime_, nullptr);
   }

@@ -127,7 +127,7 @@ TEST_F(PipelinedExecutionTest, WhileTheCoreExecutesTheNextRequestIsWrittenBeside
 TEST_F(PipelinedExecutionTest, RequestsRunInTheOrderTheyCameAtEveryDepth) {
   // The daemon's threshold: copies this slow (1 ms writes) go to the copy thread once the first
   // few have been measured on the core's own thread.
-  workers_.set_copy_overlap_threshold(WorkerPool::kDefaultCopyOverlapThreshold);
+  workers_.set_hand_off_threshold(WorkerPool::kDefaultHandOffThreshold);
   for (uint32_t depth : {1u, 2u, 3u}) {
     SCOPED_TRACE(::testing::Message() << "pipeline depth " << depth);
     pipeline_depth_ = depth;
@@ -243,7 +243,7 @@ class CheapCopiesTest : public testing::ExecutionTest {
  protected:
   void SetUp() override {
     ExecutionTest::SetUp();
-    workers_.set_copy_overlap_threshold(WorkerPool::kDefaultCopyOverlapThreshold);
+    workers_.set_hand_off_threshold(WorkerPool::kDefaultHandOffThreshold);
   }
 };
 
