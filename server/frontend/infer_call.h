@@ -32,6 +32,7 @@
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/inference_job.h"
 #include "core/serving/request_validation.h"
+#include "server/frontend/detached_bytes.h"
 #include "server/frontend/infer_context.h"
 
 namespace neuronserve {
@@ -41,6 +42,12 @@ class InferCall : public InferenceJob {
   // Queues the bound call for the model's cores. On an error the call was not queued (the
   // caller answers it through FillResponse).
   absl::Status Submit();
+
+  // Raw outputs of DetachedBytes::kMinBytes or more go into `detached` rather than into the
+  // response message, and the answer is then serialized with the front end's SerializeUnary,
+  // which splices them in (detached_bytes.h). Before Bind, for a unary call (a stream's answers
+  // are serialized from their messages). `detached` outlives the call.
+  void DetachLargeOutputs(DetachedBytes* detached) { detached_ = detached; }
 
   absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
   absl::Span<uint8_t> Output(size_t index) override;
@@ -83,8 +90,16 @@ class InferCall : public InferenceJob {
   virtual void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
                          ValueField field) = 0;
   // The values of the response's output `slot` (the order AddOutput added them), resized to
-  // `count` values of `field` for overwriting.
+  // `count` values of `field` for overwriting. Bytes (a raw output) of DetachedBytes::kMinBytes
+  // or more go to detached_outputs() when the call has one (DetachedOutputBytes).
   virtual void* OutputValues(int slot, ValueField field, size_t count) = 0;
+  // The detached buffer for a raw output of `bytes` at `slot`, or null when it stays in the
+  // message (no DetachedBytes, or smaller than kMinBytes).
+  char* DetachedOutputBytes(int slot, size_t bytes) {
+    return detached_ != nullptr && bytes >= DetachedBytes::kMinBytes
+               ? detached_->Buffer(slot, bytes)
+               : nullptr;
+  }
   // Drops every output (the call failed).
   virtual void DropOutputs() = 0;
   // The front end, for neuronserve_requests_by_protocol_total.
@@ -97,6 +112,7 @@ class InferCall : public InferenceJob {
   void FinishOutputs();
 
   const InferContext* context_ = nullptr;
+  DetachedBytes* detached_ = nullptr;  // the unary reactor's (DetachLargeOutputs), or null
   absl::string_view model_name_;  // as the request names it (access log)
   absl::string_view id_;          // the request's id (access log)
   std::string version_;           // the version that served, once the model is found

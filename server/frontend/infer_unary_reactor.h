@@ -19,6 +19,7 @@
 #include <string>
 
 #include "grpcpp/grpcpp.h"
+#include "server/frontend/detached_bytes.h"
 #include "server/frontend/infer_call.h"
 #include "server/frontend/infer_context.h"
 
@@ -53,6 +54,7 @@ class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
   // The call's messages: the InferCall borrows them from the reactor, which outlives it.
   Request request_;
   Response response_;
+  DetachedBytes detached_;  // the large raw outputs, outside response_ (detached_bytes.h)
   grpc::ByteBuffer* const raw_response_;  // gRPC's, until OnDone
   bool entered_gate_ = false;
   std::string peer_;  // only with an access log

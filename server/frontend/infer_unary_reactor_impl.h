@@ -38,6 +38,7 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
     // runs. The buffer is gRPC's handler's (allocated mutable, handed over as const), and a
     // cleared ByteBuffer is valid to destroy.
     const_cast<grpc::ByteBuffer*>(raw_request)->Clear();
+    reactor->DetachLargeOutputs(&reactor->detached_);
     status = reactor->Bind(infer, request, response);
     if (status.ok()) status = reactor->Submit();
   }
@@ -52,8 +53,9 @@ template <typename Call>
 void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
   this->FillResponse(status, timing);  // counts the outcome and lets the model go
   // The response's bytes: serialized here (on the worker or a responder thread), as gRPC would
-  // in Finish.
-  if (status.ok()) status = SerializeMessage(Call::kUnaryMethod, response_, *raw_response_);
+  // in Finish, with the large raw outputs spliced in rather than copied.
+  if (status.ok())
+    status = Call::SerializeUnary(Call::kUnaryMethod, response_, detached_, *raw_response_);
   Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
 }
 

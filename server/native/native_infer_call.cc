@@ -1,5 +1,9 @@
 #include "server/native/native_infer_call.h"
 
+#include <optional>
+#include <utility>
+
+#include "server/frontend/raw_message.h"
 #include "server/frontend/repeated_field_resize.h"
 
 namespace neuronserve {
@@ -101,7 +105,38 @@ void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {
     case ValueField::kNone:
       break;
   }
+  if (char* detached = DetachedOutputBytes(slot, count); detached != nullptr) return detached;
   return ResizeForOverwrite(*output.mutable_raw_data(), count);
+}
+
+absl::Status NativeInferCall::SerializeUnary(std::string_view rpc, Response& response,
+                                             DetachedBytes& detached, grpc::ByteBuffer& raw) {
+  if (detached.empty()) return SerializeMessage(rpc, response, raw);
+  // The fields but the outputs first, then each output with its detached raw_data after its
+  // other fields (see detached_bytes.h). The outputs are lent out of the message meanwhile.
+  google::protobuf::RepeatedPtrField<v1::OutputTensor> outputs;
+  outputs.Swap(response.mutable_outputs());
+  SplicedMessageWriter writer;
+  writer.AppendMessage(response);
+  constexpr int kOutputs = v1::InferResponse::kOutputsFieldNumber;
+  constexpr int kRawData = v1::OutputTensor::kRawDataFieldNumber;
+  for (int slot = 0; slot < outputs.size(); ++slot) {
+    const v1::OutputTensor& output = outputs.Get(slot);
+    const size_t fields = output.ByteSizeLong();
+    std::optional<grpc::Slice> bytes = detached.Take(slot);
+    if (!bytes.has_value()) {
+      writer.AppendFieldHeader(kOutputs, fields);
+      writer.AppendMessage(output);
+      continue;
+    }
+    writer.AppendFieldHeader(kOutputs,
+                             fields + FieldHeaderSize(kRawData, bytes->size()) + bytes->size());
+    writer.AppendMessage(output);
+    writer.AppendFieldHeader(kRawData, bytes->size());
+    writer.AppendSlice(std::move(*bytes));
+  }
+  outputs.Swap(response.mutable_outputs());
+  return writer.Finish(rpc, response.GetTypeName(), raw);
 }
 
 void NativeInferCall::SetTiming(const ExecutionTiming& timing) {

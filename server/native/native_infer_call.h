@@ -12,6 +12,7 @@
 
 #include <string_view>
 
+#include "grpcpp/support/byte_buffer.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/frontend/infer_call.h"
 
@@ -34,6 +35,11 @@ class NativeInferCall : public InferCall {
   // What Bind does first, alone: for a call refused before it could look at the model (the
   // daemon is draining). The caller then answers it through FillResponse.
   void BeginUnbound(const InferContext& context, const Request& request, Response& response);
+
+  // Serializes a unary answer into `raw`, splicing in the outputs `detached` holds (the call's
+  // DetachLargeOutputs); as SerializeMessage without any.
+  static absl::Status SerializeUnary(std::string_view rpc, Response& response,
+                                     DetachedBytes& detached, grpc::ByteBuffer& raw);
 
   // A streamed request's answer and failure, inside the stream's response.
   static Response& InnerResponse(StreamResponse& response) { return response; }

@@ -1,8 +1,12 @@
 #include "server/v2/v2_infer_call.h"
 
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/frontend/raw_message.h"
 #include "server/frontend/repeated_field_resize.h"
 #include "server/oip/v2_datatype.h"
 #include "server/oip/v2_request_rules.h"
@@ -211,7 +215,32 @@ void* V2InferCall::OutputValues(int slot, ValueField field, size_t count) {
     case ValueField::kNone:
       break;
   }
+  if (char* detached = DetachedOutputBytes(slot, count); detached != nullptr) return detached;
   return ResizeForOverwrite(*response_->mutable_raw_output_contents(slot), count);
+}
+
+absl::Status V2InferCall::SerializeUnary(std::string_view rpc, Response& response,
+                                         DetachedBytes& detached, grpc::ByteBuffer& raw) {
+  if (detached.empty()) return SerializeMessage(rpc, response, raw);
+  // The other fields first, then every raw_output_contents entry in order, the detached ones
+  // as slices (see detached_bytes.h). The entries are lent out of the message meanwhile.
+  google::protobuf::RepeatedPtrField<std::string> contents;
+  contents.Swap(response.mutable_raw_output_contents());
+  SplicedMessageWriter writer;
+  writer.AppendMessage(response);
+  constexpr int kRawOutputContents = inference::ModelInferResponse::kRawOutputContentsFieldNumber;
+  for (int slot = 0; slot < contents.size(); ++slot) {
+    std::optional<grpc::Slice> bytes = detached.Take(slot);
+    if (!bytes.has_value()) {
+      writer.AppendFieldHeader(kRawOutputContents, contents.Get(slot).size());
+      writer.AppendBytes(contents.Get(slot));
+      continue;
+    }
+    writer.AppendFieldHeader(kRawOutputContents, bytes->size());
+    writer.AppendSlice(std::move(*bytes));
+  }
+  contents.Swap(response.mutable_raw_output_contents());
+  return writer.Finish(rpc, response.GetTypeName(), raw);
 }
 
 void V2InferCall::DropOutputs() {

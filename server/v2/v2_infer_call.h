@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "absl/container/inlined_vector.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "inference/grpc_service.pb.h"
 #include "server/frontend/infer_call.h"
 
@@ -45,6 +46,11 @@ class V2InferCall : public InferCall {
     return *response.mutable_infer_response();
   }
   static void SetStreamError(StreamResponse& response, const absl::Status& status);
+
+  // Serializes a unary answer into `raw`, splicing in the raw_output_contents `detached` holds
+  // (the call's DetachLargeOutputs); as SerializeMessage without any.
+  static absl::Status SerializeUnary(std::string_view rpc, Response& response,
+                                     DetachedBytes& detached, grpc::ByteBuffer& raw);
 
  private:
   // Decodes the inputs into `given` (views into the request and shapes_).

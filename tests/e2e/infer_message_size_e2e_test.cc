@@ -1,11 +1,13 @@
 // Requests bigger than gRPC's 4 MiB default: the daemon accepts up to --max-message-bytes
 // (64 MiB unless set), answers RESOURCE_EXHAUSTED past it, and keeps serving.
 #include <numeric>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
+#include "inference/grpc_service.grpc.pb.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/support/sim_model_files.h"
@@ -62,6 +64,40 @@ TEST(InferMessageSizeE2ETest, A24MiBTensorPassesByDefaultUnaryAndStreamed) {
       EXPECT_TRUE(OutputValues(answer.outputs(0)) == values);
     }
   }
+}
+
+// The same over ModelInfer, raw: a large raw output travels outside the message, spliced into
+// the answer as a slice of its own (server/frontend/detached_bytes.h), and must arrive whole.
+TEST(InferMessageSizeE2ETest, A24MiBTensorPassesOverModelInferRaw) {
+  START_DAEMON(daemon, SimDaemonArgs());
+  constexpr uint32_t kElements = 6u << 20;  // 24 MiB of float32
+  ASSERT_NO_FATAL_FAILURE(LoadIdentity(*daemon->stub, "big", kElements));
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);
+  auto v2 = inference::GRPCInferenceService::NewStub(
+      grpc::CreateCustomChannel(daemon->address, grpc::InsecureChannelCredentials(), arguments));
+  std::vector<float> values(kElements);
+  std::iota(values.begin(), values.end(), 0.25f);
+  inference::ModelInferRequest request;
+  request.set_model_name("big");
+  request.set_id("whole");
+  inference::ModelInferRequest::InferInputTensor* input = request.add_inputs();
+  input->set_name("input");
+  input->set_datatype("FP32");
+  input->add_shape(1);
+  input->add_shape(kElements);
+  request.add_raw_input_contents(reinterpret_cast<const char*>(values.data()),
+                                 values.size() * sizeof(float));
+  inference::ModelInferResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = v2->ModelInfer(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.id(), "whole");
+  EXPECT_EQ(response.model_name(), "big");
+  ASSERT_EQ(response.outputs_size(), 1);
+  EXPECT_EQ(response.outputs(0).datatype(), "FP32");
+  ASSERT_EQ(response.raw_output_contents_size(), 1);
+  EXPECT_TRUE(response.raw_output_contents(0) == request.raw_input_contents(0));
 }
 
 TEST(InferMessageSizeE2ETest, ARequestOverTheLimitIsResourceExhaustedAndTheDaemonGoesOn) {
