@@ -84,16 +84,20 @@ absl::Status ParseSeconds(absl::string_view flag, absl::string_view value, doubl
 
 std::string BenchUsage() {
   return absl::StrCat(
-      "neuron_serve_bench: neuron-serve Infer against a bare gRPC echo server, and replica "
-      "scaling.\n"
+      "neuron_serve_bench: neuron-serve Infer and ModelInfer against a bare gRPC echo server,\n"
+      "REST against a bare HTTP echo server, replica scaling, pipelining, batching, and the\n"
+      "daemon's RSS over millions of requests.\n"
       "\n"
-      "Starts two servers as child processes on loopback: the echo server (this binary with\n"
+      "Starts its servers as child processes on loopback: the echo server (this binary with\n"
       "--serve-echo; BenchEcho on the gRPC callback API, copying the input bytes into the\n"
-      "output) and the neuron-serve daemon on the simulated runtime, with one identity model\n"
-      "of 0 latency per tensor size. For every size and concurrency it keeps that many unary\n"
-      "calls in flight against each server and prints requests/s, p50/p99 latency and the\n"
-      "ratio Infer/echo. The scaling run then loads an identity model with a fixed device\n"
-      "latency and 1, 2, 4, 8 replicas and prints requests/s against replicas/latency.\n"
+      "output), the HTTP echo server (below) and the neuron-serve daemon on the simulated\n"
+      "runtime, with one identity model of 0 latency per tensor size. For every size and\n"
+      "concurrency it keeps that many unary calls in flight against echo, the daemon's Infer\n"
+      "and its ModelInfer (the Open Inference Protocol, the same bytes in\n"
+      "raw_input_contents), rounds alternating among the three, and prints requests/s,\n"
+      "p50/p99 latency and the ratios v2/echo and infer/echo. The scaling run then loads an\n"
+      "identity model with a fixed device latency and 1, 2, 4, 8 replicas and prints\n"
+      "requests/s against replicas/latency.\n"
       "The pipelining run starts a second daemon whose simulator charges copies\n"
       "(NRTSIM_DMA_BYTES_PER_SECOND) and compares a copy-bound model at pipeline depth 1\n"
       "and 2 with 1/max(execution, copies) and 1/(execution + copies) per replica.\n"
@@ -102,15 +106,32 @@ std::string BenchUsage() {
       "prints the ratio v2/native. The batching run compares a model of batch 1 with the\n"
       "same network compiled for batch 1 and 8 (the dynamic batcher), and shares one core\n"
       "between two batched models.\n"
+      "The REST-vs-echo run sends the daemon's REST binary request (POST\n"
+      "/v2/models/NAME/infer with the binary data extension) and the same bytes to an HTTP/1.1\n"
+      "echo server (this binary with --serve-http-echo, libmicrohttpd threaded as the daemon's\n"
+      "REST server), rounds alternating, and prints the ratio rest/http-echo.\n"
+      "A cell whose requests in flight would hold more than --memory-budget (8 x size per\n"
+      "request: 2 copies on the client, 3 in each server, which keep what they free) is\n"
+      "skipped with a line saying so.\n"
       "Targets are reported, never asserted. Exit code 1 if any call or model load failed.\n"
+      "\n"
+      "--rss-run is a run of its own: the daemon alone, a 0-latency identity model, a warm-up,\n"
+      "then --rss-requests requests at --rss-concurrency in flight, the daemon's RSS sampled\n"
+      "along the way; it prints RSS after the warm-up, at the end and at its highest, and the\n"
+      "growth against the target (within 16 MiB after warm-up).\n"
       "\n"
       "Flags (--name=value; booleans also as --name):\n"
       "  --seconds=S              measured time per cell and target (default 2)\n"
       "  --warmup-seconds=S       warm-up per cell and target, not measured (default 0.5)\n"
-      "  --rounds=N               a cell's measurement in N rounds, echo and Infer\n"
-      "                           alternating (default 3)\n"
+      "  --rounds=N               a cell's measurement in N rounds, echo, Infer and\n"
+      "                           ModelInfer alternating (default 3)\n"
       "  --sizes=LIST             tensor bytes, e.g. 4096,1MiB,16MiB (default)\n"
       "  --concurrency=LIST       requests in flight (default 1,8,64)\n"
+      "  --grid=default|full      full: sizes 4KiB,64KiB,1MiB,16MiB,64MiB x concurrency\n"
+      "                           1,8,64,256 (--sizes and --concurrency, if given, win)\n"
+      "  --memory-budget=BYTES    most bytes the requests in flight of a cell may hold,\n"
+      "                           estimated as 8 x size x concurrency; cells above it are\n"
+      "                           skipped (default 16GiB, for a 24 GiB machine)\n"
       "  --forms=LIST             raw (raw_data bytes) and/or float (float_data) (default raw)\n"
       "  --infer-replicas=N       replicas of each grid model (default 1)\n"
       "  --skip-scaling           no scaling run\n"
@@ -125,9 +146,14 @@ std::string BenchUsage() {
       "                           the second daemon's NRTSIM_DMA_BYTES_PER_SECOND (default 1000)\n"
       "  --pipelining-concurrency-per-replica=N  (default 2)\n"
       "  --pipelining-size=BYTES  input and output of the pipelining model (default 4096)\n"
-      "  --skip-v2                no protocol run (ModelInfer vs Infer) and no REST run\n"
+      "  --skip-v2                no protocol run (ModelInfer vs Infer), no REST-vs-gRPC run\n"
       "  --v2-sizes=LIST          tensor bytes of the protocol run (default 4096,1MiB)\n"
       "  --v2-concurrency=LIST    requests in flight of the protocol run (default 1,64)\n"
+      "  --skip-rest              no REST-vs-echo run (and no HTTP echo server)\n"
+      "  --rest-sizes=LIST        tensor bytes of the REST-vs-echo run (default\n"
+      "                           4096,1MiB,16MiB)\n"
+      "  --rest-concurrency=LIST  requests in flight of the REST-vs-echo run, one connection\n"
+      "                           and client thread each (default 1,8,64)\n"
       "  --skip-batching          no batching run\n"
       "  --batching-concurrency=LIST  requests in flight of the batching run (default 1,64)\n"
       "  --batching-size=BYTES    one row of the batching models (default 4096)\n"
@@ -143,10 +169,21 @@ std::string BenchUsage() {
       "                           below 32 MiB) for client and servers, or glibc's defaults\n"
       "                           (default tuned: the daemon's own --malloc default; see\n"
       "                           util/malloc_tuning.h)\n"
+      "  --rss-run                the RSS run only (the daemon alone, no other run)\n"
+      "  --rss-requests=N         requests after the warm-up (default 10000000)\n"
+      "  --rss-warmup-requests=N  requests before the RSS the growth is measured from\n"
+      "                           (default 200000)\n"
+      "  --rss-concurrency=N      requests in flight (default 64)\n"
+      "  --rss-sample-every=N     requests between RSS samples, and at most 5 s; a progress\n"
+      "                           line every 5 s or so (default 100000)\n"
+      "  --rss-size=BYTES         tensor of the RSS run's identity model (default 4096)\n"
       "  --help\n");
 }
 
 std::string FormatBytes(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30) && bytes % (uint64_t{1} << 30) == 0) {
+    return absl::StrCat(bytes >> 30, " GiB");
+  }
   if (bytes >= (uint64_t{1} << 20) && bytes % (uint64_t{1} << 20) == 0) {
     return absl::StrCat(bytes >> 20, " MiB");
   }
@@ -200,6 +237,24 @@ FlagDef SizeFlag(uint64_t* target) {
           }};
 }
 
+// Any byte count (not only whole float32 tensors), e.g. a memory budget.
+FlagDef ByteCountFlag(uint64_t* target) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            if (!ParseBytes(v, target)) return Bad(f, v, "not a byte count like 4096 or 16GiB");
+            return absl::OkStatus();
+          }};
+}
+
+// A count of requests, 1 to `max`.
+FlagDef CountFlag(uint64_t* target, uint64_t max) {
+  return {false, [=](absl::string_view f, absl::string_view v) {
+            if (!absl::SimpleAtoi(v, target) || *target < 1 || *target > max) {
+              return Bad(f, v, absl::StrCat("a count from 1 to ", max));
+            }
+            return absl::OkStatus();
+          }};
+}
+
 FlagDef MicrosecondsFlag(uint64_t* target) {
   return {false, [=](absl::string_view f, absl::string_view v) {
             if (!absl::SimpleAtoi(v, target) || *target < 1 || *target > 10'000'000) {
@@ -250,13 +305,26 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
   flags.daemon = NEURON_SERVE_PATH;
   flags.nrt_library = NRTSIM_LIBRARY_PATH;
   std::vector<std::string> malloc_mode = {flags.malloc_mode};
+  std::vector<std::string> grid = {flags.grid};
+  // Whether --sizes / --concurrency were given: then --grid=full leaves that list alone.
+  bool sizes_given = false;
+  bool concurrency_given = false;
+  const auto given = [](FlagDef def, bool* was_given) {
+    return FlagDef{def.is_bool,
+                   [set = std::move(def.set), was_given](absl::string_view f, absl::string_view v) {
+                     *was_given = true;
+                     return set(f, v);
+                   }};
+  };
 
   const std::map<std::string, FlagDef> kFlags = {
       {"seconds", SecondsFlag(&flags.seconds, 0.001)},
       {"warmup-seconds", SecondsFlag(&flags.warmup_seconds, 0)},
       {"rounds", IntFlag(&flags.rounds, 100)},
-      {"sizes", SizeListFlag(&flags.sizes)},
-      {"concurrency", IntListFlag(&flags.concurrency, 4096)},
+      {"sizes", given(SizeListFlag(&flags.sizes), &sizes_given)},
+      {"concurrency", given(IntListFlag(&flags.concurrency, 4096), &concurrency_given)},
+      {"grid", ChoiceFlag(&grid, {"default", "full"}, /*list=*/false)},
+      {"memory-budget", ByteCountFlag(&flags.memory_budget)},
       {"forms", ChoiceFlag(&flags.forms, {"raw", "float"}, /*list=*/true)},
       {"infer-replicas", IntFlag(&flags.infer_replicas, 4096)},
       {"skip-scaling", BoolFlag(&flags.skip_scaling)},
@@ -274,6 +342,11 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"skip-v2", BoolFlag(&flags.skip_v2)},
       {"v2-sizes", SizeListFlag(&flags.v2_sizes)},
       {"v2-concurrency", IntListFlag(&flags.v2_concurrency, 4096)},
+      {"skip-rest", BoolFlag(&flags.skip_rest)},
+      {"rest-sizes", SizeListFlag(&flags.rest_sizes)},
+      // One connection and one client thread per request in flight; the daemon's HTTP server
+      // takes 512 connections.
+      {"rest-concurrency", IntListFlag(&flags.rest_concurrency, 512)},
       {"skip-batching", BoolFlag(&flags.skip_batching)},
       {"batching-concurrency", IntListFlag(&flags.batching_concurrency, 4096)},
       {"batching-size", SizeFlag(&flags.batching_size)},
@@ -290,8 +363,16 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
           return absl::OkStatus();
         }}},
       {"malloc", ChoiceFlag(&malloc_mode, {"tuned", "default"}, /*list=*/false)},
+      {"rss-run", BoolFlag(&flags.rss_run)},
+      {"rss-requests", CountFlag(&flags.rss_requests, uint64_t{1} << 40)},
+      {"rss-warmup-requests", CountFlag(&flags.rss_warmup_requests, uint64_t{1} << 40)},
+      {"rss-concurrency", IntFlag(&flags.rss_concurrency, 4096)},
+      {"rss-sample-every", CountFlag(&flags.rss_sample_every, uint64_t{1} << 40)},
+      {"rss-size", SizeFlag(&flags.rss_size)},
       {"serve-echo", BoolFlag(&flags.serve_echo)},
+      {"serve-http-echo", BoolFlag(&flags.serve_http_echo)},
       {"listen", StringFlag(&flags.listen)},
+      {"max-message-bytes", ByteCountFlag(&flags.max_message_bytes)},
       {"help", BoolFlag(&flags.help)},
   };
 
@@ -318,6 +399,11 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
     if (!status.ok()) return status;
   }
   flags.malloc_mode = malloc_mode[0];
+  flags.grid = grid[0];
+  if (flags.grid == "full") {
+    if (!sizes_given) flags.sizes = kFullGridSizes;
+    if (!concurrency_given) flags.concurrency = kFullGridConcurrency;
+  }
   return flags;
 }
 

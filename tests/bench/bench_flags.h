@@ -21,9 +21,16 @@ struct BenchFlags {
   // that a change in the machine's background load hits both targets alike.
   int rounds = 3;
 
-  // The comparison grid: tensor bytes x requests in flight, echo against Infer.
+  // The comparison grid: tensor bytes x requests in flight, echo against Infer and ModelInfer.
+  // "--grid=full" swaps in kFullGridSizes x kFullGridConcurrency unless --sizes or
+  // --concurrency are given too (what is given explicitly wins).
   std::vector<uint64_t> sizes = {4096, uint64_t{1} << 20, uint64_t{16} << 20};
   std::vector<int> concurrency = {1, 8, 64};
+  std::string grid = "default";
+  // What the requests in flight of one cell may hold, all processes together (8 x size per
+  // request: see kTensorCopiesPerRequestInFlight in bench_main.cc). A cell above it is skipped
+  // with a line saying so: 16 GiB leaves a 24 GiB machine room for the processes themselves.
+  uint64_t memory_budget = uint64_t{16} << 30;
   // Tensor forms to send: "raw" (raw_data bytes) and/or "float" (packed float_data).
   std::vector<std::string> forms = {"raw"};
   // Replicas of each 0-latency identity model of the grid.
@@ -54,6 +61,13 @@ struct BenchFlags {
   std::vector<uint64_t> v2_sizes = {4096, uint64_t{1} << 20};
   std::vector<int> v2_concurrency = {1, 64};
 
+  // REST binary against its own baseline: the daemon's POST /v2/models/{name}/infer with the
+  // binary data extension against the bench's HTTP/1.1 echo server, the same request bytes to
+  // both, these sizes x requests in flight.
+  bool skip_rest = false;
+  std::vector<uint64_t> rest_sizes = {4096, uint64_t{1} << 20, uint64_t{16} << 20};
+  std::vector<int> rest_concurrency = {1, 8, 64};
+
   // The batching run: the identity of batching_size bytes a row as one NEFF of batch 1
   // (batch1_latency_us) against a batched model of the same (batch 1 at batch1_latency_us,
   // batch 8 at batch8_latency_us), one replica each, at these requests in flight; then two
@@ -74,9 +88,24 @@ struct BenchFlags {
   // "default": glibc's own.
   std::string malloc_mode = "tuned";
 
-  // Internal: run as the echo server (the bench starts itself this way).
+  // The RSS run, a mode of its own (--rss-run: nothing else runs): the daemon alone with a
+  // 0-latency identity model of rss_size, rss_warmup_requests of warm-up, then rss_requests
+  // more at rss_concurrency in flight; the daemon's RSS is sampled every rss_sample_every
+  // requests (and at least every few seconds).
+  bool rss_run = false;
+  uint64_t rss_requests = 10'000'000;
+  uint64_t rss_warmup_requests = 200'000;
+  int rss_concurrency = 64;
+  uint64_t rss_sample_every = 100'000;
+  uint64_t rss_size = 4096;
+
+  // Internal: run as the gRPC echo server or the HTTP echo server (the bench starts itself this
+  // way), on `listen`, accepting messages (or bodies) up to max_message_bytes, which the bench
+  // sets to what the daemon accepts.
   bool serve_echo = false;
+  bool serve_http_echo = false;
   std::string listen = "127.0.0.1:0";
+  uint64_t max_message_bytes = uint64_t{64} << 20;
 
   bool help = false;
 };
@@ -88,7 +117,12 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv);
 // The --help text.
 std::string BenchUsage();
 
-// "4 KiB", "1 MiB", "16 MiB", "1000 B".
+// The grid of --grid=full: 4 KiB to 64 MiB x 1 to 256 in flight.
+inline const std::vector<uint64_t> kFullGridSizes = {4096, uint64_t{64} << 10, uint64_t{1} << 20,
+                                                     uint64_t{16} << 20, uint64_t{64} << 20};
+inline const std::vector<int> kFullGridConcurrency = {1, 8, 64, 256};
+
+// "4 KiB", "1 MiB", "16 GiB", "1000 B".
 std::string FormatBytes(uint64_t bytes);
 
 }  // namespace neuronserve::bench

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench_echo.grpc.pb.h"
 #include "grpcpp/create_channel.h"
@@ -33,6 +35,7 @@
 #include "tests/bench/bench_flags.h"
 #include "tests/bench/daemon_models.h"
 #include "tests/bench/echo_server.h"
+#include "tests/bench/http_echo_server.h"
 #include "tests/bench/http_load.h"
 #include "tests/bench/load_generator.h"
 #include "tests/bench/payload.h"
@@ -46,15 +49,51 @@ namespace {
 
 using ::neuronserve::testing::ChildProcess;
 using ::neuronserve::testing::ChildSpec;
+using ::neuronserve::testing::ProcessStatusBytes;
 
 constexpr absl::Duration kStartTimeout = absl::Seconds(30);
 constexpr absl::Duration kStopTimeout = absl::Seconds(30);
 constexpr absl::Duration kProbeTimeout = absl::Seconds(60);
 
-std::shared_ptr<grpc::Channel> Connect(const std::string& address) {
+// The daemon's own --max-message-bytes default (server/daemon/flags.cc): the bench raises it
+// only when a request would not fit under it.
+constexpr uint64_t kDaemonDefaultMaxMessageBytes = uint64_t{64} << 20;
+// Room beside the tensor in a message or body: the protobuf framing and names, or the REST
+// request's JSON part, each well under this.
+constexpr uint64_t kMessageHeadroomBytes = uint64_t{1} << 20;
+
+// What one request in flight holds, in copies of its tensor: on the client the request as
+// serialized for its call and the response; in a server the request as received, the output
+// and the response as serialized. A cell loads its baseline and the daemon in turn, but each
+// server keeps what it freed (the tuned malloc trims only past 1 GiB free), so the machine
+// holds both servers' peaks at once: 2 + 3 + 3. Measured at 16 MiB x 64 in flight: client 2.6 GiB,
+// echo 2.5 GiB, daemon 2.5 GiB at their peaks, 7.3 GiB together against 8 GiB estimated. Fixed
+// costs (a model's device tensors, the one request the client keeps per cell) are small beside it.
+constexpr uint64_t kClientCopiesPerRequest = 2;
+constexpr uint64_t kServerCopiesPerRequest = 3;
+constexpr uint64_t kTensorCopiesPerRequestInFlight =
+    kClientCopiesPerRequest + 2 * kServerCopiesPerRequest;
+
+uint64_t BytesInFlight(uint64_t tensor_bytes, int concurrency) {
+  return kTensorCopiesPerRequestInFlight * tensor_bytes * static_cast<uint64_t>(concurrency);
+}
+
+// Empty when the cell's requests in flight fit `budget`, else the line that says why it is
+// skipped.
+std::string WhyOverBudget(uint64_t tensor_bytes, int concurrency, uint64_t budget) {
+  const uint64_t need = BytesInFlight(tensor_bytes, concurrency);
+  if (need <= budget) return "";
+  return absl::StrCat(kTensorCopiesPerRequestInFlight, " x ", FormatBytes(tensor_bytes), " x ",
+                      concurrency, " in flight = ", FormatBytes(need),
+                      ", over --memory-budget=", FormatBytes(budget));
+}
+
+// A channel whose messages may be as large as the servers accept (`max_message_bytes`); gRPC's
+// default receive limit is 4 MiB.
+std::shared_ptr<grpc::Channel> Connect(const std::string& address, int max_message_bytes) {
   grpc::ChannelArguments args;
-  // Responses as large as the largest tensor; gRPC's default limit is 4 MiB.
-  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxReceiveMessageSize(max_message_bytes);
+  args.SetMaxSendMessageSize(max_message_bytes);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -175,16 +214,7 @@ class Bench {
 
   // The process exit code: 0 when every load and every call succeeded.
   int Run() {
-    for (const std::string* path : {&flags_.daemon, &flags_.nrt_library}) {
-      if (!std::filesystem::exists(*path)) {
-        std::fprintf(stderr,
-                     "bench: %s does not exist (build it, or pass --daemon / "
-                     "--nrt-library)\n",
-                     path->c_str());
-        return 1;
-      }
-    }
-    if (!StartServers()) return 1;
+    if (!BinariesExist() || !StartServers()) return 1;
 
     std::vector<ComparisonRow> comparison = RunComparison();
     std::vector<ScalingRow> scaling;
@@ -193,6 +223,7 @@ class Bench {
     std::vector<ProtocolRow> protocol;
     if (!flags_.skip_v2) protocol = RunProtocols();
     if (!flags_.skip_v2) RunHttp();
+    if (!flags_.skip_rest) RunRestEcho();
     PrintTargets(comparison, scaling, protocol);
     if (!flags_.skip_batching) RunBatching();
 
@@ -200,11 +231,148 @@ class Bench {
       std::printf("bench: the echo server exited with %d\n", code);
       failed_ = true;
     }
+    if (http_echo_ != nullptr) {
+      if (const int code = http_echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
+        std::printf("bench: the HTTP echo server exited with %d\n", code);
+        failed_ = true;
+      }
+    }
+    StopDaemon(*daemon_, "neuron-serve");
+    return failed_ ? 1 : 0;
+  }
+
+  // The RSS run: the daemon alone (no echo servers, no other section), one 0-latency identity
+  // model, a warm-up, then --rss-requests at --rss-concurrency in flight, the daemon's VmRSS
+  // sampled as it goes. The exit code: 0 when every call succeeded.
+  int RunRss() {
+    if (!BinariesExist()) return 1;
+    daemon_ = StartDaemon(flags_.sim_cores, {});
+    const std::string address = AddressOf(*daemon_, "neuron-serve daemon");
+    if (address.empty()) return 1;
+    const std::unique_ptr<v1::NeuronServing::Stub> stub =
+        v1::NeuronServing::NewStub(Connect(address, ChannelLimit()));
+    const StartCall call = InferCallOn(stub.get());
+    const pid_t pid = daemon_->pid();
+    PrintRssHeader(pid, flags_.malloc_mode, flags_.rss_size, flags_.rss_concurrency,
+                   flags_.rss_warmup_requests, flags_.rss_requests, flags_.rss_sample_every);
+
+    const IdentityModel model{"bench-rss", flags_.rss_size, 0, 1};
+    const grpc::Status loaded = LoadIdentityModel(*stub, model);
+    const v1::InferRequest request = MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
+    if (const std::string error = LoadedOrProbe(loaded, call, request); !error.empty()) {
+      std::printf("bench: the RSS run's model does not serve: %s\n", error.c_str());
+      failed_ = true;
+    } else {
+      RssSummary summary;
+      const RssStretch warmup = DriveRequests("warm-up", call, request, flags_.rss_warmup_requests);
+      summary.warmup_requests = warmup.requests;
+      summary.after_warmup_bytes = ProcessStatusBytes(pid, "VmRSS");
+      if (warmup.failed == 0) {
+        const RssStretch run = DriveRequests("run", call, request, flags_.rss_requests);
+        summary.requests = run.requests;
+        summary.failed = run.failed;
+        summary.seconds = run.seconds;
+        summary.max_sampled_bytes = std::max(summary.after_warmup_bytes, run.max_rss_bytes);
+      }
+      summary.failed += warmup.failed;
+      summary.final_bytes = ProcessStatusBytes(pid, "VmRSS");
+      summary.peak_bytes = ProcessStatusBytes(pid, "VmHWM");
+      PrintRssSummary(summary);
+      failed_ |= summary.failed > 0;
+      Unload(*stub, model.name);
+    }
     StopDaemon(*daemon_, "neuron-serve");
     return failed_ ? 1 : 0;
   }
 
  private:
+  // A stretch of the RSS run: requests counted, failures, its wall time and the highest VmRSS
+  // sampled in it.
+  struct RssStretch {
+    uint64_t requests = 0;
+    uint64_t failed = 0;
+    double seconds = 0;
+    uint64_t max_rss_bytes = 0;
+  };
+
+  // Keeps --rss-concurrency calls in flight until `total` requests are counted, as windows of
+  // RunLoad (no warm-up of their own) that each end at the next sample: after
+  // --rss-sample-every requests, or after kRssMaxWindow, so that a progress line (printed once
+  // kRssMaxWindow has passed since the last, and at the end) comes at least every 10 s. Counted
+  // are the calls that completed inside the windows; the few in flight when a window closes
+  // are served but not counted, so the daemon serves a little more than `total`. Stops at the
+  // first failed call: a daemon failing calls is not one whose memory is worth watching.
+  RssStretch DriveRequests(const char* phase, const StartCall& call,
+                           const v1::InferRequest& request, uint64_t total) {
+    constexpr absl::Duration kRssMaxWindow = absl::Seconds(5);
+    const CheckResponse check = ExpectSameSize(request);
+    const pid_t pid = daemon_->pid();
+    RssStretch stretch;
+    const absl::Time start = absl::Now();
+    absl::Time last_line = start;
+    uint64_t requests_at_last_line = 0;
+    while (stretch.requests < total) {
+      LoadOptions options;
+      options.concurrency = flags_.rss_concurrency;
+      options.warmup = absl::ZeroDuration();
+      options.min_calls_per_slot = 0;
+      options.measure = kRssMaxWindow;
+      options.stop_after_calls = std::min(flags_.rss_sample_every, total - stretch.requests);
+      const LoadResult window = RunLoad(call, request, check, options);
+      stretch.requests += window.completed + window.failed;
+      stretch.failed += window.failed;
+      const uint64_t rss = ProcessStatusBytes(pid, "VmRSS");
+      stretch.max_rss_bytes = std::max(stretch.max_rss_bytes, rss);
+      const absl::Time now = absl::Now();
+      const bool last = stretch.requests >= total || window.failed > 0;
+      if (now - last_line >= kRssMaxWindow || last) {
+        PrintRssProgress(phase, stretch.requests, total,
+                         static_cast<double>(stretch.requests - requests_at_last_line) /
+                             absl::ToDoubleSeconds(now - last_line),
+                         rss);
+        last_line = now;
+        requests_at_last_line = stretch.requests;
+      }
+      if (window.failed > 0) {
+        std::printf("bench: %llu calls failed, first: %s\n",
+                    static_cast<unsigned long long>(window.failed), window.first_error.c_str());
+        break;
+      }
+    }
+    stretch.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    return stretch;
+  }
+
+  bool BinariesExist() const {
+    for (const std::string* path : {&flags_.daemon, &flags_.nrt_library}) {
+      if (!std::filesystem::exists(*path)) {
+        std::fprintf(stderr,
+                     "bench: %s does not exist (build it, or pass --daemon / "
+                     "--nrt-library)\n",
+                     path->c_str());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The largest message (or REST body) any section sends or gets back, with headroom: the
+  // limit of the client's channels, of both echo servers, and of the daemon when its default
+  // is too small. One number for all, so no server refuses what another accepts.
+  uint64_t MessageLimitBytes() const {
+    uint64_t largest = std::max(
+        {flags_.scaling_size, flags_.pipelining_size, flags_.batching_size, flags_.rss_size});
+    for (const std::vector<uint64_t>* sizes :
+         {&flags_.sizes, &flags_.v2_sizes, &flags_.rest_sizes}) {
+      for (uint64_t size : *sizes) largest = std::max(largest, size);
+    }
+    // gRPC's limits are ints, and the daemon refuses more.
+    return std::min<uint64_t>(
+        std::max(kDaemonDefaultMaxMessageBytes, largest + kMessageHeadroomBytes), INT_MAX);
+  }
+
+  int ChannelLimit() const { return static_cast<int>(MessageLimitBytes()); }
+
   int CoresNeeded() const {
     int cores = std::max(flags_.sim_cores, flags_.infer_replicas);
     if (!flags_.skip_scaling) {
@@ -223,6 +391,10 @@ class Bench {
                                             "--nrt-library=" + flags_.nrt_library};
     // Only when asked: a daemon from before --malloc would refuse the flag.
     if (flags_.malloc_mode != "tuned") daemon_argv.push_back("--malloc=default");
+    // Only when the largest request needs it: otherwise the daemon runs with its own default.
+    if (MessageLimitBytes() > kDaemonDefaultMaxMessageBytes) {
+      daemon_argv.push_back(absl::StrCat("--max-message-bytes=", MessageLimitBytes()));
+    }
     daemon_argv.insert(daemon_argv.end(), flags_.daemon_args.begin(), flags_.daemon_args.end());
     env["NRTSIM_CORES"] = std::to_string(cores);
     // The bench's own environment must not shape the daemon (a NEURON_SERVE_STATE_DIR would
@@ -253,9 +425,9 @@ class Bench {
       std::fprintf(stderr, "bench: cannot find its own binary through /proc/self/exe\n");
       return false;
     }
-    // Same allocator settings for all three processes (util/malloc_tuning.h): the daemon's own
-    // --malloc (tuned unless told otherwise), and the same through GLIBC_TUNABLES for the echo
-    // server and mallopt here.
+    // Same allocator settings for every process (util/malloc_tuning.h): the daemon's own
+    // --malloc (tuned unless told otherwise), and the same through GLIBC_TUNABLES for both echo
+    // servers and mallopt here.
     std::map<std::string, std::string> echo_env;
     const bool tuned = flags_.malloc_mode == "tuned";
     if (tuned) {
@@ -264,21 +436,28 @@ class Bench {
     }
     const std::string tunables = tuned ? echo_env["GLIBC_TUNABLES"] : "";
 
-    // Both start at once (the daemon opens the runtime meanwhile), then both are waited for.
+    // All start at once (the daemon opens the runtime meanwhile), then all are waited for.
+    const std::string limit = absl::StrCat("--max-message-bytes=", MessageLimitBytes());
     echo_ = std::make_unique<ChildProcess>(
-        ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0"}, echo_env, {}, {}});
+        ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0", limit}, echo_env, {}, {}});
+    if (!flags_.skip_rest) {
+      http_echo_ = std::make_unique<ChildProcess>(
+          ChildSpec{{self, "--serve-http-echo", "--listen=127.0.0.1:0", limit}, echo_env, {}, {}});
+    }
     const int cores = CoresNeeded();
     daemon_ = StartDaemon(cores, {});
     const std::string echo_address = AddressOf(*echo_, "echo server");
+    if (http_echo_ != nullptr) http_echo_address_ = AddressOf(*http_echo_, "HTTP echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
     if (echo_address.empty() || daemon_address.empty()) return false;
+    if (http_echo_ != nullptr && http_echo_address_.empty()) return false;
     // Logged before "listening on".
     http_address_ = HttpAddressOf(*daemon_);
 
-    echo_stub_ = BenchEcho::NewStub(Connect(echo_address));
+    echo_stub_ = BenchEcho::NewStub(Connect(echo_address, ChannelLimit()));
     // One channel for both protocols of the daemon: they share its connection, as a client of
     // both would, and neither gets a fresher connection than the other.
-    const std::shared_ptr<grpc::Channel> daemon_channel = Connect(daemon_address);
+    const std::shared_ptr<grpc::Channel> daemon_channel = Connect(daemon_address, ChannelLimit());
     daemon_stub_ = v1::NeuronServing::NewStub(daemon_channel);
     v2_stub_ = inference::GRPCInferenceService::NewStub(daemon_channel);
     echo_call_ = [stub = echo_stub_.get()](
@@ -300,50 +479,74 @@ class Bench {
         static_cast<int>(getpid()));
     std::printf("  echo server  = child process %s (BenchEcho, callback API) on %s\n", self.c_str(),
                 echo_address.c_str());
+    if (http_echo_ != nullptr) {
+      std::printf(
+          "  HTTP echo    = child process %s (libmicrohttpd, threaded as the daemon's REST "
+          "server) on %s\n",
+          self.c_str(), http_echo_address_.c_str());
+    }
     std::printf("  neuron-serve = child process %s on %s, NRTSIM_CORES=%d, --nrt-library=%s\n",
                 flags_.daemon.c_str(), daemon_address.c_str(), cores, flags_.nrt_library.c_str());
+    std::printf(
+        "  messages up to %s everywhere (client channels, echo servers, the daemon's "
+        "--max-message-bytes%s); cells over --memory-budget=%s (%llu x size x concurrency) are "
+        "skipped\n",
+        FormatBytes(MessageLimitBytes()).c_str(),
+        MessageLimitBytes() > kDaemonDefaultMaxMessageBytes ? ", raised" : ", its default",
+        FormatBytes(flags_.memory_budget).c_str(),
+        static_cast<unsigned long long>(kTensorCopiesPerRequestInFlight));
     if (tunables.empty()) {
-      std::printf("  malloc: glibc defaults in all three processes (daemon --malloc=default)\n");
+      std::printf("  malloc: glibc defaults in every process (daemon --malloc=default)\n");
     } else {
       std::printf(
-          "  malloc: the same in all three: the daemon's --malloc=tuned (its default), echo "
-          "GLIBC_TUNABLES=%s, client mallopt\n",
+          "  malloc: the same in every process: the daemon's --malloc=tuned (its default), "
+          "echo servers GLIBC_TUNABLES=%s, client mallopt\n",
           tunables.c_str());
     }
     std::printf(
-        "  per cell and target: warm-up %.3g s, then %.3g s measured in %d round%s, echo "
-        "and Infer alternating (each round lasts until every slot completed 2 calls)\n",
+        "  per cell and target: warm-up %.3g s, then %.3g s measured in %d round%s, the "
+        "targets alternating (each round lasts until every slot completed 2 calls)\n",
         flags_.warmup_seconds, flags_.seconds, flags_.rounds, flags_.rounds == 1 ? "" : "s");
     std::fflush(stdout);
     return true;
   }
 
   // Every size: its identity model is loaded, measured at every form and concurrency against
-  // the echo server, then unloaded, so only one grid model holds cores at a time.
+  // the echo server through Infer and ModelInfer, then unloaded, so only one grid model holds
+  // cores at a time. A size none of whose cells fit --memory-budget is never loaded.
   std::vector<ComparisonRow> RunComparison() {
     std::vector<ComparisonRow> rows;
     PrintComparisonHeader(flags_.infer_replicas);
     for (uint64_t size : flags_.sizes) {
       IdentityModel model{absl::StrCat("bench-identity-", size), size, 0, flags_.infer_replicas};
-      grpc::Status loaded = LoadIdentityModel(*daemon_stub_, model);
+      std::optional<grpc::Status> loaded;  // at the first cell that runs
       for (const std::string& form_name : flags_.forms) {
         const TensorForm form = form_name == "float" ? TensorForm::kFloat : TensorForm::kRaw;
         const v1::InferRequest request = MakeRequest(model.name, size, form);
+        const inference::ModelInferRequest v2 = MakeV2Request(request);
         for (int concurrency : flags_.concurrency) {
-          ComparisonRow row{size, form, concurrency, {}, {}};
+          if (const std::string why = WhyOverBudget(size, concurrency, flags_.memory_budget);
+              !why.empty()) {
+            PrintComparisonSkipped(size, form, concurrency, why);
+            continue;
+          }
+          if (!loaded.has_value()) loaded = LoadIdentityModel(*daemon_stub_, model);
+          ComparisonRow row{size, form, concurrency, {}, {}, {}};
           row.echo.error = Probe(echo_call_, request);
-          row.infer.error = LoadedOrProbe(loaded, infer_call_, request);
+          row.infer.error = LoadedOrProbe(*loaded, infer_call_, request);
+          row.v2.error = loaded->ok() ? Probe(v2_call_, v2) : row.infer.error;
           for (int round = 0; round < flags_.rounds; ++round) {
             const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
             MeasureRound(echo_call_, request, ExpectSameSize(request), options, row.echo);
             MeasureRound(infer_call_, request, ExpectSameSize(request), options, row.infer);
+            MeasureRound(v2_call_, v2, V2ExpectSameSize(v2), options, row.v2);
           }
-          failed_ |= !row.echo.ok() || !row.infer.ok();
+          failed_ |= !row.echo.ok() || !row.infer.ok() || !row.v2.ok();
           PrintComparisonRow(row);
           rows.push_back(std::move(row));
         }
       }
-      if (loaded.ok()) Unload(model.name);
+      if (loaded.has_value() && loaded->ok()) Unload(model.name);
     }
     return rows;
   }
@@ -422,7 +625,7 @@ class Bench {
         flags_.daemon.c_str(), address.c_str(), cores,
         static_cast<unsigned long long>(dma_bytes_per_second));
     const std::unique_ptr<v1::NeuronServing::Stub> stub =
-        v1::NeuronServing::NewStub(Connect(address));
+        v1::NeuronServing::NewStub(Connect(address, ChannelLimit()));
     const StartCall call = InferCallOn(stub.get());
     const std::string metrics_address = HttpAddressOf(*daemon);
 
@@ -442,8 +645,8 @@ class Bench {
         row.copy_us = flags_.pipelining_copy_us;
         std::optional<CoreTotals> before;
         std::optional<CoreTotals> after;
-        row.infer = MeasureModel(*stub, call, model, row.concurrency, metrics_address, &before,
-                                 &after);
+        row.infer =
+            MeasureModel(*stub, call, model, row.concurrency, metrics_address, &before, &after);
         if (before.has_value() && after.has_value() && after->executions > before->executions) {
           const double busy = after->busy_seconds - before->busy_seconds;
           row.execution_us = busy * 1e6 / (after->executions - before->executions);
@@ -501,19 +704,9 @@ class Bench {
     const v1::InferRequest native = MakeRequest(model.name, kSize, TensorForm::kRaw);
     const inference::ModelInferRequest v2 = MakeV2Request(native);
     const std::string& bytes = v2.raw_input_contents(0);
-    const std::string path = "/v2/models/" + model.name + "/infer";
+    const HttpPost binary = MakeRestBinaryRequest(v2);
+    const std::string& path = binary.path;
     const nlohmann::json shape = {1, kSize / 4};
-    const std::string binary_json =
-        nlohmann::json{{"inputs",
-                        {{{"name", kInputName},
-                          {"shape", shape},
-                          {"datatype", "FP32"},
-                          {"parameters", {{"binary_data_size", kSize}}}}}},
-                       {"parameters", {{"binary_data_output", true}}}}
-            .dump();
-    const HttpPost binary{path,
-                          {absl::StrCat("Inference-Header-Content-Length: ", binary_json.size())},
-                          binary_json + bytes};
     std::vector<float> values(kSize / 4);
     std::memcpy(values.data(), bytes.data(), kSize);
     const HttpPost json{
@@ -524,13 +717,8 @@ class Bench {
              {{{"name", kInputName}, {"shape", shape}, {"datatype", "FP32"}, {"data", values}}}}}
             .dump()};
     // The identity's bytes must come back: after the JSON part, or as many JSON numbers.
-    const HttpCheck binary_check = [&bytes](const HttpAnswer& answer) -> std::string {
-      if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);
-      if (answer.body.size() < bytes.size() ||
-          answer.body.compare(answer.body.size() - bytes.size(), bytes.size(), bytes) != 0) {
-        return "the binary output is not the input";
-      }
-      return "";
+    const HttpCheck binary_check = [&bytes](const HttpAnswer& answer) {
+      return RestBinaryCompareOutput(bytes, answer);
     };
     const HttpCheck json_check = [count = values.size()](const HttpAnswer& answer) -> std::string {
       if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);
@@ -553,8 +741,8 @@ class Bench {
       for (int round = 0; round < flags_.rounds; ++round) {
         const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
         MeasureRound(v2_call_, v2, V2ExpectSameSize(v2), options, row.grpc);
-        MeasureHttpRound(binary, binary_check, options, row.rest_binary);
-        MeasureHttpRound(json, json_check, options, row.rest_json);
+        MeasureHttpRound(http_address_, binary, binary_check, options, row.rest_binary);
+        MeasureHttpRound(http_address_, json, json_check, options, row.rest_json);
       }
       failed_ |= !row.grpc.ok() || !row.rest_binary.ok() || !row.rest_json.ok();
       PrintHttpRow(row);
@@ -562,10 +750,61 @@ class Bench {
     if (loaded.ok()) Unload(model.name);
   }
 
-  void MeasureHttpRound(const HttpPost& post, const HttpCheck& check, const LoadOptions& options,
-                        Measurement& measurement) {
+  // REST binary against the HTTP echo server: per size one identity model, the same request
+  // (JSON part and tensor bytes) to both, rounds alternating so background load hits both alike.
+  void RunRestEcho() {
+    PrintRestEchoHeader(flags_.infer_replicas);
+    for (uint64_t size : flags_.rest_sizes) {
+      IdentityModel model{absl::StrCat("bench-rest-", size), size, 0, flags_.infer_replicas};
+      std::optional<grpc::Status> loaded;  // at the first cell that runs
+      const inference::ModelInferRequest v2 =
+          MakeV2Request(MakeRequest(model.name, size, TensorForm::kRaw));
+      const std::string& bytes = v2.raw_input_contents(0);
+      const HttpPost post = MakeRestBinaryRequest(v2);
+      const HttpCheck check = RestBinaryExpectSameSize(size);
+      for (int concurrency : flags_.rest_concurrency) {
+        if (const std::string why = WhyOverBudget(size, concurrency, flags_.memory_budget);
+            !why.empty()) {
+          PrintRestEchoSkipped(size, concurrency, why);
+          continue;
+        }
+        if (!loaded.has_value()) loaded = LoadIdentityModel(*daemon_stub_, model);
+        RestEchoRow row{size, concurrency, {}, {}};
+        row.http_echo.error = ProbeHttp(http_echo_address_, post, bytes);
+        if (!loaded->ok()) {
+          row.rest.error = absl::StrCat("LoadModel failed, code ", loaded->error_code(), ": ",
+                                        loaded->error_message());
+        } else if (http_address_.empty()) {
+          row.rest.error = "the daemon logged no HTTP endpoint";
+        } else {
+          row.rest.error = ProbeHttp(http_address_, post, bytes);
+        }
+        for (int round = 0; round < flags_.rounds; ++round) {
+          const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
+          MeasureHttpRound(http_echo_address_, post, check, options, row.http_echo);
+          MeasureHttpRound(http_address_, post, check, options, row.rest);
+        }
+        failed_ |= !row.http_echo.ok() || !row.rest.ok();
+        PrintRestEchoRow(row);
+      }
+      if (loaded.has_value() && loaded->ok()) Unload(model.name);
+    }
+  }
+
+  // One REST binary call on a connection of its own, its output compared in full with `bytes`;
+  // empty when right.
+  static std::string ProbeHttp(const std::string& address, const HttpPost& post,
+                               const std::string& bytes) {
+    HttpConnection connection(address);
+    const HttpAnswer answer = connection.Send(post);
+    if (answer.status == 0) return answer.error;
+    return RestBinaryCompareOutput(bytes, answer);
+  }
+
+  void MeasureHttpRound(const std::string& address, const HttpPost& post, const HttpCheck& check,
+                        const LoadOptions& options, Measurement& measurement) {
     if (!measurement.error.empty()) return;
-    LoadResult round = RunHttpLoad(http_address_, post, check, options);
+    LoadResult round = RunHttpLoad(address, post, check, options);
     if (measurement.result.has_value()) {
       measurement.result->Add(round);
     } else {
@@ -655,6 +894,8 @@ class Bench {
 
   const BenchFlags flags_;
   std::unique_ptr<ChildProcess> echo_;
+  std::unique_ptr<ChildProcess> http_echo_;  // unless --skip-rest
+  std::string http_echo_address_;
   std::unique_ptr<ChildProcess> daemon_;
   std::unique_ptr<BenchEcho::Stub> echo_stub_;
   std::unique_ptr<v1::NeuronServing::Stub> daemon_stub_;
@@ -680,6 +921,11 @@ int main(int argc, char** argv) {
     std::printf("%s", BenchUsage().c_str());
     return 0;
   }
-  if (flags->serve_echo) return RunEchoServer(flags->listen);
+  // As the daemon does (server/daemon/main.cc): no deadlock graph behind every absl::Mutex lock
+  // of gRPC's, in the echo server and in this client, so the baseline is gRPC at its cheapest.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  if (flags->serve_echo) return RunEchoServer(flags->listen, flags->max_message_bytes);
+  if (flags->serve_http_echo) return RunHttpEchoServer(flags->listen, flags->max_message_bytes);
+  if (flags->rss_run) return Bench(*flags).RunRss();
   return Bench(*flags).Run();
 }

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <memory>
 
@@ -41,7 +43,7 @@ class EchoService final : public BenchEcho::CallbackService {
 
 }  // namespace
 
-int RunEchoServer(const std::string& listen_address) {
+int RunEchoServer(const std::string& listen_address, uint64_t max_message_bytes) {
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so that only
   // sigwait below ever sees them.
   sigset_t stop_signals;
@@ -54,9 +56,10 @@ int RunEchoServer(const std::string& listen_address) {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(listen_address, grpc::InsecureServerCredentials(), &port);
-  // The largest payload (16 MiB and more) must fit; gRPC's default limit is 4 MiB.
-  builder.SetMaxReceiveMessageSize(-1);
-  builder.SetMaxSendMessageSize(-1);
+  // The largest payload must fit (gRPC's default limit is 4 MiB): the limit the daemon is given,
+  // set as the daemon sets it (server/daemon/listeners.cc: receiving only).
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::min<uint64_t>(max_message_bytes, INT_MAX)));
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

@@ -4,14 +4,16 @@
 #ifndef NEURON_SERVE_TESTS_BENCH_ECHO_SERVER_H_
 #define NEURON_SERVE_TESTS_BENCH_ECHO_SERVER_H_
 
+#include <cstdint>
 #include <string>
 
 namespace neuronserve::bench {
 
 // Serves BenchEcho on `listen_address` (port 0 picks one), writes
 // "bench echo server listening on HOST:PORT" to stderr, and runs until SIGTERM or SIGINT.
+// Like the daemon it receives messages up to `max_message_bytes` and sends any size.
 // Returns the process exit code: 0 after a clean shutdown, 1 if it cannot listen.
-int RunEchoServer(const std::string& listen_address);
+int RunEchoServer(const std::string& listen_address, uint64_t max_message_bytes);
 
 }  // namespace neuronserve::bench
 

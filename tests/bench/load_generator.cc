@@ -1,5 +1,6 @@
 #include "tests/bench/load_generator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -37,10 +38,10 @@ class LoadRun {
 
     const uint64_t min_calls = static_cast<uint64_t>(options_.min_calls_per_slot) *
                                static_cast<uint64_t>(options_.concurrency);
-    WaitPhase(options_.warmup, warmup_calls_, min_calls);
+    WaitPhase(options_.warmup, warmup_calls_, min_calls, 0);
     const Clock::time_point window_start = Clock::now();
     phase_.store(kMeasure, std::memory_order_release);
-    WaitPhase(options_.measure, measured_calls_, min_calls);
+    WaitPhase(options_.measure, measured_calls_, min_calls, options_.stop_after_calls);
     phase_.store(kStop, std::memory_order_release);
     const Clock::time_point window_end = Clock::now();
 
@@ -74,10 +75,19 @@ class LoadRun {
     Clock::time_point started;
   };
 
-  // Sleeps out `duration`, then on until `min_calls` calls completed in this phase or
-  // `max_extra` more has passed.
-  void WaitPhase(absl::Duration duration, const std::atomic<uint64_t>& calls, uint64_t min_calls) {
-    absl::SleepFor(duration);
+  // Sleeps out `duration` (or until `stop_after` calls completed in this phase, when not 0),
+  // then on until `min_calls` calls completed in it or `max_extra` more has passed.
+  void WaitPhase(absl::Duration duration, const std::atomic<uint64_t>& calls, uint64_t min_calls,
+                 uint64_t stop_after) {
+    if (stop_after == 0) {
+      absl::SleepFor(duration);
+    } else {
+      // Polled every millisecond: a count is reached between any two sleeps.
+      const absl::Time end = absl::Now() + duration;
+      while (calls.load(std::memory_order_relaxed) < stop_after && absl::Now() < end) {
+        absl::SleepFor(std::min(absl::Milliseconds(1), end - absl::Now()));
+      }
+    }
     const absl::Time give_up = absl::Now() + options_.max_extra;
     while (calls.load(std::memory_order_relaxed) < min_calls && absl::Now() < give_up) {
       absl::SleepFor(absl::Milliseconds(5));

@@ -43,6 +43,10 @@ struct LoadOptions {
   // longer), so that a slow cell is not judged on a handful of completions.
   int min_calls_per_slot = 2;
   absl::Duration max_extra = absl::Seconds(60);
+  // The measured phase also ends once this many calls completed in it (0: no such end), for a
+  // run that counts requests rather than time (the RSS run). The calls still in flight then
+  // complete but are not counted.
+  uint64_t stop_after_calls = 0;
   absl::Duration call_timeout = absl::Seconds(60);
 };
 

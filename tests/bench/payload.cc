@@ -3,7 +3,10 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace neuronserve::bench {
 namespace {
@@ -126,6 +129,50 @@ std::string V2CompareOutput(const inference::ModelInferRequest& request,
     }
   } else if (request.raw_input_contents(0) != response.raw_output_contents(0)) {
     return "output raw_output_contents differs from the input";
+  }
+  return "";
+}
+
+HttpPost MakeRestBinaryRequest(const inference::ModelInferRequest& v2) {
+  const std::string& bytes = v2.raw_input_contents(0);
+  const std::vector<int64_t> shape(v2.inputs(0).shape().begin(), v2.inputs(0).shape().end());
+  const std::string json =
+      nlohmann::json{{"inputs",
+                      {{{"name", v2.inputs(0).name()},
+                        {"shape", shape},
+                        {"datatype", v2.inputs(0).datatype()},
+                        {"parameters", {{"binary_data_size", bytes.size()}}}}}},
+                     {"parameters", {{"binary_data_output", true}}}}
+          .dump();
+  return HttpPost{"/v2/models/" + v2.model_name() + "/infer",
+                  {absl::StrCat(kInferenceHeaderLength, ": ", json.size())},
+                  json + bytes};
+}
+
+HttpCheck RestBinaryExpectSameSize(uint64_t tensor_bytes) {
+  return [tensor_bytes](const HttpAnswer& answer) -> std::string {
+    if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);
+    uint64_t json_bytes = 0;
+    bool announced = false;
+    for (const auto& [name, value] : answer.headers) {
+      if (absl::EqualsIgnoreCase(name, kInferenceHeaderLength)) {
+        announced = absl::SimpleAtoi(value, &json_bytes);
+      }
+    }
+    if (!announced) return absl::StrCat("no ", kInferenceHeaderLength, " in the answer");
+    if (answer.body.size() != json_bytes + tensor_bytes) {
+      return absl::StrCat("the answer has ", answer.body.size(), " bytes, expected ", json_bytes,
+                          " of JSON and ", tensor_bytes, " of output");
+    }
+    return "";
+  };
+}
+
+std::string RestBinaryCompareOutput(const std::string& bytes, const HttpAnswer& answer) {
+  if (answer.status != 200) return absl::StrCat("HTTP ", answer.status, ": ", answer.body);
+  if (answer.body.size() < bytes.size() ||
+      answer.body.compare(answer.body.size() - bytes.size(), bytes.size(), bytes) != 0) {
+    return "the binary output is not the input";
   }
   return "";
 }

@@ -8,6 +8,7 @@
 
 #include "inference/grpc_service.pb.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
+#include "tests/bench/http_load.h"
 #include "tests/bench/load_generator.h"
 
 namespace neuronserve::bench {
@@ -15,6 +16,8 @@ namespace neuronserve::bench {
 // The identity models' tensor names (as neuronctl sim-model --identity names them).
 inline constexpr char kInputName[] = "input";
 inline constexpr char kOutputName[] = "output";
+// The binary data extension's header: the length of the JSON part before the bytes.
+inline constexpr char kInferenceHeaderLength[] = "Inference-Header-Content-Length";
 
 enum class TensorForm { kRaw, kFloat };
 
@@ -39,6 +42,20 @@ inference::ModelInferRequest MakeV2Request(const v1::InferRequest& native);
 V2CheckResponse V2ExpectSameSize(const inference::ModelInferRequest& request);
 std::string V2CompareOutput(const inference::ModelInferRequest& request,
                             const inference::ModelInferResponse& response);
+
+// The same request for the REST front end with the binary data extension:
+// POST /v2/models/{model}/infer, a JSON part naming the input (binary_data_size) and asking for
+// binary output, then the raw_input_contents bytes; Inference-Header-Content-Length says where
+// the JSON ends. Sent unchanged to the HTTP echo server too, so both get the same bytes.
+HttpPost MakeRestBinaryRequest(const inference::ModelInferRequest& v2);
+
+// The per-answer check of the load: 200, and a body of the JSON part the answer's
+// Inference-Header-Content-Length announces plus `tensor_bytes` (sizes only, as on gRPC).
+HttpCheck RestBinaryExpectSameSize(uint64_t tensor_bytes);
+
+// Empty when the answer is 200 and its body ends with `bytes` (the binary output is the
+// input), else why not.
+std::string RestBinaryCompareOutput(const std::string& bytes, const HttpAnswer& answer);
 
 }  // namespace neuronserve::bench
 

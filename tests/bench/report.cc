@@ -54,6 +54,13 @@ std::optional<double> ComparisonRow::Ratio() const {
   return infer.result->PerSecond() / echo_rate;
 }
 
+std::optional<double> ComparisonRow::V2Ratio() const {
+  if (!echo.result.has_value() || !v2.result.has_value()) return std::nullopt;
+  const double echo_rate = echo.result->PerSecond();
+  if (echo_rate <= 0) return std::nullopt;
+  return v2.result->PerSecond() / echo_rate;
+}
+
 std::optional<double> ProtocolRow::Ratio() const {
   if (!native.result.has_value() || !v2.result.has_value()) return std::nullopt;
   const double native_rate = native.result->PerSecond();
@@ -67,19 +74,31 @@ std::optional<double> ScalingRow::Ratio() const {
 }
 
 void PrintComparisonHeader(int infer_replicas) {
-  std::printf("\n== Infer (identity, latency 0, %d replica%s) vs bare gRPC echo: unary calls ==\n",
-              infer_replicas, infer_replicas == 1 ? "" : "s");
-  std::printf("%-8s %-5s %5s | %12s %8s %8s | %12s %8s %8s | %10s\n", "size", "form", "conc",
-              "echo req/s", "p50 ms", "p99 ms", "infer req/s", "p50 ms", "p99 ms", "infer/echo");
+  std::printf(
+      "\n== Infer and ModelInfer (v2) (identity, latency 0, %d replica%s) vs bare gRPC echo: "
+      "unary calls, rounds alternating ==\n",
+      infer_replicas, infer_replicas == 1 ? "" : "s");
+  std::printf("%-8s %-5s %5s | %12s %8s %8s | %12s %8s %8s | %12s %8s %8s | %10s %10s\n", "size",
+              "form", "conc", "echo req/s", "p50 ms", "p99 ms", "infer req/s", "p50 ms", "p99 ms",
+              "v2 req/s", "p50 ms", "p99 ms", "v2/echo", "infer/echo");
   std::fflush(stdout);
 }
 
 void PrintComparisonRow(const ComparisonRow& row) {
-  std::printf("%-8s %-5s %5d | %s | %s | %s\n", FormatBytes(row.tensor_bytes).c_str(),
+  std::printf("%-8s %-5s %5d | %s | %s | %s | %s %s\n", FormatBytes(row.tensor_bytes).c_str(),
               FormName(row.form), row.concurrency, MeasurementColumns(row.echo).c_str(),
-              MeasurementColumns(row.infer).c_str(), RatioColumn(row.Ratio()).c_str());
+              MeasurementColumns(row.infer).c_str(), MeasurementColumns(row.v2).c_str(),
+              RatioColumn(row.V2Ratio()).c_str(), RatioColumn(row.Ratio()).c_str());
   PrintProblems("echo", row.echo);
   PrintProblems("infer", row.infer);
+  PrintProblems("v2", row.v2);
+  std::fflush(stdout);
+}
+
+void PrintComparisonSkipped(uint64_t tensor_bytes, TensorForm form, int concurrency,
+                            const std::string& why) {
+  std::printf("%-8s %-5s %5d | skipped: %s\n", FormatBytes(tensor_bytes).c_str(), FormName(form),
+              concurrency, why.c_str());
   std::fflush(stdout);
 }
 
@@ -226,6 +245,85 @@ void PrintHttpRow(const HttpRow& row) {
   PrintProblems("gRPC", row.grpc);
   PrintProblems("REST binary", row.rest_binary);
   PrintProblems("REST JSON", row.rest_json);
+  std::fflush(stdout);
+}
+
+std::optional<double> RestEchoRow::Ratio() const { return RatioOf(rest, http_echo); }
+
+void PrintRestEchoHeader(int infer_replicas) {
+  std::printf(
+      "\n== REST binary (POST /v2/models/NAME/infer, binary data extension; identity, latency 0, "
+      "%d replica%s) vs HTTP/1.1 echo (libmicrohttpd as the daemon runs it): the same request "
+      "bytes, keep-alive, rounds alternating ==\n",
+      infer_replicas, infer_replicas == 1 ? "" : "s");
+  std::printf("%-8s %5s | %12s %8s %8s | %12s %8s %8s | %14s\n", "size", "conc", "echo req/s",
+              "p50 ms", "p99 ms", "rest req/s", "p50 ms", "p99 ms", "rest/http-echo");
+  std::fflush(stdout);
+}
+
+void PrintRestEchoRow(const RestEchoRow& row) {
+  const std::optional<double> ratio = row.Ratio();
+  std::printf("%-8s %5d | %s | %s | %14s\n", FormatBytes(row.tensor_bytes).c_str(), row.concurrency,
+              MeasurementColumns(row.http_echo).c_str(), MeasurementColumns(row.rest).c_str(),
+              ratio.has_value() ? absl::StrFormat("%.2f", *ratio).c_str() : "-");
+  PrintProblems("HTTP echo", row.http_echo);
+  PrintProblems("REST", row.rest);
+  std::fflush(stdout);
+}
+
+void PrintRestEchoSkipped(uint64_t tensor_bytes, int concurrency, const std::string& why) {
+  std::printf("%-8s %5d | skipped: %s\n", FormatBytes(tensor_bytes).c_str(), concurrency,
+              why.c_str());
+  std::fflush(stdout);
+}
+
+namespace {
+std::string Mebibytes(uint64_t bytes) {
+  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+}
+// "+1.3 MiB" / "-0.4 MiB": growth may be negative (the heap gave memory back).
+std::string SignedMebibytes(uint64_t to, uint64_t from) {
+  const double mib = (static_cast<double>(to) - static_cast<double>(from)) / (1 << 20);
+  return absl::StrFormat("%+.1f MiB", mib);
+}
+}  // namespace
+
+void PrintRssHeader(pid_t daemon_pid, const std::string& malloc_mode, uint64_t tensor_bytes,
+                    int concurrency, uint64_t warmup_requests, uint64_t requests,
+                    uint64_t sample_every) {
+  std::printf(
+      "\n== RSS run: the daemon (pid %d, --malloc=%s) alone, identity %s latency 0, %d in "
+      "flight, %llu requests of warm-up then %llu, VmRSS sampled every %llu requests or 5 s ==\n",
+      static_cast<int>(daemon_pid), malloc_mode.c_str(), FormatBytes(tensor_bytes).c_str(),
+      concurrency, static_cast<unsigned long long>(warmup_requests),
+      static_cast<unsigned long long>(requests), static_cast<unsigned long long>(sample_every));
+  std::fflush(stdout);
+}
+
+void PrintRssProgress(const char* phase, uint64_t done, uint64_t total, double per_second,
+                      uint64_t rss_bytes) {
+  std::printf("%-8s %11llu of %llu requests  %10.1f req/s  RSS %s\n", phase,
+              static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+              per_second, Mebibytes(rss_bytes).c_str());
+  std::fflush(stdout);
+}
+
+void PrintRssSummary(const RssSummary& summary) {
+  constexpr uint64_t kGrowthTarget = uint64_t{16} << 20;
+  std::printf("rss summary (reported, not asserted):\n");
+  std::printf("  requests: %llu after %llu of warm-up, %llu failed, %.1f req/s after warm-up\n",
+              static_cast<unsigned long long>(summary.requests),
+              static_cast<unsigned long long>(summary.warmup_requests),
+              static_cast<unsigned long long>(summary.failed),
+              summary.seconds > 0 ? static_cast<double>(summary.requests) / summary.seconds : 0.0);
+  std::printf("  RSS after warm-up %s, final %s, max sampled %s, peak (VmHWM) %s\n",
+              Mebibytes(summary.after_warmup_bytes).c_str(), Mebibytes(summary.final_bytes).c_str(),
+              Mebibytes(summary.max_sampled_bytes).c_str(), Mebibytes(summary.peak_bytes).c_str());
+  const bool met = summary.final_bytes <= summary.after_warmup_bytes + kGrowthTarget;
+  std::printf("  growth after warm-up within 16 MiB: final %s (%s), max sampled %s\n",
+              SignedMebibytes(summary.final_bytes, summary.after_warmup_bytes).c_str(),
+              met ? "met" : "MISSED",
+              SignedMebibytes(summary.max_sampled_bytes, summary.after_warmup_bytes).c_str());
   std::fflush(stdout);
 }
 

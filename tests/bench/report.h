@@ -3,6 +3,8 @@
 #ifndef NEURON_SERVE_TESTS_BENCH_REPORT_H_
 #define NEURON_SERVE_TESTS_BENCH_REPORT_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,14 +23,18 @@ struct Measurement {
   bool ok() const { return result.has_value() && result->failed == 0 && error.empty(); }
 };
 
+// A cell of the comparison grid: the same tensor to the echo server, the daemon's Infer and its
+// ModelInfer (v2).
 struct ComparisonRow {
   uint64_t tensor_bytes = 0;
   TensorForm form = TensorForm::kRaw;
   int concurrency = 1;
   Measurement echo;
   Measurement infer;
-  // infer req/s over echo req/s, when both were measured.
+  Measurement v2;
+  // infer (or v2) req/s over echo req/s, when both were measured.
   std::optional<double> Ratio() const;
+  std::optional<double> V2Ratio() const;
 };
 
 struct ScalingRow {
@@ -92,6 +98,30 @@ struct HttpRow {
   std::optional<double> JsonRatio() const;
 };
 
+// The REST run: the daemon's REST binary request against the HTTP echo server, same bytes.
+struct RestEchoRow {
+  uint64_t tensor_bytes = 0;
+  int concurrency = 1;
+  Measurement http_echo;
+  Measurement rest;
+  // REST req/s over HTTP echo req/s, when both were measured.
+  std::optional<double> Ratio() const;
+};
+
+// The RSS run's figures: requests counted after the warm-up, and the daemon's resident memory
+// (VmRSS) in bytes: after the warm-up, at the end, the highest sample, and the kernel's own peak
+// (VmHWM, which also sees what happened between samples).
+struct RssSummary {
+  uint64_t warmup_requests = 0;
+  uint64_t requests = 0;
+  uint64_t failed = 0;
+  double seconds = 0;  // of the requests after the warm-up
+  uint64_t after_warmup_bytes = 0;
+  uint64_t final_bytes = 0;
+  uint64_t max_sampled_bytes = 0;
+  uint64_t peak_bytes = 0;
+};
+
 // The batching run: the same identity as a model of one NEFF of batch 1 and as a batched model
 // (variants of batch 1 and 8, the dynamic batcher), at the same requests in flight.
 struct BatchingRow {
@@ -122,11 +152,28 @@ void PrintSharingRow(const SharingRow& row);
 // concurrency 1 the p50s within 10 %, and each model sharing a core >= 40 % of it.
 void PrintBatchingTargets(const std::vector<BatchingRow>& rows, const SharingRow& sharing);
 
+void PrintRestEchoHeader(int infer_replicas);
+void PrintRestEchoRow(const RestEchoRow& row);
+void PrintRestEchoSkipped(uint64_t tensor_bytes, int concurrency, const std::string& why);
+
+// The RSS run: what runs (header), a progress line (requests so far of `total` in `phase`,
+// req/s of the last stretch, RSS now), and the summary with the target: growth after the
+// warm-up within 16 MiB.
+void PrintRssHeader(pid_t daemon_pid, const std::string& malloc_mode, uint64_t tensor_bytes,
+                    int concurrency, uint64_t warmup_requests, uint64_t requests,
+                    uint64_t sample_every);
+void PrintRssProgress(const char* phase, uint64_t done, uint64_t total, double per_second,
+                      uint64_t rss_bytes);
+void PrintRssSummary(const RssSummary& summary);
+
 void PrintHttpHeader(int infer_replicas);
 void PrintHttpRow(const HttpRow& row);
 
 void PrintComparisonHeader(int infer_replicas);
 void PrintComparisonRow(const ComparisonRow& row);
+// A cell left out, and why (its requests in flight would not fit --memory-budget).
+void PrintComparisonSkipped(uint64_t tensor_bytes, TensorForm form, int concurrency,
+                            const std::string& why);
 void PrintScalingHeader(uint64_t latency_us, uint64_t tensor_bytes);
 void PrintScalingRow(const ScalingRow& row);
 // `dma_bytes_per_second`: the pipelining daemon's NRTSIM_DMA_BYTES_PER_SECOND.

@@ -3,14 +3,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/sim_model_files.h"
 #include "util/sha256.h"
-#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace fs = std::filesystem;
@@ -194,19 +193,6 @@ std::unique_ptr<RunningDaemon> StartDaemon(const DaemonArgs& args, std::string* 
   daemon->channel = grpc::CreateChannel(*address, grpc::InsecureChannelCredentials());
   daemon->stub = v1::NeuronServing::NewStub(daemon->channel);
   return daemon;
-}
-
-uint64_t ResidentBytes(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) != 0) continue;
-    std::istringstream fields(line.substr(6));
-    uint64_t kib = 0;
-    fields >> kib;
-    return kib * 1024;
-  }
-  return 0;
 }
 
 }  // namespace neuronserve::testing

@@ -107,9 +107,6 @@ std::unique_ptr<RunningDaemon> StartDaemon(const DaemonArgs& args, std::string* 
   std::unique_ptr<RunningDaemon> var = StartDaemon((args), &var##_log); \
   ASSERT_NE(var, nullptr) << var##_log
 
-// VmRSS of a process in bytes, from /proc/<pid>/status; 0 if it cannot be read.
-uint64_t ResidentBytes(pid_t pid);
-
 }  // namespace neuronserve::testing
 
 #endif  // NEURON_SERVE_TESTS_E2E_LIFECYCLE_CLIENT_H_

@@ -346,9 +346,9 @@ TEST(ModelLifecycleE2ETest, TwoHundredLoadUnloadCyclesLeakNothing) {
     ASSERT_TRUE(result.status.ok()) << "cycle " << cycle << ": " << result.status.error_message();
     grpc::Status unloaded = UnloadModel(*daemon->stub, "cycled");
     ASSERT_TRUE(unloaded.ok()) << "cycle " << cycle << ": " << unloaded.error_message();
-    if (cycle == 20) rss_after_warmup = ResidentBytes(daemon->process->pid());
+    if (cycle == 20) rss_after_warmup = ProcessStatusBytes(daemon->process->pid(), "VmRSS");
   }
-  const uint64_t rss_at_end = ResidentBytes(daemon->process->pid());
+  const uint64_t rss_at_end = ProcessStatusBytes(daemon->process->pid(), "VmRSS");
   const v1::EnumerateResponse enumerated = EnumerateCores(*daemon->stub);
   ASSERT_GT(enumerated.cores_size(), 0);
   for (const v1::NeuronCore& core : enumerated.cores()) {

@@ -1,14 +1,20 @@
 #include "tests/support/child_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <regex>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 
 extern char** environ;
 
@@ -149,6 +155,22 @@ std::string ChildProcess::Stderr() const {
 std::string ChildProcess::Stdout() const {
   absl::MutexLock lock(&mutex_);
   return stdout_;
+}
+
+uint64_t ProcessStatusBytes(pid_t pid, const std::string& field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  const std::string prefix = field + ":";
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    uint64_t kib = 0;
+    return absl::SimpleAtoi(
+               absl::StripAsciiWhitespace(absl::StripSuffix(line.substr(prefix.size()), "kB")),
+               &kib)
+               ? kib * 1024
+               : 0;
+  }
+  return 0;
 }
 
 }  // namespace neuronserve::testing

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,6 +70,10 @@ class ChildProcess {
   std::string stdout_ ABSL_GUARDED_BY(mutex_);
   std::optional<int> exit_status_;
 };
+
+// A field of /proc/PID/status in bytes ("VmRSS", "VmHWM": the values given in kB); 0 when it
+// cannot be read (the process is gone).
+uint64_t ProcessStatusBytes(pid_t pid, const std::string& field);
 
 }  // namespace neuronserve::testing
 
