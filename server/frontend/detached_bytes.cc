@@ -22,7 +22,7 @@ void FreeDetachedBuffer(void* bytes) { delete[] static_cast<char*>(bytes); }
 char* DetachedBytes::Buffer(int slot, size_t size) {
   for (Detached& detached : detached_) {
     if (detached.slot != slot) continue;
-    if (detached.size != size) {
+    if (detached.size != size || detached.bytes == nullptr) {  // resized, or taken already
       detached.bytes.reset(new char[size]);  // not value-initialized: the read overwrites it
       detached.size = size;
     }

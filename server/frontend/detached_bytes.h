@@ -44,7 +44,7 @@ class DetachedBytes {
 
   // The buffer of the field at `slot` (the front end's index of the output), `size` bytes,
   // allocated on the first call and not filled; later calls for the slot return the same buffer
-  // (a new one if `size` changed).
+  // (a new one if `size` changed or the buffer was taken).
   char* Buffer(int slot, size_t size);
   // The buffer of `slot` moved into a slice that owns it, or nullopt when the slot has none.
   std::optional<grpc::Slice> Take(int slot);

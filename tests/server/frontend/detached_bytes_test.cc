@@ -52,6 +52,12 @@ TEST(DetachedBytesTest, ASlotKeepsItsBufferUntilTakenOnce) {
   EXPECT_EQ(slice->begin()[99], 'q');
   EXPECT_FALSE(detached.Take(1).has_value());  // moved out once
   EXPECT_FALSE(detached.Take(0).has_value());
+  // Asked again after it was taken, the slot gets a buffer of its own again (the slice still
+  // owns the first).
+  char* again = detached.Buffer(1, 100);
+  ASSERT_NE(again, nullptr);
+  EXPECT_NE(again, first);
+  EXPECT_EQ(slice->begin()[99], 'q');
 }
 
 TEST(DetachedBytesTest, FieldHeadersTakeTheTagAndTheLengthVarints) {
