@@ -91,7 +91,7 @@ class InferCall : public InferenceJob {
                          ValueField field) = 0;
   // The values of the response's output `slot` (the order AddOutput added them), resized to
   // `count` values of `field` for overwriting. Bytes (a raw output) of DetachedBytes::kMinBytes
-  // or more go to detached_outputs() when the call has one (DetachedOutputBytes).
+  // or more go to the call's DetachedBytes when it has one (DetachedOutputBytes).
   virtual void* OutputValues(int slot, ValueField field, size_t count) = 0;
   // The detached buffer for a raw output of `bytes` at `slot`, or null when it stays in the
   // message (no DetachedBytes, or smaller than kMinBytes).
