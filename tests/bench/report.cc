@@ -45,28 +45,20 @@ std::string Verdict(std::optional<double> ratio, double target) {
   return absl::StrFormat("%.3f %s", *ratio, *ratio >= target ? "met" : "MISSED");
 }
 
+// `over`'s req/s over `base`'s, when both have a result (failed calls included: the row shows
+// them) and `base` completed any.
+std::optional<double> MeasuredRatio(const Measurement& over, const Measurement& base) {
+  if (!over.result.has_value() || !base.result.has_value()) return std::nullopt;
+  const double base_rate = base.result->PerSecond();
+  if (base_rate <= 0) return std::nullopt;
+  return over.result->PerSecond() / base_rate;
+}
+
 }  // namespace
 
-std::optional<double> ComparisonRow::Ratio() const {
-  if (!echo.result.has_value() || !infer.result.has_value()) return std::nullopt;
-  const double echo_rate = echo.result->PerSecond();
-  if (echo_rate <= 0) return std::nullopt;
-  return infer.result->PerSecond() / echo_rate;
-}
-
-std::optional<double> ComparisonRow::V2Ratio() const {
-  if (!echo.result.has_value() || !v2.result.has_value()) return std::nullopt;
-  const double echo_rate = echo.result->PerSecond();
-  if (echo_rate <= 0) return std::nullopt;
-  return v2.result->PerSecond() / echo_rate;
-}
-
-std::optional<double> ProtocolRow::Ratio() const {
-  if (!native.result.has_value() || !v2.result.has_value()) return std::nullopt;
-  const double native_rate = native.result->PerSecond();
-  if (native_rate <= 0) return std::nullopt;
-  return v2.result->PerSecond() / native_rate;
-}
+std::optional<double> ComparisonRow::Ratio() const { return MeasuredRatio(infer, echo); }
+std::optional<double> ComparisonRow::V2Ratio() const { return MeasuredRatio(v2, echo); }
+std::optional<double> ProtocolRow::Ratio() const { return MeasuredRatio(v2, native); }
 
 std::optional<double> ScalingRow::Ratio() const {
   if (!infer.result.has_value() || ideal_per_second <= 0) return std::nullopt;
