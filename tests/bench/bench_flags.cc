@@ -90,12 +90,15 @@ std::string BenchUsage() {
       "\n"
       "Starts its servers as child processes on loopback: the echo server (this binary with\n"
       "--serve-echo; BenchEcho on the gRPC callback API, copying the input bytes into the\n"
-      "output), the HTTP echo server (below) and the neuron-serve daemon on the simulated\n"
-      "runtime, with one identity model of 0 latency per tensor size. For every size and\n"
-      "concurrency it keeps that many unary calls in flight against echo, the daemon's Infer\n"
-      "and its ModelInfer (the Open Inference Protocol, the same bytes in\n"
-      "raw_input_contents), rounds alternating among the three, and prints requests/s,\n"
-      "p50/p99 latency and the ratios v2/echo and infer/echo. The scaling run then loads an\n"
+      "output on the gRPC thread), the hand-off echo server (the same, answered from one\n"
+      "other thread, --echo-hand-off: the least a server pays that keeps gRPC's threads off\n"
+      "the device), the HTTP echo server (below) and the neuron-serve daemon on the\n"
+      "simulated runtime, with one identity model of 0 latency per tensor size. For every\n"
+      "size and concurrency it keeps that many unary calls in flight against both echoes,\n"
+      "the daemon's Infer and its ModelInfer (the Open Inference Protocol, the same bytes in\n"
+      "raw_input_contents), rounds alternating among the four, and prints requests/s,\n"
+      "p50/p99 latency and the ratios v2/echo, infer/echo, hand-off/echo and\n"
+      "infer/hand-off. The scaling run then loads an\n"
       "identity model with a fixed device latency and 1, 2, 4, 8 replicas and prints\n"
       "requests/s against replicas/latency.\n"
       "The pipelining run starts a second daemon whose simulator charges copies\n"
@@ -370,6 +373,7 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"rss-sample-every", CountFlag(&flags.rss_sample_every, uint64_t{1} << 40)},
       {"rss-size", SizeFlag(&flags.rss_size)},
       {"serve-echo", BoolFlag(&flags.serve_echo)},
+      {"echo-hand-off", BoolFlag(&flags.echo_hand_off)},
       {"serve-http-echo", BoolFlag(&flags.serve_http_echo)},
       {"listen", StringFlag(&flags.listen)},
       {"max-message-bytes", ByteCountFlag(&flags.max_message_bytes)},

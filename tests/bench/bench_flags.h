@@ -103,6 +103,7 @@ struct BenchFlags {
   // way), on `listen`, accepting messages (or bodies) up to max_message_bytes, which the bench
   // sets to what the daemon accepts.
   bool serve_echo = false;
+  bool echo_hand_off = false;  // with serve_echo: EchoAnswer::kHandOff (echo_server.h)
   bool serve_http_echo = false;
   std::string listen = "127.0.0.1:0";
   uint64_t max_message_bytes = uint64_t{64} << 20;

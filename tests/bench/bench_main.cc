@@ -152,6 +152,14 @@ void MeasureRound(const StartCallOf<Request, Response>& start, const Request& re
   }
 }
 
+// Echo calls on `stub`, for RunLoad and Probe.
+StartCall EchoCallOn(BenchEcho::Stub* stub) {
+  return [stub](grpc::ClientContext* context, const v1::InferRequest* request,
+                v1::InferResponse* response, std::function<void(grpc::Status)> done) {
+    stub->async()->Echo(context, request, response, std::move(done));
+  };
+}
+
 // Infer calls on `stub`, for RunLoad and Probe.
 StartCall InferCallOn(v1::NeuronServing::Stub* stub) {
   return [stub](grpc::ClientContext* context, const v1::InferRequest* request,
@@ -229,6 +237,10 @@ class Bench {
 
     if (const int code = echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
       std::printf("bench: the echo server exited with %d\n", code);
+      failed_ = true;
+    }
+    if (const int code = hand_off_echo_->StopWith(SIGTERM, kStopTimeout); code != 0) {
+      std::printf("bench: the hand-off echo server exited with %d\n", code);
       failed_ = true;
     }
     if (http_echo_ != nullptr) {
@@ -440,6 +452,11 @@ class Bench {
     const std::string limit = absl::StrCat("--max-message-bytes=", MessageLimitBytes());
     echo_ = std::make_unique<ChildProcess>(
         ChildSpec{{self, "--serve-echo", "--listen=127.0.0.1:0", limit}, echo_env, {}, {}});
+    hand_off_echo_ = std::make_unique<ChildProcess>(
+        ChildSpec{{self, "--serve-echo", "--echo-hand-off", "--listen=127.0.0.1:0", limit},
+                  echo_env,
+                  {},
+                  {}});
     if (!flags_.skip_rest) {
       http_echo_ = std::make_unique<ChildProcess>(
           ChildSpec{{self, "--serve-http-echo", "--listen=127.0.0.1:0", limit}, echo_env, {}, {}});
@@ -447,24 +464,25 @@ class Bench {
     const int cores = CoresNeeded();
     daemon_ = StartDaemon(cores, {});
     const std::string echo_address = AddressOf(*echo_, "echo server");
+    const std::string hand_off_echo_address = AddressOf(*hand_off_echo_, "hand-off echo server");
     if (http_echo_ != nullptr) http_echo_address_ = AddressOf(*http_echo_, "HTTP echo server");
     const std::string daemon_address = AddressOf(*daemon_, "neuron-serve daemon");
-    if (echo_address.empty() || daemon_address.empty()) return false;
+    if (echo_address.empty() || hand_off_echo_address.empty() || daemon_address.empty()) {
+      return false;
+    }
     if (http_echo_ != nullptr && http_echo_address_.empty()) return false;
     // Logged before "listening on".
     http_address_ = HttpAddressOf(*daemon_);
 
     echo_stub_ = BenchEcho::NewStub(Connect(echo_address, ChannelLimit()));
+    hand_off_echo_stub_ = BenchEcho::NewStub(Connect(hand_off_echo_address, ChannelLimit()));
     // One channel for both protocols of the daemon: they share its connection, as a client of
     // both would, and neither gets a fresher connection than the other.
     const std::shared_ptr<grpc::Channel> daemon_channel = Connect(daemon_address, ChannelLimit());
     daemon_stub_ = v1::NeuronServing::NewStub(daemon_channel);
     v2_stub_ = inference::GRPCInferenceService::NewStub(daemon_channel);
-    echo_call_ = [stub = echo_stub_.get()](
-                     grpc::ClientContext* context, const v1::InferRequest* request,
-                     v1::InferResponse* response, std::function<void(grpc::Status)> done) {
-      stub->async()->Echo(context, request, response, std::move(done));
-    };
+    echo_call_ = EchoCallOn(echo_stub_.get());
+    hand_off_echo_call_ = EchoCallOn(hand_off_echo_stub_.get());
     infer_call_ = InferCallOn(daemon_stub_.get());
     v2_call_ = [stub = v2_stub_.get()](grpc::ClientContext* context,
                                        const inference::ModelInferRequest* request,
@@ -479,6 +497,9 @@ class Bench {
         static_cast<int>(getpid()));
     std::printf("  echo server  = child process %s (BenchEcho, callback API) on %s\n", self.c_str(),
                 echo_address.c_str());
+    std::printf(
+        "  hand-off echo = child process %s (the same, answered from one other thread) on %s\n",
+        self.c_str(), hand_off_echo_address.c_str());
     if (http_echo_ != nullptr) {
       std::printf(
           "  HTTP echo    = child process %s (libmicrohttpd, threaded as the daemon's REST "
@@ -531,17 +552,20 @@ class Bench {
             continue;
           }
           if (!loaded.has_value()) loaded = LoadIdentityModel(*daemon_stub_, model);
-          ComparisonRow row{size, form, concurrency, {}, {}, {}};
+          ComparisonRow row{size, form, concurrency, {}, {}, {}, {}};
           row.echo.error = Probe(echo_call_, request);
+          row.hand_off_echo.error = Probe(hand_off_echo_call_, request);
           row.infer.error = LoadedOrProbe(*loaded, infer_call_, request);
           row.v2.error = loaded->ok() ? Probe(v2_call_, v2) : row.infer.error;
           for (int round = 0; round < flags_.rounds; ++round) {
             const LoadOptions options = OptionsFor(flags_, concurrency, round, flags_.rounds);
             MeasureRound(echo_call_, request, ExpectSameSize(request), options, row.echo);
+            MeasureRound(hand_off_echo_call_, request, ExpectSameSize(request), options,
+                         row.hand_off_echo);
             MeasureRound(infer_call_, request, ExpectSameSize(request), options, row.infer);
             MeasureRound(v2_call_, v2, V2ExpectSameSize(v2), options, row.v2);
           }
-          failed_ |= !row.echo.ok() || !row.infer.ok() || !row.v2.ok();
+          failed_ |= !row.echo.ok() || !row.hand_off_echo.ok() || !row.infer.ok() || !row.v2.ok();
           PrintComparisonRow(row);
           rows.push_back(std::move(row));
         }
@@ -894,13 +918,16 @@ class Bench {
 
   const BenchFlags flags_;
   std::unique_ptr<ChildProcess> echo_;
+  std::unique_ptr<ChildProcess> hand_off_echo_;
   std::unique_ptr<ChildProcess> http_echo_;  // unless --skip-rest
   std::string http_echo_address_;
   std::unique_ptr<ChildProcess> daemon_;
   std::unique_ptr<BenchEcho::Stub> echo_stub_;
+  std::unique_ptr<BenchEcho::Stub> hand_off_echo_stub_;
   std::unique_ptr<v1::NeuronServing::Stub> daemon_stub_;
   std::unique_ptr<inference::GRPCInferenceService::Stub> v2_stub_;
   StartCall echo_call_;
+  StartCall hand_off_echo_call_;
   StartCall infer_call_;
   V2StartCall v2_call_;
   std::string http_address_;  // the daemon's HTTP endpoint
@@ -924,7 +951,10 @@ int main(int argc, char** argv) {
   // As the daemon does (server/daemon/main.cc): no deadlock graph behind every absl::Mutex lock
   // of gRPC's, in the echo server and in this client, so the baseline is gRPC at its cheapest.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  if (flags->serve_echo) return RunEchoServer(flags->listen, flags->max_message_bytes);
+  if (flags->serve_echo) {
+    return RunEchoServer(flags->listen, flags->max_message_bytes,
+                         flags->echo_hand_off ? EchoAnswer::kHandOff : EchoAnswer::kInline);
+  }
   if (flags->serve_http_echo) return RunHttpEchoServer(flags->listen, flags->max_message_bytes);
   if (flags->rss_run) return Bench(*flags).RunRss();
   return Bench(*flags).Run();

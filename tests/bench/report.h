@@ -23,18 +23,26 @@ struct Measurement {
   bool ok() const { return result.has_value() && result->failed == 0 && error.empty(); }
 };
 
-// A cell of the comparison grid: the same tensor to the echo server, the daemon's Infer and its
-// ModelInfer (v2).
+// A cell of the comparison grid: the same tensor to the echo server, the hand-off echo server
+// (echo_server.h: EchoAnswer::kHandOff), the daemon's Infer and its ModelInfer (v2).
 struct ComparisonRow {
   uint64_t tensor_bytes = 0;
   TensorForm form = TensorForm::kRaw;
   int concurrency = 1;
   Measurement echo;
+  Measurement hand_off_echo;
   Measurement infer;
   Measurement v2;
   // infer (or v2) req/s over echo req/s, when both were measured.
   std::optional<double> Ratio() const;
   std::optional<double> V2Ratio() const;
+  // What one thread hop costs the echo (hand-off req/s over echo req/s), and infer against the
+  // hand-off echo (infer req/s over hand-off req/s).
+  std::optional<double> HandOffRatio() const;
+  std::optional<double> InferOverHandOff() const;
+  // p50 latency above the echo's, in microseconds: infer's and the hand-off echo's.
+  std::optional<double> InferP50AboveEchoUs() const;
+  std::optional<double> HandOffP50AboveEchoUs() const;
 };
 
 struct ScalingRow {

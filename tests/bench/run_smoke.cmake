@@ -11,13 +11,13 @@ message("${output}")
 if(NOT exit_code EQUAL 0)
   message(FATAL_ERROR "neuron_serve_bench exited with '${exit_code}'; stderr:\n${errors}")
 endif()
-# A comparison row: "4 KiB    raw       1 | <echo numbers> | <infer numbers> | <ratio>".
-if(NOT output MATCHES "== Infer [^\n]* vs bare gRPC echo[^\n]*\n[^\n]*infer/echo\n4 KiB +raw +1 \\| +[0-9.]+ ")
+# A comparison row: "4 KiB    raw       1 | <echo> | <hand-off echo> | <infer> | <v2> | <ratios>".
+if(NOT output MATCHES "== Infer [^\n]* vs bare gRPC echo[^\n]*\n[^\n]*infer/hand\n4 KiB +raw +1 \\| +[0-9.]+ ")
   message(FATAL_ERROR "no comparison table in the output")
 endif()
-# The same row's ModelInfer columns and both ratios: "... | <v2 numbers> | <v2/echo> <infer/echo>".
-if(NOT output MATCHES "v2 req/s +p50 ms +p99 ms \\| +v2/echo +infer/echo\n4 KiB +raw +1 \\| [^\n|]+\\| [^\n|]+\\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ +[0-9.]+\n")
-  message(FATAL_ERROR "no ModelInfer (v2) columns in the comparison table")
+# The same row's hand-off echo, Infer and ModelInfer columns and the four ratios.
+if(NOT output MATCHES "v2 req/s +p50 ms +p99 ms \\| +v2/echo +infer/echo +hand/echo +infer/hand\n4 KiB +raw +1 \\| [^\n|]+\\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| [^\n|]+\\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n")
+  message(FATAL_ERROR "no hand-off echo or ModelInfer (v2) columns in the comparison table")
 endif()
 # A scaling row: "       1     2 | <numbers> | <ideal> | <ratio>".
 if(NOT output MATCHES "== Scaling[^\n]*\n[^\n]*of ideal\n +1 +2 \\| +[0-9.]+ ")
