@@ -49,6 +49,14 @@ std::string AcceptedForms(const TensorSpec& tensor, uint32_t rows, const FieldNa
                       raw);
 }
 
+// What carried `given`'s values, for an error message: its field, or its shared-memory region.
+std::string GivenFieldName(const GivenInput& given, const FieldNaming& naming) {
+  if (!given.shared_memory_region.empty()) {
+    return absl::StrCat("shared memory region '", given.shared_memory_region, "'");
+  }
+  return naming.field(given.field);
+}
+
 // Binds `given` to `spec` at `rows` rows (1 for a model without a batch dimension).
 absl::Status BindOne(absl::string_view model, const TensorSpec& spec, uint32_t rows,
                      const GivenInput& given, absl::Span<const uint8_t>& bytes,
@@ -87,9 +95,9 @@ absl::Status BindOne(absl::string_view model, const TensorSpec& spec, uint32_t r
   const auto* given_bytes = static_cast<const uint8_t*>(given.values);
   if (given.field == ValueField::kRaw) {
     if (given.count != byte_size) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": expected ", byte_size, " bytes of ", naming.field(ValueField::kRaw), " (",
-          Describe(spec, rows, naming), "), got ", given.count, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": expected ", byte_size, " bytes of ", GivenFieldName(given, naming),
+                       " (", Describe(spec, rows, naming), "), got ", given.count, " bytes"));
     }
     bytes = absl::MakeConstSpan(given_bytes, given.count);
     return absl::OkStatus();
@@ -133,7 +141,7 @@ absl::StatusOr<uint32_t> RowsGiven(absl::string_view model, const TensorSpec& sp
     if (per_row == 0 || given.count % per_row != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": ", given.count, given.field == ValueField::kRaw ? " bytes" : " values", " of ",
-          naming.field(given.field), " are not a whole number of rows of ", per_row, " (shape ",
+          GivenFieldName(given, naming), " are not a whole number of rows of ", per_row, " (shape ",
           ShapeToString(spec.shape), " per row); give the input's shape"));
     }
     rows = given.count / per_row;

@@ -35,6 +35,9 @@ struct GivenInput {
   // The field's values: `count` of them (bytes, for raw_data), packed.
   const void* values = nullptr;
   size_t count = 0;
+  // The shared-memory region the raw bytes are in, when the request put them in one (errors
+  // name it rather than the raw field); empty otherwise.
+  absl::string_view shared_memory_region;
 
   // Notes a value field the request filled (`count` values at `values`; nothing when count is
   // 0): the first becomes the values, a second is remembered so that validation refuses the

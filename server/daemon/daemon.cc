@@ -101,9 +101,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   loading.max_model_bytes = options.max_model_bytes;
   daemon->upload_slots_ = std::make_unique<UploadSlots>(options.max_concurrent_uploads);
   loading.uploads = daemon->upload_slots_.get();
+  daemon->shared_memory_ = std::make_unique<SharedMemoryRegistry>(options.shared_memory);
   daemon->infer_context_ =
-      InferContext{daemon->registry_.get(),   daemon->metrics_.get(), &daemon->gate_,
-                   daemon->access_log_.get(), daemon->tokens_.get(),  daemon->audit_log_.get()};
+      InferContext{daemon->registry_.get(),     daemon->metrics_.get(), &daemon->gate_,
+                   daemon->access_log_.get(),   daemon->tokens_.get(),  daemon->audit_log_.get(),
+                   daemon->shared_memory_.get()};
 
   // Both must be set before the builder is created: they register themselves with it.
   grpc::EnableDefaultHealthCheckService(true);

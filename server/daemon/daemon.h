@@ -157,6 +157,8 @@ class Daemon {
   std::unique_ptr<ModelRegistry> registry_;
   // --max-concurrent-uploads; outlives every LoadModel call (they hold its slots).
   std::unique_ptr<UploadSlots> upload_slots_;
+  // Clients' shared-memory regions; outlives every call (they hold its regions).
+  std::unique_ptr<SharedMemoryRegistry> shared_memory_;
   InferContext infer_context_;
   std::unique_ptr<NeuronServingService> service_;
   // The Open Inference Protocol on the main listener (the admin listener has its own).

@@ -12,6 +12,7 @@
 
 #include "absl/time/time.h"
 #include "server/logs/logging.h"
+#include "server/shared_memory/shared_memory_registry.h"
 
 namespace neuronserve {
 
@@ -55,6 +56,8 @@ struct DaemonOptions {
   uint32_t max_concurrent_uploads = 4;
   uint32_t max_metadata_bytes = 16384;
   std::string audit_log;  // empty: none; "-": stdout (stdout_fd)
+  // Clients' shared memory (--allow-client-shared-memory and its limits): off by default.
+  SharedMemoryPolicy shared_memory;
   // How often watched credential files (certificates, token files) are checked for changes.
   absl::Duration credential_poll_interval = absl::Seconds(1);
 };

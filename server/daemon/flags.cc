@@ -120,6 +120,20 @@ ABSL_FLAG(std::string, audit_log, "",
           "Write one line per admin call and per refused authentication (time, peer, identity, "
           "RPC, model, result; never a token) to this file ('-': standard output), in the "
           "--log-format. Empty: no audit log.");
+ABSL_FLAG(bool, allow_client_shared_memory, false,
+          "Let clients register their POSIX shared-memory objects (Triton's system shared memory "
+          "extension, and the same on the native API) so that tensors travel through them "
+          "rather than through requests. Off: registering is refused. The client and the "
+          "daemon must run as the same user (tritonclient creates objects of mode 0600).");
+ABSL_FLAG(std::string, shared_memory_key_prefix, "",
+          "Only shared-memory objects whose key starts with this prefix may be registered "
+          "(compared without leading '/'). Empty: any key.");
+ABSL_FLAG(uint32_t, shared_memory_max_regions, 64,
+          "Most shared-memory regions mapped at once (unregistered ones still used by requests "
+          "count), up to 1024.");
+ABSL_FLAG(uint64_t, shared_memory_max_bytes, uint64_t{64} << 30,
+          "Most bytes of shared-memory regions mapped at once (unregistered ones still used by "
+          "requests count).");
 ABSL_FLAG(absl::Duration, credential_poll_interval, absl::Seconds(1),
           "How often the certificate and token files are checked for changes (a rewrite, a "
           "Kubernetes symlink swap), e.g. 1s. SIGHUP re-reads them at once whatever this is.");

@@ -45,6 +45,10 @@ ABSL_DECLARE_FLAG(uint32_t, max_models);
 ABSL_DECLARE_FLAG(uint32_t, max_concurrent_uploads);
 ABSL_DECLARE_FLAG(uint32_t, max_metadata_bytes);
 ABSL_DECLARE_FLAG(std::string, audit_log);
+ABSL_DECLARE_FLAG(bool, allow_client_shared_memory);
+ABSL_DECLARE_FLAG(std::string, shared_memory_key_prefix);
+ABSL_DECLARE_FLAG(uint32_t, shared_memory_max_regions);
+ABSL_DECLARE_FLAG(uint64_t, shared_memory_max_bytes);
 ABSL_DECLARE_FLAG(absl::Duration, credential_poll_interval);
 
 namespace neuronserve {

@@ -20,6 +20,7 @@
 #include "server/daemon/shutdown_signal.h"
 #include "server/logs/logging.h"
 #include "server/logs/output_capture.h"
+#include "server/shared_memory/sigbus_guard.h"
 #include "spdlog/spdlog.h"
 #include "util/fmt_absl.h"
 #include "util/malloc_tuning.h"
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
       "[--malloc=tuned|default] "
       "[--tls-cert=PEM --tls-key=PEM [--tls-client-ca=PEM]] [--infer-token-file=FILE] "
       "[--admin-token-file=FILE] [--admin-listen=unix:PATH] [--health-listen=HOST:PORT] "
-      "[--audit-log=FILE]");
+      "[--audit-log=FILE] [--allow-client-shared-memory [--shared-memory-key-prefix=PREFIX]]");
   if (absl::Status status = neuronserve::ApplyFlagsFromEnvironment(); !status.ok()) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;
@@ -95,11 +96,18 @@ int main(int argc, char** argv) {
        {std::pair{"--max-queue", absl::GetFlag(FLAGS_max_queue)},
         std::pair{"--max-models", absl::GetFlag(FLAGS_max_models)},
         std::pair{"--max-concurrent-uploads", absl::GetFlag(FLAGS_max_concurrent_uploads)},
-        std::pair{"--max-metadata-bytes", absl::GetFlag(FLAGS_max_metadata_bytes)}}) {
+        std::pair{"--max-metadata-bytes", absl::GetFlag(FLAGS_max_metadata_bytes)},
+        std::pair{"--shared-memory-max-regions", absl::GetFlag(FLAGS_shared_memory_max_regions)}}) {
     if (value == 0) {
       fprintf(stderr, "neuron-serve: %s must be at least 1 (got 0)\n", flag);
       return kExitUsage;
     }
+  }
+
+  if (absl::GetFlag(FLAGS_shared_memory_max_regions) > neuronserve::GuardedRange::kMaxRanges) {
+    fprintf(stderr, "neuron-serve: --shared-memory-max-regions may be at most %zu (got %u)\n",
+            neuronserve::GuardedRange::kMaxRanges, absl::GetFlag(FLAGS_shared_memory_max_regions));
+    return kExitUsage;
   }
 
   const uint32_t pipeline_depth = absl::GetFlag(FLAGS_pipeline_depth);
@@ -206,6 +214,10 @@ int main(int argc, char** argv) {
   options.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
   options.audit_log = absl::GetFlag(FLAGS_audit_log);
   options.credential_poll_interval = absl::GetFlag(FLAGS_credential_poll_interval);
+  options.shared_memory.allow_client = absl::GetFlag(FLAGS_allow_client_shared_memory);
+  options.shared_memory.key_prefix = absl::GetFlag(FLAGS_shared_memory_key_prefix);
+  options.shared_memory.max_regions = absl::GetFlag(FLAGS_shared_memory_max_regions);
+  options.shared_memory.max_bytes = absl::GetFlag(FLAGS_shared_memory_max_bytes);
   absl::StatusOr<std::unique_ptr<neuronserve::Daemon>> daemon = neuronserve::Daemon::Start(options);
   if (!daemon.ok()) {
     spdlog::critical("neuron-serve failed to start: {}", daemon.status().message());

@@ -26,7 +26,7 @@ std::string CertificateIdentity(const grpc::AuthContext& auth) {
 }
 
 void AdminCallAudit::Record(std::string_view rpc, std::string_view model,
-                            const grpc::Status& status) const {
+                            const grpc::Status& status, std::string_view region) const {
   if (log == nullptr) return;
   const std::string message = status.error_message();  // a copy: gRPC returns it by value
   AuditRecord record;
@@ -34,6 +34,7 @@ void AdminCallAudit::Record(std::string_view rpc, std::string_view model,
   record.peer = peer;
   record.identity = identity;
   record.model = model;
+  record.region = region;
   record.code = static_cast<absl::StatusCode>(status.error_code());
   record.message = message;
   log->Record(record);

@@ -62,6 +62,18 @@ inline constexpr std::string_view kRepositoryModelLoad =
     "/inference.GRPCInferenceService/RepositoryModelLoad";
 inline constexpr std::string_view kRepositoryModelUnload =
     "/inference.GRPCInferenceService/RepositoryModelUnload";
+inline constexpr std::string_view kSystemSharedMemoryStatus =
+    "/inference.GRPCInferenceService/SystemSharedMemoryStatus";
+inline constexpr std::string_view kSystemSharedMemoryRegister =
+    "/inference.GRPCInferenceService/SystemSharedMemoryRegister";
+inline constexpr std::string_view kSystemSharedMemoryUnregister =
+    "/inference.GRPCInferenceService/SystemSharedMemoryUnregister";
+inline constexpr std::string_view kCudaSharedMemoryStatus =
+    "/inference.GRPCInferenceService/CudaSharedMemoryStatus";
+inline constexpr std::string_view kCudaSharedMemoryRegister =
+    "/inference.GRPCInferenceService/CudaSharedMemoryRegister";
+inline constexpr std::string_view kCudaSharedMemoryUnregister =
+    "/inference.GRPCInferenceService/CudaSharedMemoryUnregister";
 }  // namespace rpc
 
 // The outcome of the check.
@@ -76,7 +88,8 @@ struct AdminCallAudit {
   AuditLog* log = nullptr;
   std::string peer;
   std::string identity;
-  void Record(std::string_view rpc, std::string_view model, const grpc::Status& status) const;
+  void Record(std::string_view rpc, std::string_view model, const grpc::Status& status,
+              std::string_view region = {}) const;
 };
 
 // The caller's client certificate name (SAN, else CN) or empty.

@@ -7,6 +7,7 @@
 #include "core/serving/model_info.h"
 #include "core/serving/request_outcome.h"
 #include "server/logs/access_log.h"
+#include "server/shared_memory/shared_memory_registry.h"
 
 namespace neuronserve {
 
@@ -50,9 +51,16 @@ absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,
       !chosen.ok()) {
     return chosen;
   }
+  if (absl::Status shared = BindSharedOutputs(selected); !shared.ok()) return shared;
+  // The outputs in shared memory travel as the device's bytes whatever the response's form:
+  // the form is chosen for the others only.
+  absl::InlinedVector<bool, 4> in_message = selected;
+  for (size_t j = 0; j < shared_output_bytes_.size(); ++j) {
+    if (shared_output_bytes_[j].data() != nullptr) in_message[j] = false;
+  }
   output_fields_.resize(model.outputs().size());
-  if (absl::Status chosen =
-          ChooseOutputFields(name, model.outputs(), selected, form, absl::MakeSpan(output_fields_));
+  if (absl::Status chosen = ChooseOutputFields(name, model.outputs(), in_message, form,
+                                               absl::MakeSpan(output_fields_));
       !chosen.ok()) {
     return chosen;
   }
@@ -65,8 +73,81 @@ absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,
     const TensorSpec& spec = model.outputs()[j];
     output_shape_.assign(spec.shape.begin(), spec.shape.end());
     if (!output_shape_.empty()) output_shape_[0] *= rows;
-    AddOutput(spec, output_shape_, output_fields_[j]);
+    if (in_message[j]) {
+      AddOutput(spec, output_shape_, output_fields_[j]);
+    } else {
+      output_fields_[j] = ValueField::kRaw;
+      AddOutput(spec, output_shape_, ValueField::kNone);
+    }
     bytes_out_ += uint64_t{spec.byte_size} * rows;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const SharedMemoryRegion*> InferCall::HoldRegion(
+    absl::string_view tensor, const SharedMemoryReference& reference) {
+  if (context_->shared_memory == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(tensor, ": names shared memory region '",
+                                                   reference.region,
+                                                   "', but this daemon serves no shared memory"));
+  }
+  std::shared_ptr<const SharedMemoryRegion> region =
+      context_->shared_memory->Find(reference.region);
+  if (region == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(tensor, ": no shared memory region '", reference.region, "' is registered"));
+  }
+  if (absl::Status lost = region->CheckNotLost(); !lost.ok()) return lost;
+  regions_.push_back(std::move(region));
+  return regions_.back().get();
+}
+
+absl::Status InferCall::BindSharedInput(absl::string_view input,
+                                        const SharedMemoryReference& reference, GivenInput& given) {
+  absl::StatusOr<const SharedMemoryRegion*> region =
+      HoldRegion(absl::StrCat("model '", model_name_, "' input '", input, "'"), reference);
+  if (!region.ok()) return region.status();
+  absl::StatusOr<absl::Span<uint8_t>> bytes =
+      (*region)->Slice(reference.offset, reference.byte_size,
+                       absl::StrCat("model '", model_name_, "' input '", input, "'"));
+  if (!bytes.ok()) return bytes.status();
+  given.NoteField(ValueField::kRaw, bytes->data(), bytes->size());
+  given.shared_memory_region = reference.region;
+  return absl::OkStatus();
+}
+
+void InferCall::AddSharedOutput(absl::string_view output, const SharedMemoryReference& reference) {
+  shared_outputs_.push_back({output, reference});
+}
+
+absl::Status InferCall::BindSharedOutputs(absl::Span<const bool> selected) {
+  shared_output_bytes_.clear();
+  if (shared_outputs_.empty()) return absl::OkStatus();
+  const std::vector<TensorSpec>& outputs = lease_->outputs();
+  shared_output_bytes_.assign(outputs.size(), {});
+  for (const SharedOutput& shared : shared_outputs_) {
+    const std::string tensor =
+        absl::StrCat("model '", lease_->identity().name, "' output '", shared.name, "'");
+    const auto found = std::find_if(outputs.begin(), outputs.end(), [&](const TensorSpec& spec) {
+      return spec.name == shared.name;
+    });
+    if (found == outputs.end() || !selected[found - outputs.begin()]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(tensor, ": no such output is returned, so it cannot go to shared memory"));
+    }
+    absl::StatusOr<const SharedMemoryRegion*> region = HoldRegion(tensor, shared.reference);
+    if (!region.ok()) return region.status();
+    // The whole range the request gives must lie in the region, and the output must fit it.
+    absl::StatusOr<absl::Span<uint8_t>> range =
+        (*region)->Slice(shared.reference.offset, shared.reference.byte_size, tensor);
+    if (!range.ok()) return range.status();
+    const uint64_t byte_size = uint64_t{found->byte_size} * rows;
+    if (range->size() < byte_size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          tensor, " has ", byte_size, " bytes, more than the ", range->size(),
+          " the request gives it in shared memory region '", shared.reference.region, "'"));
+    }
+    shared_output_bytes_[found - outputs.begin()] = range->first(static_cast<size_t>(byte_size));
   }
   return absl::OkStatus();
 }
@@ -82,6 +163,9 @@ absl::Status InferCall::Submit() {
 absl::Span<uint8_t> InferCall::Output(size_t index) {
   const int slot = output_slots_[index];
   if (slot < 0) return {};
+  if (index < shared_output_bytes_.size() && shared_output_bytes_[index].data() != nullptr) {
+    return shared_output_bytes_[index];  // straight into the client's mapping
+  }
   const TensorSpec& spec = lease_->outputs()[index];
   const ValueField field = output_fields_[index];
   const size_t byte_size = size_t{spec.byte_size} * rows;  // rows is 1 when unbatched
@@ -110,7 +194,16 @@ void InferCall::FinishOutputs() {
   }
 }
 
-void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& timing) {
+absl::Status InferCall::FillResponse(absl::Status status, const ExecutionTiming& timing) {
+  // A region whose object shrank while the call used it: the bytes read or written there are
+  // not the client's (sigbus_guard.h).
+  for (const std::shared_ptr<const SharedMemoryRegion>& region : regions_) {
+    if (!status.ok()) break;
+    status = region->CheckNotLost();
+  }
+  regions_.clear();
+  shared_outputs_.clear();
+  shared_output_bytes_.clear();
   SetTiming(timing);
   if (status.ok()) {
     FinishOutputs();
@@ -126,7 +219,7 @@ void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& 
                        {total_, timing.queued, timing.device});
   lease_ = LoadedModel::Lease();  // an unload waits for it
   if (context_->metrics != nullptr) context_->metrics->CountProtocol(protocol());
-  if (request_metrics_ == nullptr) return;
+  if (request_metrics_ == nullptr) return status;
   const ModelRequestMetrics& metrics = *request_metrics_;
   metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));
   if (timing.queued > absl::ZeroDuration()) {
@@ -137,6 +230,7 @@ void InferCall::FillResponse(const absl::Status& status, const ExecutionTiming& 
     metrics.tensor_bytes_in->Increment(static_cast<double>(bytes_in_));
   }
   if (status.ok()) metrics.tensor_bytes_out->Increment(static_cast<double>(bytes_out_));
+  return status;
 }
 
 void InferCall::LogAccess(std::string_view method, std::string_view peer,

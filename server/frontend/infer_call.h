@@ -15,12 +15,21 @@
 // after the read, in FillResponse, from a staging buffer. Subclasses finish the gRPC call in
 // Complete().
 //
+// Shared memory: a front end that reads a tensor's shared-memory parameters
+// (server/shared_memory/shared_memory_reference.h) binds an input with BindSharedInput (its
+// bytes go to the device straight from the client's mapping) and an output with
+// AddSharedOutput (the device's bytes go straight into the mapping; the response still lists
+// the output, without values, so indexes line up). The call holds each region it uses until
+// FillResponse, so unregistering one never pulls a mapping from under a request, and a region
+// whose object shrank meanwhile (SharedMemoryRegion::lost) fails the call there.
+//
 // Thread safety: a call is bound on one thread, then touched by one core worker at a time, then
 // finished; the queue's handoff orders those. Ownership: borrows the request and response
 // messages (the subclass or its reactor owns them), which outlive the call.
 #ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
 #define NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +43,8 @@
 #include "core/serving/request_validation.h"
 #include "server/frontend/detached_bytes.h"
 #include "server/frontend/infer_context.h"
+#include "server/shared_memory/shared_memory_reference.h"
+#include "server/shared_memory/shared_memory_region.h"
 
 namespace neuronserve {
 
@@ -54,9 +65,11 @@ class InferCall : public InferenceJob {
 
   // Records the timing in the response, and on an error drops any partial outputs; counts
   // the outcome (RecordRequestOutcome: the model's succeeded/failed and the metrics), then
-  // lets the model go (an unload waits for it). Every call's outcome passes here exactly once
-  // (binding and Submit errors included): the one place a call's outcome is counted.
-  void FillResponse(const absl::Status& status, const ExecutionTiming& timing);
+  // lets the model and the shared-memory regions go (an unload waits for it). Every call's
+  // outcome passes here exactly once (binding and Submit errors included): the one place a
+  // call's outcome is counted. Returns the outcome to answer: `status`, or FAILED_PRECONDITION
+  // when a region the call used lost its object's pages meanwhile.
+  absl::Status FillResponse(absl::Status status, const ExecutionTiming& timing);
   // The access log line of the finished call, when the daemon keeps one. The request must
   // still exist. `identity`: the caller's name (call_guard.h), empty when it has none.
   void LogAccess(std::string_view method, std::string_view peer, std::string_view identity) const;
@@ -83,10 +96,23 @@ class InferCall : public InferenceJob {
   // Bounds the time the call may wait in the queue (a request parameter of the protocol).
   void LimitQueueTime(absl::Duration limit);
 
+  // Points `given` (the model input `input`, as the request names it) at `reference.byte_size`
+  // bytes of the region, as raw element bytes; the region is held until FillResponse. After
+  // AcquireModel (errors name the model). INVALID_ARGUMENT when the daemon has no shared
+  // memory, the region is not registered or the range is outside it; FAILED_PRECONDITION when
+  // its object shrank.
+  absl::Status BindSharedInput(absl::string_view input, const SharedMemoryReference& reference,
+                               GivenInput& given);
+  // Sends the model output `output` (as the request names it) into the region rather than the
+  // response; checked in BindTensors, which must follow (an output the call does not return,
+  // or a region smaller than the output, is INVALID_ARGUMENT naming it).
+  void AddSharedOutput(absl::string_view output, const SharedMemoryReference& reference);
+
   // The protocol's side of the response.
   // Appends the model's output `spec` to the response, of `shape` (spec.shape, its leading
   // dimension times the request's rows for a batched model); its values will travel in
-  // `field`. `shape` is valid during the call only.
+  // `field`, or nowhere when `field` is kNone (the output goes to shared memory: the response
+  // lists it without values). `shape` is valid during the call only.
   virtual void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
                          ValueField field) = 0;
   // The values of the response's output `slot` (the order AddOutput added them), resized to
@@ -110,6 +136,18 @@ class InferCall : public InferenceJob {
  private:
   // Converts the staged outputs into their response fields.
   void FinishOutputs();
+  // The region `reference` names, held by the call; INVALID_ARGUMENT naming `tensor` when
+  // there is none (or no shared memory at all), FAILED_PRECONDITION when it is lost.
+  absl::StatusOr<const SharedMemoryRegion*> HoldRegion(absl::string_view tensor,
+                                                       const SharedMemoryReference& reference);
+  // Resolves the outputs AddSharedOutput named, once the outputs are selected.
+  absl::Status BindSharedOutputs(absl::Span<const bool> selected);
+
+  // An output the request sends to shared memory, until BindTensors resolves it.
+  struct SharedOutput {
+    absl::string_view name;
+    SharedMemoryReference reference;
+  };
 
   const InferContext* context_ = nullptr;
   DetachedBytes* detached_ = nullptr;  // the unary reactor's (DetachLargeOutputs), or null
@@ -136,6 +174,12 @@ class InferCall : public InferenceJob {
   std::vector<std::vector<uint8_t>> staged_outputs_;
   // An output's shape for AddOutput, kept for its capacity.
   std::vector<uint32_t> output_shape_;
+  // Shared memory: the regions the call uses (until FillResponse), the outputs AddSharedOutput
+  // named, and per model output its bytes in a region (empty for the others, and until the
+  // first such output).
+  absl::InlinedVector<std::shared_ptr<const SharedMemoryRegion>, 2> regions_;
+  absl::InlinedVector<SharedOutput, 2> shared_outputs_;
+  std::vector<absl::Span<uint8_t>> shared_output_bytes_;
 };
 
 }  // namespace neuronserve

@@ -11,6 +11,7 @@ class AuditLog;
 class DrainGate;
 class ModelRegistry;
 class ServingMetrics;
+class SharedMemoryRegistry;
 class TokenAuthority;
 
 struct InferContext {
@@ -21,6 +22,8 @@ struct InferContext {
   // Read by every NeuronServing handler's CallGuard (call_guard.h), not only inference's.
   const TokenAuthority* tokens = nullptr;  // nullable: no token files, every call allowed
   AuditLog* audit_log = nullptr;           // nullable: no audit log
+  // Clients' shared-memory regions (server/shared_memory), for every front end.
+  SharedMemoryRegistry* shared_memory = nullptr;  // nullable: requests may name no region
 };
 
 // What a call gets once the daemon has begun to drain.

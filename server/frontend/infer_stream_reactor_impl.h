@@ -41,7 +41,7 @@ bool InferStreamReactor<Call>::StreamedCall::Cancelled() const {
 template <typename Call>
 void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
                                                       const ExecutionTiming& timing) {
-  this->FillResponse(status, timing);  // counts the outcome and lets the model go
+  status = this->FillResponse(status, timing);  // counts the outcome and lets the model go
   stream_->Respond(this, status);
 }
 
@@ -98,7 +98,7 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
     if (status.ok()) status = call->Submit();
   }
   if (!status.ok()) {
-    call->FillResponse(status, ExecutionTiming{});
+    status = call->FillResponse(status, ExecutionTiming{});
     Respond(call, status);
   }
 }

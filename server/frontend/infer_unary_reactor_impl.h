@@ -43,7 +43,7 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
     if (status.ok()) status = reactor->Submit();
   }
   if (!status.ok()) {
-    reactor->FillResponse(status, ExecutionTiming{});
+    status = reactor->FillResponse(status, ExecutionTiming{});
     reactor->Finish(ToGrpcStatus(status));
   }
   return reactor;
@@ -51,7 +51,7 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
 
 template <typename Call>
 void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
-  this->FillResponse(status, timing);  // counts the outcome and lets the model go
+  status = this->FillResponse(status, timing);  // counts the outcome and lets the model go
   // The response's bytes: serialized here (on the worker or a responder thread), as gRPC would
   // in Finish, with the large raw outputs spliced in rather than copied.
   if (status.ok())

@@ -9,9 +9,9 @@ std::string AuditLog::Format(const AuditRecord& record, absl::Time now) const {
   line.Add("rpc", record.rpc)
       .Add("peer", record.peer)
       .Add("identity", record.identity)
-      .Add("model", record.model)
-      .AddCode("code", record.code)
-      .Add("message", record.message);
+      .Add("model", record.model);
+  if (!record.region.empty()) line.Add("region", record.region);
+  line.AddCode("code", record.code).Add("message", record.message);
   return std::move(line).Finish();
 }
 

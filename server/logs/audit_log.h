@@ -1,14 +1,16 @@
 // AuditLog (--audit-log=FILE, "-" for stdout): one line per admin call (LoadModel, UnloadModel:
-// what was asked, by whom, and how it ended) and one per refused authentication on any RPC, in
-// the log format of the daemon (text key=value pairs, or a JSON object per line):
+// what was asked, by whom, and how it ended) and per shared-memory registration change, and one per
+// refused authentication on any RPC, in the log format of the daemon (text key=value pairs, or a
+// JSON object per line):
 //
 //   2026-12-04T11:30:05.123Z audit rpc=LoadModel peer=ipv4:10.0.0.7:50312 identity=ci
 //       model=resnet code=OK message=""
 //
 // Fields: time, rpc, peer, identity (the client certificate's name or the token's label; ""
-// when the caller has none), model ("" when the call never named one), code and message (the
-// status the caller got). A token never appears: the authority's messages name a token by its
-// label only.
+// when the caller has none), model ("" when the call never named one), region (only on the
+// shared-memory register and unregister calls, which are audited too: the region's name, never
+// its key; "*" for all), code and message (the status the caller got). A token never appears: the
+// authority's messages name a token by its label only.
 //
 // The file, the format and the line's form are RecordLog's (record_log.h), shared with the
 // access log; this log has only its record and its fields.
@@ -35,6 +37,7 @@ struct AuditRecord {
   std::string_view peer;      // gRPC's peer string
   std::string_view identity;  // empty: none
   std::string_view model;     // empty: not known
+  std::string_view region;    // a shared-memory call's region ("*" for all); empty: no field
   absl::StatusCode code = absl::StatusCode::kOk;
   std::string_view message;
 };

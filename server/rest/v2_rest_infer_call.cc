@@ -99,7 +99,7 @@ void V2RestInferCall::Start(const InferContext& infer, HttpExchange& exchange) {
     call->Begin(infer, call->model_, call->request_.id);
     status = ShuttingDownError();
   }
-  call->FillResponse(status, ExecutionTiming{});
+  status = call->FillResponse(status, ExecutionTiming{});
   call->Answer(status);
 }
 
@@ -231,7 +231,7 @@ void* V2RestInferCall::OutputValues(int slot, ValueField /*field*/, size_t count
 void V2RestInferCall::DropOutputs() { outputs_.clear(); }
 
 void V2RestInferCall::Complete(absl::Status status, const ExecutionTiming& timing) {
-  FillResponse(status, timing);  // counts the outcome and lets the model go
+  status = FillResponse(status, timing);  // counts the outcome and lets the model go
   Answer(status);
 }
 

@@ -22,7 +22,9 @@ constexpr std::array<std::pair<std::string_view, Scope>, 7> kNativeMethods = {{
 // reads models or infers needs infer; the repository calls change what is loaded: admin.
 constexpr std::string_view kV2Service = "/inference.GRPCInferenceService/";
 
-constexpr std::array<std::pair<std::string_view, Scope>, 11> kV2Methods = {{
+// Shared memory (issue 33): registering and unregistering a region needs infer, as using one
+// does, and is audited (v2_inference_service.cc).
+constexpr std::array<std::pair<std::string_view, Scope>, 17> kV2Methods = {{
     {"ServerLive", Scope::kNone},
     {"ServerReady", Scope::kNone},
     {"ModelReady", Scope::kNone},
@@ -34,6 +36,12 @@ constexpr std::array<std::pair<std::string_view, Scope>, 11> kV2Methods = {{
     {"RepositoryIndex", Scope::kAdmin},
     {"RepositoryModelLoad", Scope::kAdmin},
     {"RepositoryModelUnload", Scope::kAdmin},
+    {"SystemSharedMemoryStatus", Scope::kInfer},
+    {"SystemSharedMemoryRegister", Scope::kInfer},
+    {"SystemSharedMemoryUnregister", Scope::kInfer},
+    {"CudaSharedMemoryStatus", Scope::kInfer},
+    {"CudaSharedMemoryRegister", Scope::kInfer},
+    {"CudaSharedMemoryUnregister", Scope::kInfer},
 }};
 
 template <size_t N>

@@ -14,11 +14,7 @@ SharedMemoryRegistry::SharedMemoryRegistry(SharedMemoryPolicy policy)
 
 absl::Status SharedMemoryRegistry::Register(absl::string_view name, absl::string_view key,
                                             uint64_t offset, uint64_t byte_size) {
-  if (!policy_.allow_client) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("client shared memory is off in this daemon: start it with ", kAllowFlag,
-                     " to let clients register regions"));
-  }
+  if (!policy_.allow_client) return ClientSharedMemoryOff();
   if (name.empty()) {
     return absl::InvalidArgumentError("a shared memory region needs a name");
   }
@@ -34,6 +30,11 @@ absl::Status SharedMemoryRegistry::Register(absl::string_view name, absl::string
     return absl::AlreadyExistsError(
         absl::StrCat("shared memory region '", name, "' is already registered"));
   }
+  // Opened first: a key, range or object that is wrong is INVALID_ARGUMENT (or NOT_FOUND)
+  // whatever the limits; a region over a limit is unmapped again at once.
+  absl::StatusOr<std::shared_ptr<SharedMemoryRegion>> region =
+      SharedMemoryRegion::Open(name, key, offset, byte_size);
+  if (!region.ok()) return region.status();
   const uint64_t draining_bytes = PruneDrainingLocked();
   const size_t mapped_regions = regions_.size() + draining_.size();
   if (mapped_regions >= policy_.max_regions) {
@@ -48,9 +49,6 @@ absl::Status SharedMemoryRegistry::Register(absl::string_view name, absl::string
         "shared memory region '", name, "': its ", byte_size, " bytes and the ", mapped_bytes,
         " mapped already exceed the limit of ", policy_.max_bytes, " (", kMaxBytesFlag, ")"));
   }
-  absl::StatusOr<std::shared_ptr<SharedMemoryRegion>> region =
-      SharedMemoryRegion::Open(name, key, offset, byte_size);
-  if (!region.ok()) return region.status();
   registered_bytes_ += byte_size;
   regions_.emplace(std::string(name), std::move(*region));
   return absl::OkStatus();
@@ -104,6 +102,24 @@ std::shared_ptr<const SharedMemoryRegion> SharedMemoryRegistry::Find(absl::strin
   MutexLock lock(&mutex_);
   auto it = regions_.find(name);
   return it == regions_.end() ? nullptr : it->second;
+}
+
+absl::Status SharedMemoryRegistry::ClientSharedMemoryOff() {
+  return absl::FailedPreconditionError(
+      absl::StrCat("client shared memory is off in this daemon: start it with ", kAllowFlag,
+                   " to let clients register regions"));
+}
+
+absl::Status SharedMemoryRegistry::CudaRegistrationRefused(absl::string_view name) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "CUDA shared memory region '", name,
+      "': this server has no GPUs (neuron-serve runs on NeuronCores); register system shared "
+      "memory instead"));
+}
+
+absl::Status SharedMemoryRegistry::NoCudaRegion(absl::string_view name) {
+  return absl::NotFoundError(absl::StrCat("no CUDA shared memory region '", name,
+                                          "' is registered: this server has no GPUs"));
 }
 
 size_t SharedMemoryRegistry::registered() const {

@@ -78,6 +78,13 @@ class SharedMemoryRegistry {
 
   const SharedMemoryPolicy& policy() const { return policy_; }
 
+  // What registering gets while client shared memory is off: the refusal names the flag.
+  static absl::Status ClientSharedMemoryOff();
+  // What CUDA shared memory registration gets: there is no GPU here.
+  static absl::Status CudaRegistrationRefused(absl::string_view name);
+  // What a CUDA region's status gets: none is ever registered.
+  static absl::Status NoCudaRegion(absl::string_view name);
+
   // The flags, as the refusals name them.
   static constexpr absl::string_view kAllowFlag = "--allow-client-shared-memory";
   static constexpr absl::string_view kPrefixFlag = "--shared-memory-key-prefix";

@@ -10,6 +10,7 @@
 #include "server/frontend/repeated_field_resize.h"
 #include "server/oip/v2_datatype.h"
 #include "server/oip/v2_request_rules.h"
+#include "server/shared_memory/shared_memory_reference.h"
 
 namespace neuronserve {
 namespace {
@@ -37,6 +38,44 @@ absl::StatusOr<absl::Duration> QueueTimeout(const std::string& model,
       return absl::InvalidArgumentError(
           absl::StrCat("model '", model, "': ", kV2TimeoutMustBeAnInteger));
   }
+}
+
+// The shared-memory reference a tensor's parameters make (shared_memory_reference.h), read
+// from this carrier's InferParameter oneof; nullopt when the tensor names no region.
+absl::StatusOr<std::optional<SharedMemoryReference>> SharedMemoryOf(
+    const google::protobuf::Map<std::string, inference::InferParameter>& parameters,
+    absl::string_view tensor) {
+  if (parameters.empty()) return std::nullopt;  // the common case: one check
+  GivenParameter<absl::string_view> region;
+  GivenParameter<int64_t> offset;
+  GivenParameter<int64_t> byte_size;
+  if (const auto found = parameters.find(std::string(kSharedMemoryRegionParameter));
+      found != parameters.end()) {
+    if (found->second.parameter_choice_case() == inference::InferParameter::kStringParam) {
+      region.value = found->second.string_param();
+    } else {
+      region.wrong_type = "another type than string_param";
+    }
+  }
+  const auto integer = [&](absl::string_view name, GivenParameter<int64_t>& given) {
+    const auto found = parameters.find(std::string(name));
+    if (found == parameters.end()) return;
+    const inference::InferParameter& parameter = found->second;
+    if (parameter.parameter_choice_case() == inference::InferParameter::kInt64Param) {
+      given.value = parameter.int64_param();
+    } else if (parameter.parameter_choice_case() == inference::InferParameter::kUint64Param &&
+               parameter.uint64_param() <=
+                   static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      given.value = static_cast<int64_t>(parameter.uint64_param());
+    } else if (parameter.parameter_choice_case() == inference::InferParameter::kUint64Param) {
+      given.wrong_type = "a uint64_param too large for any byte count";
+    } else {
+      given.wrong_type = "another type than int64_param or uint64_param";
+    }
+  };
+  integer(kSharedMemoryOffsetParameter, offset);
+  integer(kSharedMemoryByteSizeParameter, byte_size);
+  return ReadSharedMemoryReference(tensor, region, offset, byte_size);
 }
 
 }  // namespace
@@ -67,22 +106,50 @@ absl::Status V2InferCall::Bind(const InferContext& context, const Request& reque
   if (absl::Status decoded = DecodeInputs(request, given); !decoded.ok()) return decoded;
   absl::InlinedVector<absl::string_view, 4> wanted;
   wanted.reserve(request.outputs_size());
-  for (const auto& output : request.outputs()) wanted.push_back(output.name());
-  return BindTensors(given, wanted, ResponseForm(request), V2FieldNaming());
+  bool shared_output = false;
+  for (const auto& output : request.outputs()) {
+    wanted.push_back(output.name());
+    absl::StatusOr<std::optional<SharedMemoryReference>> shared = SharedMemoryOf(
+        output.parameters(), absl::StrCat("model '", name, "' output '", output.name(), "'"));
+    if (!shared.ok()) return shared.status();
+    if (shared->has_value()) {
+      AddSharedOutput(output.name(), **shared);
+      shared_output = true;
+    }
+  }
+  // Shared memory is a path of raw bytes: a request that uses it is answered raw.
+  form_ = shared_output || shared_input_ ? OutputForm::kRaw : ResponseForm(request);
+  return BindTensors(given, wanted, form_, V2FieldNaming());
 }
 
 absl::Status V2InferCall::DecodeInputs(const Request& request,
                                        absl::InlinedVector<GivenInput, 4>& given) {
   const std::string& name = model().identity().name;
+  // Inputs in shared memory carry no bytes in the message: raw_input_contents has an entry for
+  // each of the others, in order (as tritonclient sends it).
+  absl::InlinedVector<std::optional<SharedMemoryReference>, 4> shared(request.inputs_size());
+  int in_message = 0;
+  shared_input_ = false;
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    const auto& tensor = request.inputs(i);
+    absl::StatusOr<std::optional<SharedMemoryReference>> reference = SharedMemoryOf(
+        tensor.parameters(), absl::StrCat("model '", name, "' input '", tensor.name(), "'"));
+    if (!reference.ok()) return reference.status();
+    shared[i] = *reference;
+    if (!shared[i].has_value()) ++in_message;
+    shared_input_ |= shared[i].has_value();
+  }
   const bool raw = request.raw_input_contents_size() > 0;
-  if (raw && request.raw_input_contents_size() != request.inputs_size()) {
+  if (raw && request.raw_input_contents_size() != in_message) {
     return absl::InvalidArgumentError(
         absl::StrCat("model '", name, "': raw_input_contents has ",
-                     request.raw_input_contents_size(), " entries for ", request.inputs_size(),
-                     " inputs; send one per input, in the order of inputs"));
+                     request.raw_input_contents_size(), " entries for ", in_message, " inputs",
+                     in_message == request.inputs_size() ? "" : " not in shared memory",
+                     "; send one per input, in the order of inputs"));
   }
   given.resize(request.inputs_size());
   shapes_.resize(request.inputs_size());
+  int raw_index = 0;
   for (int i = 0; i < request.inputs_size(); ++i) {
     const auto& tensor = request.inputs(i);
     const std::string where = absl::StrCat("model '", name, "' input '", tensor.name(), "'");
@@ -113,6 +180,17 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
     }
     input.shape = absl::MakeConstSpan(shape);
     const inference::InferTensorContents& contents = tensor.contents();
+    if (shared[i].has_value()) {
+      if (HasContents(contents)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, " names shared memory region '", shared[i]->region,
+            "' and also carries contents; an input in shared memory carries no values"));
+      }
+      if (absl::Status bound = BindSharedInput(tensor.name(), *shared[i], input); !bound.ok()) {
+        return bound;
+      }
+      continue;
+    }
     if (raw) {
       if (HasContents(contents)) {
         return absl::InvalidArgumentError(
@@ -120,7 +198,7 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
                          " carries contents while the request uses raw_input_contents; send every "
                          "input one way"));
       }
-      const std::string& bytes = request.raw_input_contents(i);
+      const std::string& bytes = request.raw_input_contents(raw_index++);
       input.NoteField(ValueField::kRaw, bytes.data(), bytes.size());
       continue;
     }
@@ -190,7 +268,11 @@ void V2InferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> s
   output->set_name(spec.name);
   output->set_datatype(V2DatatypeName(spec.dtype));
   output->mutable_shape()->Add(shape.begin(), shape.end());
-  if (field == ValueField::kRaw) response_->add_raw_output_contents();
+  // An output in shared memory (kNone) keeps its place in raw_output_contents, empty, so the
+  // entries line up with the outputs, as Triton answers.
+  if (field == ValueField::kRaw || (field == ValueField::kNone && form_ == OutputForm::kRaw)) {
+    response_->add_raw_output_contents();
+  }
 }
 
 void* V2InferCall::OutputValues(int slot, ValueField field, size_t count) {

@@ -8,12 +8,17 @@
 // - its values come from raw_input_contents (one entry per input, in the order of `inputs`,
 //   then no input may carry `contents`) or from the typed `contents` field of its datatype
 //   (FP16, BF16 and the dtypes without a v2 name only raw);
-// - `outputs` selects a subset (empty: every output); their parameters are ignored;
+// - an input whose parameters name a shared-memory region (shared_memory_region,
+//   shared_memory_byte_size, shared_memory_offset: Triton's) carries no values and has no
+//   raw_input_contents entry; its bytes go to the device from the region;
+// - `outputs` selects a subset (empty: every output); an output whose parameters name a region
+//   is written there, and keeps an empty raw_output_contents entry in a raw answer;
 // - request parameter `timeout` (int64 microseconds, 0 = none) bounds the time in the queue;
 //   the others are ignored, as the protocol allows.
 // The answer uses the request's form: raw_output_contents for a raw request, typed `contents`
-// for a typed one, unless an output it returns has no typed field (FP16, BF16, ...): then every
-// output is raw, since the protocol does not mix the two. `id` is echoed.
+// for a typed one, unless an output it returns has no typed field (FP16, BF16, ...) or the
+// request uses shared memory: then every output is raw, since the protocol does not mix the
+// two. `id` is echoed.
 //
 // Thread safety and ownership: as InferCall's; the messages must outlive the call.
 #ifndef NEURON_SERVE_SERVER_V2_V2_INFER_CALL_H_
@@ -65,6 +70,8 @@ class V2InferCall : public InferCall {
   void DropOutputs() override;
 
   Response* response_ = nullptr;
+  OutputForm form_ = OutputForm::kRaw;  // of the response, once bound
+  bool shared_input_ = false;           // an input of the request is in shared memory
   // The inputs' shapes as validation reads them (uint32 dimensions).
   absl::InlinedVector<absl::InlinedVector<uint32_t, 4>, 4> shapes_;
 };

@@ -9,6 +9,7 @@
 #include "server/frontend/raw_message.h"
 #include "server/oip/v2_answers.h"
 #include "server/security/rpc_scope.h"
+#include "server/shared_memory/shared_memory_registry.h"
 #include "server/v2/v2_infer_call.h"
 
 namespace neuronserve {
@@ -222,6 +223,120 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
                        reactor->FinishWith(status);
                      });
   return reactor;
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryStatus(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryStatus);
+  inference::SystemSharedMemoryStatusRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kSystemSharedMemoryStatus, *raw_request, request)) {
+    return refused;
+  }
+  inference::SystemSharedMemoryStatusResponse response;
+  absl::Status status;
+  if (infer_.shared_memory == nullptr) {
+    if (!request.name().empty()) {
+      status = absl::NotFoundError(
+          absl::StrCat("no shared memory region '", request.name(), "' is registered"));
+    }
+  } else if (auto regions = infer_.shared_memory->Status(request.name()); !regions.ok()) {
+    status = regions.status();
+  } else {
+    for (const SharedMemoryRegionStatus& region : *regions) {
+      auto& entry = (*response.mutable_regions())[region.name];
+      entry.set_name(region.name);
+      entry.set_key(region.key);
+      entry.set_offset(region.offset);
+      entry.set_byte_size(region.byte_size);
+    }
+  }
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryRegister(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kSystemSharedMemoryRegister);
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryRegister);
+  inference::SystemSharedMemoryRegisterRequest request;
+  absl::Status status = ParseMessage(rpc_name, *raw_request, request);
+  if (status.ok()) {
+    status = infer_.shared_memory != nullptr
+                 ? infer_.shared_memory->Register(request.name(), request.key(), request.offset(),
+                                                  request.byte_size())
+                 : SharedMemoryRegistry::ClientSharedMemoryOff();
+  }
+  const grpc::Status answer = ToGrpcStatus(status);
+  audit.Record(rpc_name, "", answer, request.name());
+  inference::SystemSharedMemoryRegisterResponse response;
+  return FinishRawUnaryNow(context, rpc_name, answer, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryUnregister(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  CallerCheck check = guard_.Check(context, rpc::kSystemSharedMemoryUnregister);
+  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
+  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
+  const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryUnregister);
+  inference::SystemSharedMemoryUnregisterRequest request;
+  const absl::Status status = ParseMessage(rpc_name, *raw_request, request);
+  // Never waits: a region requests still use is unmapped when the last of them finishes.
+  if (status.ok() && infer_.shared_memory != nullptr) {
+    infer_.shared_memory->Unregister(request.name());
+  }
+  const grpc::Status answer = ToGrpcStatus(status);
+  audit.Record(rpc_name, "", answer, request.name().empty() ? "*" : request.name());
+  inference::SystemSharedMemoryUnregisterResponse response;
+  return FinishRawUnaryNow(context, rpc_name, answer, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::CudaSharedMemoryStatus(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kCudaSharedMemoryStatus);
+  inference::CudaSharedMemoryStatusRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kCudaSharedMemoryStatus, *raw_request, request)) {
+    return refused;
+  }
+  inference::CudaSharedMemoryStatusResponse response;  // no regions, ever
+  const absl::Status status = request.name().empty()
+                                  ? absl::OkStatus()
+                                  : SharedMemoryRegistry::NoCudaRegion(request.name());
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::CudaSharedMemoryRegister(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kCudaSharedMemoryRegister);
+  inference::CudaSharedMemoryRegisterRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kCudaSharedMemoryRegister, *raw_request, request)) {
+    return refused;
+  }
+  inference::CudaSharedMemoryRegisterResponse response;
+  return FinishRawUnaryNow(context, rpc_name,
+                           SharedMemoryRegistry::CudaRegistrationRefused(request.name()), response,
+                           raw_response);
+}
+
+grpc::ServerUnaryReactor* V2InferenceService::CudaSharedMemoryUnregister(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
+    grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kCudaSharedMemoryUnregister);
+  inference::CudaSharedMemoryUnregisterRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kCudaSharedMemoryUnregister, *raw_request, request)) {
+    return refused;
+  }
+  inference::CudaSharedMemoryUnregisterResponse response;  // nothing to unregister: OK
+  return FinishRawUnaryNow(context, rpc_name, absl::OkStatus(), response, raw_response);
 }
 
 }  // namespace neuronserve

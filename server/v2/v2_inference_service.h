@@ -3,8 +3,9 @@
 //
 // Served: the probes (ServerLive, ServerReady, ModelReady), ServerMetadata, ModelMetadata,
 // ModelInfer and ModelStreamInfer (the same InferCall as the native API,
-// server/frontend/infer_call.h, through its v2 front end V2InferCall), ModelStatistics and the
-// repository extension (RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload).
+// server/frontend/infer_call.h, through its v2 front end V2InferCall), ModelStatistics, the
+// repository extension (RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload) and the
+// shared memory extensions (system, and CUDA answered as a server without GPUs).
 //
 // Every handler first asks the CallGuard (server/frontend/call_guard.h), then parses its request
 // (server/frontend/raw_message.h), as NeuronServing's do: the probes need
@@ -45,7 +46,14 @@ using Base = S::WithRawCallbackMethod_ServerLive<
             S::WithRawCallbackMethod_ModelInfer<S::WithRawCallbackMethod_ModelStreamInfer<
                 S::WithRawCallbackMethod_ModelStatistics<S::WithRawCallbackMethod_RepositoryIndex<
                     S::WithRawCallbackMethod_RepositoryModelLoad<
-                        S::WithRawCallbackMethod_RepositoryModelUnload<S::Service>>>>>>>>>>>;
+                        S::WithRawCallbackMethod_RepositoryModelUnload<
+                            S::WithRawCallbackMethod_SystemSharedMemoryStatus<
+                                S::WithRawCallbackMethod_SystemSharedMemoryRegister<
+                                    S::WithRawCallbackMethod_SystemSharedMemoryUnregister<
+                                        S::WithRawCallbackMethod_CudaSharedMemoryStatus<
+                                            S::WithRawCallbackMethod_CudaSharedMemoryRegister<
+                                                S::WithRawCallbackMethod_CudaSharedMemoryUnregister<
+                                                    S::Service>>>>>>>>>>>>>>>>>;
 }  // namespace v2_raw
 
 class V2InferenceService final : public v2_raw::Base {
@@ -88,6 +96,29 @@ class V2InferenceService final : public v2_raw::Base {
   grpc::ServerUnaryReactor* RepositoryModelUnload(grpc::CallbackServerContext* context,
                                                   const grpc::ByteBuffer* request,
                                                   grpc::ByteBuffer* response) override;
+  // Triton's system shared memory extension over the daemon's one registry
+  // (server/shared_memory/shared_memory_registry.h), in the infer scope; register and
+  // unregister are audited (the region's name, never its key).
+  grpc::ServerUnaryReactor* SystemSharedMemoryStatus(grpc::CallbackServerContext* context,
+                                                     const grpc::ByteBuffer* request,
+                                                     grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryRegister(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* request,
+                                                         grpc::ByteBuffer* response) override;
+  // The CUDA extension, answered as a server with no GPUs (tritonclient's examples unregister
+  // CUDA regions before they start): no regions, unregistering succeeds, registering is refused.
+  grpc::ServerUnaryReactor* CudaSharedMemoryStatus(grpc::CallbackServerContext* context,
+                                                   const grpc::ByteBuffer* request,
+                                                   grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* CudaSharedMemoryRegister(grpc::CallbackServerContext* context,
+                                                     const grpc::ByteBuffer* request,
+                                                     grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* CudaSharedMemoryUnregister(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) override;
 
  private:
   const ModelLoadingContext loading_;

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -265,7 +266,7 @@ class Bench {
         v1::NeuronServing::NewStub(Connect(address, ChannelLimit()));
     const StartCall call = InferCallOn(stub.get());
     const pid_t pid = daemon_->pid();
-    PrintRssHeader(pid, flags_.malloc_mode, flags_.rss_size, flags_.rss_concurrency,
+    PrintRssHeader(pid, DaemonMallocMode(), flags_.rss_size, flags_.rss_concurrency,
                    flags_.rss_warmup_requests, flags_.rss_requests, flags_.rss_sample_every);
 
     const IdentityModel model{"bench-rss", flags_.rss_size, 0, 1};
@@ -385,6 +386,15 @@ class Bench {
 
   int ChannelLimit() const { return static_cast<int>(MessageLimitBytes()); }
 
+  // The daemon's --malloc: the last one among --daemon-arg, else its default.
+  std::string DaemonMallocMode() const {
+    std::string mode = "tuned (its default)";
+    for (const std::string& arg : flags_.daemon_args) {
+      if (absl::StartsWith(arg, "--malloc=")) mode = arg.substr(std::strlen("--malloc="));
+    }
+    return mode;
+  }
+
   int CoresNeeded() const {
     int cores = std::max(flags_.sim_cores, flags_.infer_replicas);
     if (!flags_.skip_scaling) {
@@ -401,8 +411,8 @@ class Bench {
     std::vector<std::string> daemon_argv = {flags_.daemon, "--listen=127.0.0.1:0",
                                             "--http-listen=127.0.0.1:0",
                                             "--nrt-library=" + flags_.nrt_library};
-    // Only when asked: a daemon from before --malloc would refuse the flag.
-    if (flags_.malloc_mode != "tuned") daemon_argv.push_back("--malloc=default");
+    // No --malloc: the daemon chooses its allocator settings itself, as it does in production
+    // (--daemon-arg=--malloc=default gives it glibc's own).
     // Only when the largest request needs it: otherwise the daemon runs with its own default.
     if (MessageLimitBytes() > kDaemonDefaultMaxMessageBytes) {
       daemon_argv.push_back(absl::StrCat("--max-message-bytes=", MessageLimitBytes()));
@@ -437,16 +447,17 @@ class Bench {
       std::fprintf(stderr, "bench: cannot find its own binary through /proc/self/exe\n");
       return false;
     }
-    // Same allocator settings for every process (util/malloc_tuning.h): the daemon's own
-    // --malloc (tuned unless told otherwise), and the same through GLIBC_TUNABLES for both echo
-    // servers and mallopt here.
+    // Allocator settings (util/malloc_tuning.h). This client is the measuring instrument: always
+    // tuned, so it costs the same in every run. The echo servers get --malloc's settings through
+    // GLIBC_TUNABLES. The daemon chooses its own (its --malloc, tuned unless a --daemon-arg says
+    // otherwise), as it does in production: that --malloc=default changes nothing of the
+    // daemon's is what a run of each shows.
+    ApplyMallocMode(MallocMode::kTuned);
     std::map<std::string, std::string> echo_env;
-    const bool tuned = flags_.malloc_mode == "tuned";
-    if (tuned) {
+    if (flags_.malloc_mode == "tuned") {
       echo_env["GLIBC_TUNABLES"] = TunedGlibcTunables(std::getenv("GLIBC_TUNABLES"));
-      ApplyMallocMode(MallocMode::kTuned);
     }
-    const std::string tunables = tuned ? echo_env["GLIBC_TUNABLES"] : "";
+    const std::string tunables = echo_env.count("GLIBC_TUNABLES") ? echo_env["GLIBC_TUNABLES"] : "";
 
     // All start at once (the daemon opens the runtime meanwhile), then all are waited for.
     const std::string limit = absl::StrCat("--max-message-bytes=", MessageLimitBytes());
@@ -516,14 +527,10 @@ class Bench {
         MessageLimitBytes() > kDaemonDefaultMaxMessageBytes ? ", raised" : ", its default",
         FormatBytes(flags_.memory_budget).c_str(),
         static_cast<unsigned long long>(kTensorCopiesPerRequestInFlight));
-    if (tunables.empty()) {
-      std::printf("  malloc: glibc defaults in every process (daemon --malloc=default)\n");
-    } else {
-      std::printf(
-          "  malloc: the same in every process: the daemon's --malloc=tuned (its default), "
-          "echo servers GLIBC_TUNABLES=%s, client mallopt\n",
-          tunables.c_str());
-    }
+    std::printf(
+        "  malloc: the daemon --malloc=%s; echo servers %s; client tuned (mallopt)\n",
+        DaemonMallocMode().c_str(),
+        tunables.empty() ? "glibc's defaults" : absl::StrCat("GLIBC_TUNABLES=", tunables).c_str());
     std::printf(
         "  per cell and target: warm-up %.3g s, then %.3g s measured in %d round%s, the "
         "targets alternating (each round lasts until every slot completed 2 calls)\n",

@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/shared_memory/sigbus_guard.h"
-#include "tests/server/shared_memory/shm_object.h"
+#include "tests/support/shm_object.h"
 
 namespace neuronserve {
 namespace {

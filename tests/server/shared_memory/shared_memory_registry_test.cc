@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/shared_memory/shm_object.h"
+#include "tests/support/shm_object.h"
 
 namespace neuronserve {
 namespace {

@@ -1,8 +1,8 @@
 // A POSIX shared-memory object made as a client makes one (tritonclient's helpers:
 // shm_open(O_CREAT|O_EXCL, 0600), ftruncate, mmap), under a key unique to the test process, and
 // unlinked when the test is done.
-#ifndef NEURON_SERVE_TESTS_SERVER_SHARED_MEMORY_SHM_OBJECT_H_
-#define NEURON_SERVE_TESTS_SERVER_SHARED_MEMORY_SHM_OBJECT_H_
+#ifndef NEURON_SERVE_TESTS_SUPPORT_SHM_OBJECT_H_
+#define NEURON_SERVE_TESTS_SUPPORT_SHM_OBJECT_H_
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -59,4 +59,4 @@ class ShmObject {
 
 }  // namespace neuronserve::testing
 
-#endif  // NEURON_SERVE_TESTS_SERVER_SHARED_MEMORY_SHM_OBJECT_H_
+#endif  // NEURON_SERVE_TESTS_SUPPORT_SHM_OBJECT_H_
