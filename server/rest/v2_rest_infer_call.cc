@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "server/admission/drain_gate.h"
@@ -12,6 +13,7 @@
 #include "server/oip/v2_request_rules.h"
 #include "server/rest/v2_rest_body.h"
 #include "server/rest/v2_rest_data.h"
+#include "server/shared_memory/shared_memory_reference.h"
 #include "util/json_escape.h"
 
 namespace neuronserve {
@@ -103,6 +105,27 @@ void V2RestInferCall::Start(const InferContext& infer, HttpExchange& exchange) {
   call->Answer(status);
 }
 
+namespace {
+
+// The shared-memory reference of a tensor's parameters as the REST parser kept them.
+absl::StatusOr<std::optional<SharedMemoryReference>> RestSharedMemory(
+    const std::string& where, const RestSharedMemoryParameters& parameters) {
+  GivenParameter<absl::string_view> region;
+  if (parameters.region.has_value()) region.value = *parameters.region;
+  if (parameters.region_wrong_type != nullptr) region.wrong_type = parameters.region_wrong_type;
+  GivenParameter<int64_t> offset{parameters.offset,
+                                 parameters.offset_wrong_type != nullptr
+                                     ? absl::string_view(parameters.offset_wrong_type)
+                                     : absl::string_view()};
+  GivenParameter<int64_t> byte_size{parameters.byte_size,
+                                    parameters.byte_size_wrong_type != nullptr
+                                        ? absl::string_view(parameters.byte_size_wrong_type)
+                                        : absl::string_view()};
+  return ReadSharedMemoryReference(where, region, offset, byte_size);
+}
+
+}  // namespace
+
 absl::Status V2RestInferCall::Bind() {
   // The JSON part and the binary part after it.
   const std::string_view body = exchange_.body();
@@ -137,7 +160,20 @@ absl::Status V2RestInferCall::Bind() {
   std::vector<GivenInput> given;
   if (absl::Status decoded = DecodeInputs(binary, given); !decoded.ok()) return decoded;
   absl::InlinedVector<absl::string_view, 4> wanted;
-  for (const RestOutput& output : request_.outputs) wanted.push_back(output.name);
+  for (const RestOutput& output : request_.outputs) {
+    wanted.push_back(output.name);
+    const std::string where = absl::StrCat("model '", name, "' output '", output.name, "'");
+    absl::StatusOr<std::optional<SharedMemoryReference>> shared =
+        RestSharedMemory(where, output.shared_memory);
+    if (!shared.ok()) return shared.status();
+    if (!shared->has_value()) continue;
+    if (output.binary_data) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " names shared memory region '", (*shared)->region,
+                       "' and asks for binary_data; an output goes to one place"));
+    }
+    AddSharedOutput(output.name, **shared);
+  }
   return BindTensors(given, wanted, OutputForm::kRaw, RestFieldNaming());
 }
 
@@ -180,6 +216,21 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
     }
     shapes_[i].assign(tensor.shape.begin(), tensor.shape.end());
     input.shape = absl::MakeConstSpan(shapes_[i]);
+    absl::StatusOr<std::optional<SharedMemoryReference>> shared =
+        RestSharedMemory(where, tensor.shared_memory);
+    if (!shared.ok()) return shared.status();
+    if (shared->has_value()) {
+      if (tensor.has_data || tensor.binary_data_size.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " names shared memory region '", (*shared)->region,
+                         "' and also carries ", tensor.has_data ? "'data'" : "binary_data_size",
+                         "; an input in shared memory carries no values"));
+      }
+      if (absl::Status bound = BindSharedInput(tensor.name, **shared, input); !bound.ok()) {
+        return bound;
+      }
+      continue;
+    }
     if (tensor.binary_data_size.has_value()) {
       if (tensor.has_data) {
         return absl::InvalidArgumentError(
@@ -209,11 +260,20 @@ absl::Status V2RestInferCall::DecodeInputs(std::string_view binary,
 }
 
 void V2RestInferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
-                                ValueField /*field*/) {
+                                ValueField field) {
   Output& output = outputs_.emplace_back();
   output.name = spec.name;
   output.dtype = spec.dtype;
   output.shape.assign(shape.begin(), shape.end());
+  if (field == ValueField::kNone) {  // in shared memory: named in the answer, no values
+    for (const RestOutput& wanted : request_.outputs) {
+      if (wanted.name == spec.name && wanted.shared_memory.region.has_value()) {
+        output.region = *wanted.shared_memory.region;
+      }
+    }
+    output.region_bytes = uint64_t{spec.byte_size} * rows;
+    return;
+  }
   output.binary =
       request_.binary_data_output || RestDataField(V2DatatypeName(spec.dtype)) == ValueField::kNone;
   for (const RestOutput& wanted : request_.outputs) {
@@ -253,7 +313,11 @@ HttpResponse V2RestInferCall::BuildAnswer() {
       AppendNumber(json, output.shape[d]);
     }
     json += ']';
-    if (output.binary) {
+    if (!output.region.empty()) {
+      absl::StrAppend(&json,
+                      ",\"parameters\":{\"shared_memory_region\":", JsonString(output.region),
+                      ",\"shared_memory_byte_size\":", output.region_bytes, "}}");
+    } else if (output.binary) {
       absl::StrAppend(&json, ",\"parameters\":{\"binary_data_size\":", output.bytes.size(), "}}");
       any_binary = true;
     } else {

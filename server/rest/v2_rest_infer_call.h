@@ -73,6 +73,9 @@ class V2RestInferCall final : public InferCall {
     std::vector<uint32_t> shape;
     bool binary = false;
     std::string bytes;
+    // Written to this shared-memory region rather than the answer (byte_size: the output's).
+    std::string region;
+    uint64_t region_bytes = 0;
   };
 
   const InferContext& infer_;

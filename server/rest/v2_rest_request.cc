@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "server/oip/v2_request_rules.h"
 #include "server/rest/v2_rest_data.h"
+#include "server/shared_memory/shared_memory_reference.h"
 
 namespace neuronserve {
 namespace {
@@ -175,9 +176,15 @@ class Handler final : public nlohmann::json_sax<Json> {
             return Fail("an output's 'name' must be a string");
           }
           break;
-        case Frame::kParameters:
         case Frame::kInputParams:
+          SharedMemoryParameter(input().shared_memory, nullptr, nullptr,
+                                object ? "an object" : "an array");
+          break;
         case Frame::kOutputParams:
+          SharedMemoryParameter(out_.outputs.back().shared_memory, nullptr, nullptr,
+                                object ? "an object" : "an array");
+          break;
+        case Frame::kParameters:
         case Frame::kSkip:
           break;
       }
@@ -236,6 +243,41 @@ class Handler final : public nlohmann::json_sax<Json> {
     // Straight into the typed buffer when the name and datatype came first (as clients write
     // them); otherwise the values wait (FinishRestInput).
     in.field = in.name.empty() ? ValueField::kNone : RestDataField(in.datatype);
+  }
+
+  // Records one of Triton's shared-memory parameters of `into` when `key_` names one: a
+  // scalar (null when `scalar` is), a string (`text`), or an array or object (`what` only).
+  void SharedMemoryParameter(RestSharedMemoryParameters& into, const RestScalar* scalar,
+                             const std::string* text, const char* what) {
+    if (key_ == kSharedMemoryRegionParameter) {
+      if (text != nullptr) {
+        into.region = *text;
+      } else {
+        into.region_wrong_type = what;
+      }
+      return;
+    }
+    std::optional<int64_t>* value = nullptr;
+    const char** wrong_type = nullptr;
+    if (key_ == kSharedMemoryOffsetParameter) {
+      value = &into.offset;
+      wrong_type = &into.offset_wrong_type;
+    } else if (key_ == kSharedMemoryByteSizeParameter) {
+      value = &into.byte_size;
+      wrong_type = &into.byte_size_wrong_type;
+    } else {
+      return;
+    }
+    if (scalar != nullptr && scalar->kind == RestScalar::Kind::kInt) {
+      *value = scalar->i;
+    } else if (scalar != nullptr && scalar->kind == RestScalar::Kind::kUInt &&
+               scalar->u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      *value = static_cast<int64_t>(scalar->u);
+    } else {
+      *wrong_type = scalar != nullptr && scalar->kind == RestScalar::Kind::kUInt
+                        ? "a number too large for any byte count"
+                        : what;
+    }
   }
 
   bool Ragged() {
@@ -310,6 +352,7 @@ class Handler final : public nlohmann::json_sax<Json> {
         return true;
       }
       case Frame::kInputParams:
+        SharedMemoryParameter(input().shared_memory, scalar, nullptr, what);
         if (key_ == "binary_data_size") {
           if (scalar == nullptr || !(scalar->kind == RestScalar::Kind::kUInt ||
                                      (scalar->kind == RestScalar::Kind::kInt && scalar->i >= 0))) {
@@ -325,6 +368,7 @@ class Handler final : public nlohmann::json_sax<Json> {
           return Fail(absl::StrCat("an output's 'name' must be a string, not ", what));
         return true;
       case Frame::kOutputParams:
+        SharedMemoryParameter(out_.outputs.back().shared_memory, scalar, nullptr, what);
         if (key_ == "binary_data") {
           if (scalar == nullptr || scalar->kind != RestScalar::Kind::kBool) {
             return Fail(absl::StrCat("output '", out_.outputs.back().name,
@@ -380,11 +424,13 @@ class Handler final : public nlohmann::json_sax<Json> {
         }
         return true;
       case Frame::kInputParams:
+        SharedMemoryParameter(input().shared_memory, nullptr, &value, "a string");
         if (key_ == "binary_data_size") {
           return FailInput("parameter 'binary_data_size' must be a number of bytes");
         }
         return true;
       case Frame::kOutputParams:
+        SharedMemoryParameter(out_.outputs.back().shared_memory, nullptr, &value, "a string");
         if (key_ == "binary_data") {
           return Fail(absl::StrCat("output '", out_.outputs.back().name,
                                    "': parameter 'binary_data' must be true or false"));

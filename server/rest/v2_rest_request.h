@@ -8,6 +8,8 @@
 //    "inputs": [{"name", "shape": [..], "datatype", "data": [flat or nested],
 //                "parameters": {"binary_data_size": <bytes>}}],
 //    "outputs": [{"name", "parameters": {"binary_data": <bool>}}]}
+// An input's or output's parameters may name a shared-memory region instead
+// ("shared_memory_region", "shared_memory_byte_size", "shared_memory_offset").
 //
 // Values go into the field of the input's datatype (RestDataField): FP32/FP16/BF16 as floats
 // (narrowed by request validation, as float_data is), INT8..INT32 as int32, UINT8..UINT32 as
@@ -45,6 +47,19 @@ struct RestScalar {
   };
 };
 
+// Triton's shared-memory parameters of a tensor (shared_memory_region, shared_memory_offset,
+// shared_memory_byte_size) as the request gave them: each a value, or, when given with another
+// JSON type, that type ("a number", "a string", ...), for ReadSharedMemoryReference
+// (server/shared_memory/shared_memory_reference.h) to refuse.
+struct RestSharedMemoryParameters {
+  std::optional<std::string> region;
+  std::optional<int64_t> offset;
+  std::optional<int64_t> byte_size;
+  const char* region_wrong_type = nullptr;
+  const char* offset_wrong_type = nullptr;
+  const char* byte_size_wrong_type = nullptr;
+};
+
 struct RestInput {
   std::string name;
   std::string datatype;
@@ -60,11 +75,13 @@ struct RestInput {
   // The array lengths of nested `data`, outermost first; empty when `data` is flat.
   std::vector<uint32_t> nested_dims;
   std::optional<uint64_t> binary_data_size;
+  RestSharedMemoryParameters shared_memory;
 };
 
 struct RestOutput {
   std::string name;
   bool binary_data = false;  // parameters.binary_data
+  RestSharedMemoryParameters shared_memory;
 };
 
 struct RestInferRequest {

@@ -9,6 +9,7 @@
 #include "server/logs/audit_log.h"
 #include "server/rest/v2_rest_infer_call.h"
 #include "server/security/rpc_scope.h"
+#include "server/shared_memory/shared_memory_registry.h"
 
 namespace neuronserve {
 namespace {
@@ -159,6 +160,102 @@ class Routes {
 
   void Infer(HttpExchange& exchange) const { V2RestInferCall::Start(*s_.infer, exchange); }
 
+  // Triton's system shared memory extension, over the daemon's one registry: the same regions
+  // as the gRPC service's.
+  void SharedMemoryStatus(HttpExchange& exchange) const {
+    const std::string name(exchange.param("name"));
+    if (s_.infer->shared_memory == nullptr) {
+      if (!name.empty()) {
+        return exchange.Respond(HttpErrorResponse(absl::NotFoundError(
+            absl::StrCat("no shared memory region '", name, "' is registered"))));
+      }
+      return exchange.Respond(JsonResponse(200, Json::array()));
+    }
+    auto regions = s_.infer->shared_memory->Status(name);
+    if (!regions.ok()) return exchange.Respond(HttpErrorResponse(regions.status()));
+    Json answer = Json::array();
+    for (const SharedMemoryRegionStatus& region : *regions) {
+      answer.push_back(Json{{"name", region.name},
+                            {"key", region.key},
+                            {"offset", region.offset},
+                            {"byte_size", region.byte_size}});
+    }
+    exchange.Respond(JsonResponse(200, answer));
+  }
+
+  // Body: {"key": "...", "offset": N, "byte_size": N} (offset optional, 0).
+  void SharedMemoryRegister(HttpExchange& exchange) const {
+    constexpr std::string_view kRpc = "RestSystemSharedMemoryRegister";
+    const std::string name(exchange.param("name"));
+    absl::Status status;
+    const Json body = Json::parse(exchange.body(), nullptr, /*allow_exceptions=*/false);
+    const auto unsigned_field = [&](const char* field, uint64_t& into, bool required) {
+      const auto found = body.find(field);
+      if (found == body.end()) {
+        if (required) {
+          status = absl::InvalidArgumentError(
+              absl::StrCat("shared memory region '", name, "': the body needs '", field, "'"));
+        }
+        return;
+      }
+      if (!found->is_number_unsigned()) {
+        status = absl::InvalidArgumentError(absl::StrCat("shared memory region '", name, "': '",
+                                                         field, "' must be a number of bytes"));
+        return;
+      }
+      into = found->get<uint64_t>();
+    };
+    std::string key;
+    uint64_t offset = 0;
+    uint64_t byte_size = 0;
+    if (body.is_discarded() || !body.is_object()) {
+      status =
+          absl::InvalidArgumentError(absl::StrCat("shared memory region '", name,
+                                                  "': the body must be a JSON object, {\"key\": "
+                                                  "..., \"offset\": ..., \"byte_size\": ...}"));
+    } else if (auto found = body.find("key"); found == body.end() || !found->is_string()) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("shared memory region '", name, "': the body needs 'key', a string"));
+    } else {
+      key = found->get<std::string>();
+      unsigned_field("offset", offset, /*required=*/false);
+      if (status.ok()) unsigned_field("byte_size", byte_size, /*required=*/true);
+    }
+    if (status.ok()) {
+      status = s_.infer->shared_memory != nullptr
+                   ? s_.infer->shared_memory->Register(name, key, offset, byte_size)
+                   : SharedMemoryRegistry::ClientSharedMemoryOff();
+    }
+    Audit(exchange, kRpc, "", status, name);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    exchange.Respond(JsonResponse(200, Json::object()));
+  }
+
+  void SharedMemoryUnregister(HttpExchange& exchange) const {
+    constexpr std::string_view kRpc = "RestSystemSharedMemoryUnregister";
+    const std::string name(exchange.param("name"));
+    // Never waits: a region requests still use is unmapped when the last of them finishes.
+    if (s_.infer->shared_memory != nullptr) s_.infer->shared_memory->Unregister(name);
+    Audit(exchange, kRpc, "", absl::OkStatus(), name.empty() ? "*" : name);
+    exchange.Respond(JsonResponse(200, Json::object()));
+  }
+
+  // The CUDA extension, as a server without GPUs.
+  void CudaSharedMemoryStatus(HttpExchange& exchange) const {
+    const std::string name(exchange.param("name"));
+    if (!name.empty()) {
+      return exchange.Respond(HttpErrorResponse(SharedMemoryRegistry::NoCudaRegion(name)));
+    }
+    exchange.Respond(JsonResponse(200, Json::array()));
+  }
+  void CudaSharedMemoryRegister(HttpExchange& exchange) const {
+    exchange.Respond(HttpErrorResponse(
+        SharedMemoryRegistry::CudaRegistrationRefused(std::string(exchange.param("name")))));
+  }
+  void CudaSharedMemoryUnregister(HttpExchange& exchange) const {
+    exchange.Respond(JsonResponse(200, Json::object()));
+  }
+
   void RepositoryIndex(HttpExchange& exchange) const {
     constexpr std::string_view kRpc = "RestRepositoryIndex";
     if (Refused(exchange, kRpc, "")) return;
@@ -215,13 +312,14 @@ class Routes {
 
  private:
   void Audit(HttpExchange& exchange, std::string_view rpc, std::string_view model,
-             const absl::Status& status) const {
+             const absl::Status& status, std::string_view region = {}) const {
     if (s_.infer->audit_log == nullptr) return;
     AuditRecord record;
     record.rpc = rpc;
     record.peer = exchange.peer();
     record.identity = exchange.identity();
     record.model = model;
+    record.region = region;
     record.code = status.code();
     const std::string message(status.message());
     record.message = message;
@@ -310,6 +408,26 @@ void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
     add("POST", model + "/infer", "ModelInfer", &Routes::Infer);
   }
   add("GET", "/v2/models/stats", "ModelStatistics", &Routes::Statistics);
+  add("GET", "/v2/systemsharedmemory/status", "SystemSharedMemoryStatus",
+      &Routes::SharedMemoryStatus);
+  add("GET", "/v2/systemsharedmemory/region/{name}/status", "SystemSharedMemoryStatus",
+      &Routes::SharedMemoryStatus);
+  add("POST", "/v2/systemsharedmemory/region/{name}/register", "SystemSharedMemoryRegister",
+      &Routes::SharedMemoryRegister);
+  add("POST", "/v2/systemsharedmemory/unregister", "SystemSharedMemoryUnregister",
+      &Routes::SharedMemoryUnregister);
+  add("POST", "/v2/systemsharedmemory/region/{name}/unregister", "SystemSharedMemoryUnregister",
+      &Routes::SharedMemoryUnregister);
+  add("GET", "/v2/cudasharedmemory/status", "CudaSharedMemoryStatus",
+      &Routes::CudaSharedMemoryStatus);
+  add("GET", "/v2/cudasharedmemory/region/{name}/status", "CudaSharedMemoryStatus",
+      &Routes::CudaSharedMemoryStatus);
+  add("POST", "/v2/cudasharedmemory/region/{name}/register", "CudaSharedMemoryRegister",
+      &Routes::CudaSharedMemoryRegister);
+  add("POST", "/v2/cudasharedmemory/unregister", "CudaSharedMemoryUnregister",
+      &Routes::CudaSharedMemoryUnregister);
+  add("POST", "/v2/cudasharedmemory/region/{name}/unregister", "CudaSharedMemoryUnregister",
+      &Routes::CudaSharedMemoryUnregister);
   add("POST", "/v2/repository/index", "RepositoryIndex", &Routes::RepositoryIndex);
   add("POST", "/v2/repository/models/{name}/load", "RepositoryModelLoad", &Routes::Load);
   add("POST", "/v2/repository/models/{name}/unload", "RepositoryModelUnload", &Routes::Unload);

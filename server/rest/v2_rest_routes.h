@@ -7,6 +7,10 @@
 //   GET  /v2/models/{name}[/versions/{version}]/ready           200 or 400 (no token)
 //   GET  /v2/models/{name}[/versions/{version}]/stats, /v2/models/stats   statistics
 //   POST /v2/models/{name}[/versions/{version}]/infer           inference (v2_rest_infer_call.h)
+//   GET  /v2/systemsharedmemory[/region/{name}]/status          shared memory regions
+//   POST /v2/systemsharedmemory/region/{name}/register          {"key", "offset", "byte_size"}
+//   POST /v2/systemsharedmemory[/region/{name}]/unregister      (no name: every region)
+//   GET/POST /v2/cudasharedmemory/...                           as a server without GPUs
 //   POST /v2/repository/index                                   repository index (admin)
 //   POST /v2/repository/models/{name}/load, .../unload          (admin)
 // The scopes are the gRPC methods' (server/security/rpc_scope.h); the answers are
@@ -15,6 +19,8 @@
 // are written to the audit log as the gRPC ones are, and answered from the registry's thread when
 // the load or unload ends; with
 // --admin-listen set they are 403 here, naming the admin listener.
+//
+// Shared-memory register and unregister are audited by region name (never the key).
 //
 // Thread safety: the handlers run on the HTTP server's threads at once; everything they reach
 // allows that. Ownership: the handlers share a copy of `sources`; what it points to (the
