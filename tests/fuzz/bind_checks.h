@@ -53,7 +53,7 @@ inline void RequireBoundAndAnswer(InferCall& call, const LoadedModel& model, int
     ++filled;
   }
   Require(filled == answered);
-  call.FillResponse(absl::OkStatus(), ExecutionTiming{});
+  Require(call.FillResponse(absl::OkStatus(), ExecutionTiming{}).ok());
 }
 
 // True when every byte of `bytes` is `value` (an output the device filled, returned raw).

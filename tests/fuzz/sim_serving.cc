@@ -1,19 +1,25 @@
 #include "tests/fuzz/sim_serving.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "core/nrt/nrt_library.h"
 #include "core/nrt/nrt_runtime.h"
 #include "core/serving/worker_pool.h"
+#include "server/shared_memory/shared_memory_registry.h"
 #include "sim/simmodel/sim_model.h"
-#include "base/mutex.h"
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::fuzz {
@@ -92,8 +98,27 @@ struct SimServing {
   std::unique_ptr<NrtRuntime> runtime;
   std::unique_ptr<WorkerPool> workers;
   std::unique_ptr<ModelRegistry> registry;
+  std::unique_ptr<SharedMemoryRegistry> shared_memory;
   InferContext context;
 };
+
+// The object behind the fuzz regions, made as a client makes one; registered, then its key is
+// unlinked (the mappings stay).
+void RegisterSharedRegions(SharedMemoryRegistry& registry) {
+  const std::string key = absl::StrCat("/neuron-serve-fuzz-", getpid());
+  const int fd = shm_open(key.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) Fail(absl::StrCat("cannot create the shared memory object: ", strerror(errno)));
+  if (ftruncate(fd, static_cast<off_t>(kSharedRegionBytes)) != 0) Fail("cannot size it");
+  close(fd);
+  absl::Status registered =
+      registry.Register(std::string(kSharedRegion), key, 0, kSharedRegionBytes);
+  if (registered.ok()) {
+    registered = registry.Register(std::string(kSharedOffsetRegion), key, kSharedOffsetRegionOffset,
+                                   kSharedOffsetRegionBytes);
+  }
+  shm_unlink(key.c_str());
+  if (!registered.ok()) Fail(registered.ToString());
+}
 
 SimServing* StartSimServing() {
   setenv("NRTSIM_CORES", std::to_string(kSimCores).c_str(), 1);
@@ -109,7 +134,12 @@ SimServing* StartSimServing() {
   LoadModel(*serving->registry, kMlpModel, kMlpJson, true);
   LoadModel(*serving->registry, kDtypesModel, DtypesJson(), true);
   LoadModel(*serving->registry, kBrokenModel, R"({"inputs": "not a list"})", false);
+  SharedMemoryPolicy shared_memory;
+  shared_memory.allow_client = true;
+  serving->shared_memory = std::make_unique<SharedMemoryRegistry>(shared_memory);
+  RegisterSharedRegions(*serving->shared_memory);
   serving->context.registry = serving->registry.get();
+  serving->context.shared_memory = serving->shared_memory.get();
   return serving;
 }
 

@@ -17,6 +17,7 @@
 #ifndef NEURON_SERVE_TESTS_FUZZ_SIM_SERVING_H_
 #define NEURON_SERVE_TESTS_FUZZ_SIM_SERVING_H_
 
+#include <cstdint>
 #include <string_view>
 
 #include "core/lifecycle/model_registry.h"
@@ -28,7 +29,19 @@ inline constexpr std::string_view kMlpModel = "mlp";
 inline constexpr std::string_view kDtypesModel = "dtypes";
 inline constexpr std::string_view kBrokenModel = "broken";
 
-// The context calls bind against (registry only: no metrics, gate, logs or tokens). The first
+// Shared memory (server/shared_memory): client shared memory on, and these regions registered
+// over one object the fuzzer makes at start (its key unlinked at once, so nothing stays in
+// /dev/shm): kSharedRegion, kSharedRegionBytes at offset 0, and kSharedOffsetRegion,
+// kSharedOffsetRegionBytes at the unaligned offset kSharedOffsetRegionOffset. A request may name
+// them (or any other name, which is refused).
+inline constexpr std::string_view kSharedRegion = "fuzz";
+inline constexpr uint64_t kSharedRegionBytes = 64 * 1024;
+inline constexpr std::string_view kSharedOffsetRegion = "fuzz_offset";
+inline constexpr uint64_t kSharedOffsetRegionOffset = 100;
+inline constexpr uint64_t kSharedOffsetRegionBytes = 4096;
+
+// The context calls bind against (the registry and shared memory only: no metrics, gate, logs
+// or tokens). The first
 // call starts the runtime and loads the models; it aborts, saying why on stderr, when that fails.
 const InferContext& SimServingContext();
 

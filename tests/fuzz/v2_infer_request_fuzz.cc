@@ -9,6 +9,9 @@
 // its outputs those asked for (all when none); answered as a core worker answers it, a raw
 // request's response is raw, and the response is raw (one raw_output_contents per output, no
 // contents) or typed (each output's elements in exactly one contents field), never a mix.
+// Shared memory (sim_serving.h's regions): an input named in a region is bound to the region's
+// bytes in place, an output named in one is written there with an empty raw entry, and a
+// request that uses shared memory is answered raw.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include "base/v2_datatype_name.h"
 #include "google/protobuf/stubs/logging.h"
 #include "inference/grpc_service.pb.h"
+#include "server/shared_memory/shared_memory_registry.h"
 #include "server/v2/v2_infer_call.h"
 #include "tests/fuzz/bind_checks.h"
 #include "tests/fuzz/sim_serving.h"
@@ -53,6 +57,28 @@ size_t CarriedValues(const inference::InferTensorContents& contents) {
   return carried;
 }
 
+// The shared-memory range a tensor's parameters name (the call bound, so they are valid), or
+// an empty span when they name none.
+absl::Span<uint8_t> SharedRange(
+    const google::protobuf::Map<std::string, inference::InferParameter>& parameters) {
+  const auto region = parameters.find("shared_memory_region");
+  if (region == parameters.end()) return {};
+  const auto integer = [&](const char* name) -> uint64_t {
+    const auto found = parameters.find(name);
+    if (found == parameters.end()) return 0;
+    return found->second.parameter_choice_case() == inference::InferParameter::kInt64Param
+               ? static_cast<uint64_t>(found->second.int64_param())
+               : found->second.uint64_param();
+  };
+  const std::shared_ptr<const neuronserve::SharedMemoryRegion> held =
+      neuronserve::fuzz::SimServingContext().shared_memory->Find(region->second.string_param());
+  Require(held != nullptr);
+  absl::StatusOr<absl::Span<uint8_t>> range =
+      held->Slice(integer("shared_memory_offset"), integer("shared_memory_byte_size"), "fuzz");
+  Require(range.ok());
+  return *range;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
@@ -76,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Require(response.model_name() == request.model_name());
   if (!status.ok()) {
     fuzz::RequireNamedRefusal(status, request.model_name());
-    call.FillResponse(status, ExecutionTiming{});
+    (void)call.FillResponse(status, ExecutionTiming{});  // the refusal, counted
     Require(response.outputs_size() == 0 && response.raw_output_contents_size() == 0);
     return 0;
   }
@@ -86,16 +112,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const LoadedModel& model = **lease;
   Require(response.model_version() == model.identity().version);
   const bool raw_request = request.raw_input_contents_size() > 0;
-  if (raw_request) {
-    for (size_t i = 0; i < model.inputs().size(); ++i) {
-      for (int k = 0; k < request.inputs_size(); ++k) {
-        if (request.inputs(k).name() != model.inputs()[i].name) continue;
-        const std::string& given = request.raw_input_contents(k);
+  // An input in shared memory is bound to its region's bytes in place; the others take the
+  // raw_input_contents entries in order.
+  bool shared = false;
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    int raw_index = 0;
+    for (int k = 0; k < request.inputs_size(); ++k) {
+      const absl::Span<uint8_t> range = SharedRange(request.inputs(k).parameters());
+      if (request.inputs(k).name() == model.inputs()[i].name) {
         const absl::Span<const uint8_t> bound = call.Input(i);
-        Require(bound.size() == given.size() &&
-                std::memcmp(bound.data(), given.data(), bound.size()) == 0);
+        if (range.data() != nullptr) {
+          Require(bound.data() == range.data() && bound.size() == range.size());
+        } else if (raw_request) {
+          const std::string& given = request.raw_input_contents(raw_index);
+          Require(bound.size() == given.size() &&
+                  std::memcmp(bound.data(), given.data(), bound.size()) == 0);
+        }
       }
+      if (range.data() == nullptr) ++raw_index;
+      shared |= range.data() != nullptr;
     }
+  }
+  for (const auto& output : request.outputs()) {
+    shared |= SharedRange(output.parameters()).data() != nullptr;
   }
   const int answered = request.outputs_size() > 0 ? request.outputs_size()
                                                   : static_cast<int>(model.outputs().size());
@@ -103,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::RequireBoundAndAnswer(call, model, answered);
 
   const bool raw_response = response.raw_output_contents_size() > 0;
-  if (raw_request) Require(raw_response);
+  if (raw_request || shared) Require(raw_response);
   if (raw_response) Require(response.raw_output_contents_size() == response.outputs_size());
   for (int k = 0; k < response.outputs_size(); ++k) {
     const auto& output = response.outputs(k);
@@ -115,7 +154,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Require(std::equal(output.shape().begin(), output.shape().end(), spec->shape.begin(),
                        spec->shape.end()));
     const size_t carried = CarriedValues(output.contents());
-    if (raw_response) {
+    const absl::Span<uint8_t> region = request.outputs_size() > 0
+                                           ? SharedRange(request.outputs(k).parameters())
+                                           : absl::Span<uint8_t>();
+    if (region.data() != nullptr) {
+      // Written into its region, where the answer put its bytes; its place in the message empty.
+      Require(carried == 0 && response.raw_output_contents(k).empty());
+      Require(region.size() >= spec->byte_size);
+      Require(AllBytesAre(
+          std::string_view(reinterpret_cast<const char*>(region.data()), spec->byte_size),
+          static_cast<uint8_t>(index + 1)));
+    } else if (raw_response) {
       Require(carried == 0);
       Require(response.raw_output_contents(k).size() == spec->byte_size);
       Require(AllBytesAre(response.raw_output_contents(k), static_cast<uint8_t>(index + 1)));

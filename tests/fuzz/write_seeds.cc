@@ -236,6 +236,38 @@ void WriteV2() {
   (*output->mutable_parameters())["binary_data"].set_bool_param(true);
   WriteSeed(target, "mlp_binary_data_parameters", request.SerializeAsString());
 
+  // Shared memory (sim_serving.h's regions "fuzz" and "fuzz_offset"): the input from one
+  // region, the output into the other; then the edges a client gets wrong.
+  const auto name_region = [](google::protobuf::Map<std::string, inference::InferParameter>& p,
+                              const std::string& region, int64_t offset, int64_t byte_size) {
+    p["shared_memory_region"].set_string_param(region);
+    p["shared_memory_offset"].set_int64_param(offset);
+    p["shared_memory_byte_size"].set_int64_param(byte_size);
+  };
+  request = V2Mlp();
+  request.clear_raw_input_contents();
+  name_region(*request.mutable_inputs(0)->mutable_parameters(), "fuzz", 64, 16);
+  output = request.add_outputs();
+  output->set_name("y");
+  name_region(*output->mutable_parameters(), "fuzz_offset", 3, 12);
+  WriteSeed(target, "mlp_shared_memory", request.SerializeAsString());
+  (*request.mutable_inputs(0)->mutable_parameters())["shared_memory_offset"].set_int64_param(65530);
+  WriteSeed(target, "mlp_shared_memory_past_end", request.SerializeAsString());
+  (*request.mutable_inputs(0)->mutable_parameters())["shared_memory_byte_size"].set_uint64_param(
+      ~uint64_t{0});
+  WriteSeed(target, "mlp_shared_memory_size_overflow", request.SerializeAsString());
+  request = V2Mlp();
+  request.clear_raw_input_contents();
+  name_region(*request.mutable_inputs(0)->mutable_parameters(), "unregistered", 0, 16);
+  WriteSeed(target, "mlp_shared_memory_unknown_region", request.SerializeAsString());
+  request.mutable_inputs(0)->mutable_parameters()->erase("shared_memory_byte_size");
+  WriteSeed(target, "mlp_shared_memory_no_size", request.SerializeAsString());
+  request = V2DtypesRaw();  // the first input from shared memory, the others raw
+  request.mutable_raw_input_contents()->erase(request.mutable_raw_input_contents()->begin());
+  name_region(*request.mutable_inputs(0)->mutable_parameters(), "fuzz", 4096,
+              static_cast<int64_t>(DtypeInputs()[0].bytes));
+  WriteSeed(target, "dtypes_first_in_shared_memory", request.SerializeAsString());
+
   request = V2Mlp();
   request.set_model_version("2");
   WriteSeed(target, "mlp_other_version", request.SerializeAsString());
