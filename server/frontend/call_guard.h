@@ -44,6 +44,12 @@ inline constexpr std::string_view kInfer = "/neuronserve.v1.NeuronServing/Infer"
 inline constexpr std::string_view kInferStream = "/neuronserve.v1.NeuronServing/InferStream";
 inline constexpr std::string_view kLoadModel = "/neuronserve.v1.NeuronServing/LoadModel";
 inline constexpr std::string_view kUnloadModel = "/neuronserve.v1.NeuronServing/UnloadModel";
+inline constexpr std::string_view kRegisterSharedMemory =
+    "/neuronserve.v1.NeuronServing/RegisterSharedMemory";
+inline constexpr std::string_view kSharedMemoryStatus =
+    "/neuronserve.v1.NeuronServing/SharedMemoryStatus";
+inline constexpr std::string_view kUnregisterSharedMemory =
+    "/neuronserve.v1.NeuronServing/UnregisterSharedMemory";
 // The Open Inference Protocol (server/v2/v2_inference_service.h).
 inline constexpr std::string_view kServerLive = "/inference.GRPCInferenceService/ServerLive";
 inline constexpr std::string_view kServerReady = "/inference.GRPCInferenceService/ServerReady";

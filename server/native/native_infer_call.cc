@@ -1,10 +1,14 @@
 #include "server/native/native_infer_call.h"
 
+#include <limits>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "server/frontend/raw_message.h"
 #include "server/frontend/repeated_field_resize.h"
+#include "server/shared_memory/shared_memory_reference.h"
 
 namespace neuronserve {
 namespace {
@@ -29,6 +33,28 @@ GivenInput ToGivenInput(const v1::InputTensor& tensor) {
   return given;
 }
 
+// A SharedMemoryRef read by the protocols' one rule (shared_memory_reference.h): the region and
+// the byte size are always given here, the offset defaults to 0.
+absl::StatusOr<SharedMemoryReference> ReferenceOf(const std::string& where,
+                                                  const v1::SharedMemoryRef& ref) {
+  constexpr uint64_t kLargest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  const auto integer = [](uint64_t value) {
+    GivenParameter<int64_t> given;
+    if (value <= kLargest) {
+      given.value = static_cast<int64_t>(value);
+    } else {
+      given.wrong_type = "a number too large for any byte count";
+    }
+    return given;
+  };
+  GivenParameter<absl::string_view> region;
+  region.value = ref.region();
+  absl::StatusOr<std::optional<SharedMemoryReference>> read =
+      ReadSharedMemoryReference(where, region, integer(ref.offset()), integer(ref.byte_size()));
+  if (!read.ok()) return read.status();
+  return **read;
+}
+
 OutputForm FormOf(const v1::InferRequest& request) {
   switch (request.response_form()) {
     case v1::TENSOR_FORM_RAW:
@@ -49,6 +75,7 @@ OutputForm FormOf(const v1::InferRequest& request) {
 void NativeInferCall::BeginUnbound(const InferContext& context, const Request& request,
                                    Response& response) {
   Begin(context, request.model(), request.id());
+  request_ = &request;
   response_ = &response;
   response.set_id(request.id());
   response.set_model(request.model());
@@ -63,12 +90,34 @@ absl::Status NativeInferCall::Bind(const InferContext& context, const Request& r
   absl::Status status = AcquireModel(request.model(), request.version());
   if (model_acquired()) response.set_version(model().identity().version);
   if (!status.ok()) return status;  // on an error FillResponse counts it and lets the model go
+  const std::string& name = model().identity().name;
   absl::InlinedVector<GivenInput, 4> given;
   given.reserve(request.inputs_size());
-  for (const v1::InputTensor& tensor : request.inputs()) given.push_back(ToGivenInput(tensor));
+  for (const v1::InputTensor& tensor : request.inputs()) {
+    given.push_back(ToGivenInput(tensor));
+    if (!tensor.has_shared_memory()) continue;
+    const std::string where = absl::StrCat("model '", name, "' input '", tensor.name(), "'");
+    absl::StatusOr<SharedMemoryReference> shared = ReferenceOf(where, tensor.shared_memory());
+    if (!shared.ok()) return shared.status();
+    if (given.back().field != ValueField::kNone) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " names shared memory region '", shared->region,
+                       "' and also carries ", std::string(ValueFieldName(given.back().field)),
+                       "; an input in shared memory carries no values"));
+    }
+    if (absl::Status bound = BindSharedInput(tensor.name(), *shared, given.back()); !bound.ok()) {
+      return bound;
+    }
+  }
   absl::InlinedVector<absl::string_view, 4> wanted;
   wanted.reserve(request.outputs_size());
   for (const std::string& output : request.outputs()) wanted.push_back(output);
+  for (const v1::OutputSharedMemory& output : request.output_shared_memory()) {
+    const std::string where = absl::StrCat("model '", name, "' output '", output.name(), "'");
+    absl::StatusOr<SharedMemoryReference> shared = ReferenceOf(where, output.shared_memory());
+    if (!shared.ok()) return shared.status();
+    AddSharedOutput(output.name(), *shared);
+  }
   return BindTensors(given, wanted, FormOf(request), NativeFieldNaming());
 }
 
@@ -79,11 +128,16 @@ void NativeInferCall::SetStreamError(StreamResponse& response, const absl::Statu
 }
 
 void NativeInferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
-                                ValueField /*field*/) {
+                                ValueField field) {
   v1::OutputTensor* output = response_->add_outputs();
   output->set_name(spec.name);
   output->set_dtype(std::string(DataTypeName(spec.dtype)));
   output->mutable_shape()->Add(shape.begin(), shape.end());
+  if (field != ValueField::kNone) return;
+  // In shared memory: the answer says where, and carries no values.
+  for (const v1::OutputSharedMemory& shared : request_->output_shared_memory()) {
+    if (shared.name() == spec.name) *output->mutable_shared_memory() = shared.shared_memory();
+  }
 }
 
 void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {

@@ -2,9 +2,11 @@
 // native API's neuronserve.v1 InferRequest and InferResponse.
 //
 // Decoding: each InputTensor becomes a GivenInput (its raw_data or typed field, its shape and
-// stated dtype); `outputs` the wanted outputs; `response_form` the output form (unset: raw when
-// the first input came raw, else typed). The response carries the request's id and model, the
-// serving version, queue_us and device_us.
+// stated dtype), or its shared_memory range (then it carries no values); `outputs` the wanted
+// outputs, `output_shared_memory` those written into shared memory (their OutputTensor names the
+// range and carries no values); `response_form` the output form (unset: raw when the first
+// input came raw, else typed). The response carries the request's id and model, the serving
+// version, queue_us and device_us.
 //
 // Thread safety and ownership: as InferCall's; the messages must outlive the call.
 #ifndef NEURON_SERVE_SERVER_NATIVE_NATIVE_INFER_CALL_H_
@@ -53,6 +55,7 @@ class NativeInferCall : public InferCall {
   void DropOutputs() override { response_->clear_outputs(); }
   void SetTiming(const ExecutionTiming& timing) override;
 
+  const Request* request_ = nullptr;  // for the outputs it sends to shared memory
   Response* response_ = nullptr;
 };
 

@@ -25,10 +25,12 @@ namespace neuronserve {
 // InferStream; the end of LoadModel) rather than gRPC's bare UNIMPLEMENTED.
 namespace native_raw {
 using S = v1::NeuronServing;
-using Base = S::WithRawCallbackMethod_Enumerate<
-    S::WithRawCallbackMethod_LoadModel<S::WithRawCallbackMethod_UnloadModel<
-        S::WithRawCallbackMethod_GetModel<S::WithRawCallbackMethod_ListModels<
-            S::WithRawCallbackMethod_Infer<S::WithRawCallbackMethod_InferStream<S::Service>>>>>>>;
+using Base = S::WithRawCallbackMethod_Enumerate<S::WithRawCallbackMethod_LoadModel<
+    S::WithRawCallbackMethod_UnloadModel<S::WithRawCallbackMethod_GetModel<
+        S::WithRawCallbackMethod_ListModels<S::WithRawCallbackMethod_Infer<
+            S::WithRawCallbackMethod_InferStream<S::WithRawCallbackMethod_RegisterSharedMemory<
+                S::WithRawCallbackMethod_SharedMemoryStatus<
+                    S::WithRawCallbackMethod_UnregisterSharedMemory<S::Service>>>>>>>>>>;
 }  // namespace native_raw
 
 class NeuronServingService final : public native_raw::Base {
@@ -59,6 +61,17 @@ class NeuronServingService final : public native_raw::Base {
                                   grpc::ByteBuffer* response) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* InferStream(
       grpc::CallbackServerContext* context) override;
+  // Shared memory (server/frontend/shared_memory_calls.h): the same registry as the v2
+  // extension's, in the infer scope; register and unregister are audited by region name.
+  grpc::ServerUnaryReactor* RegisterSharedMemory(grpc::CallbackServerContext* context,
+                                                 const grpc::ByteBuffer* request,
+                                                 grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* SharedMemoryStatus(grpc::CallbackServerContext* context,
+                                               const grpc::ByteBuffer* request,
+                                               grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* UnregisterSharedMemory(grpc::CallbackServerContext* context,
+                                                   const grpc::ByteBuffer* request,
+                                                   grpc::ByteBuffer* response) override;
 
  private:
   const NrtRuntime& runtime_;

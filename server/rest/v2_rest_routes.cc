@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "server/frontend/shared_memory_calls.h"
 #include "server/http/http_status.h"
 #include "server/logs/audit_log.h"
 #include "server/rest/v2_rest_infer_call.h"
@@ -164,14 +165,7 @@ class Routes {
   // as the gRPC service's.
   void SharedMemoryStatus(HttpExchange& exchange) const {
     const std::string name(exchange.param("name"));
-    if (s_.infer->shared_memory == nullptr) {
-      if (!name.empty()) {
-        return exchange.Respond(HttpErrorResponse(absl::NotFoundError(
-            absl::StrCat("no shared memory region '", name, "' is registered"))));
-      }
-      return exchange.Respond(JsonResponse(200, Json::array()));
-    }
-    auto regions = s_.infer->shared_memory->Status(name);
+    auto regions = SharedMemoryRegions(*s_.infer, name);
     if (!regions.ok()) return exchange.Respond(HttpErrorResponse(regions.status()));
     Json answer = Json::array();
     for (const SharedMemoryRegionStatus& region : *regions) {
@@ -221,12 +215,14 @@ class Routes {
       unsigned_field("offset", offset, /*required=*/false);
       if (status.ok()) unsigned_field("byte_size", byte_size, /*required=*/true);
     }
+    const RegionAudit audit = [&](const absl::Status& result, std::string_view region) {
+      Audit(exchange, kRpc, "", result, region);
+    };
     if (status.ok()) {
-      status = s_.infer->shared_memory != nullptr
-                   ? s_.infer->shared_memory->Register(name, key, offset, byte_size)
-                   : SharedMemoryRegistry::ClientSharedMemoryOff();
+      status = RegisterSharedMemoryRegion(*s_.infer, audit, name, key, offset, byte_size);
+    } else {
+      audit(status, name);
     }
-    Audit(exchange, kRpc, "", status, name);
     if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
     exchange.Respond(JsonResponse(200, Json::object()));
   }
@@ -235,8 +231,12 @@ class Routes {
     constexpr std::string_view kRpc = "RestSystemSharedMemoryUnregister";
     const std::string name(exchange.param("name"));
     // Never waits: a region requests still use is unmapped when the last of them finishes.
-    if (s_.infer->shared_memory != nullptr) s_.infer->shared_memory->Unregister(name);
-    Audit(exchange, kRpc, "", absl::OkStatus(), name.empty() ? "*" : name);
+    UnregisterSharedMemoryRegions(
+        *s_.infer,
+        [&](const absl::Status& result, std::string_view region) {
+          Audit(exchange, kRpc, "", result, region);
+        },
+        name);
     exchange.Respond(JsonResponse(200, Json::object()));
   }
 

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::string_view kNativeService = "/neuronserve.v1.NeuronServing/";
 
-constexpr std::array<std::pair<std::string_view, Scope>, 7> kNativeMethods = {{
+constexpr std::array<std::pair<std::string_view, Scope>, 10> kNativeMethods = {{
     {"Infer", Scope::kInfer},
     {"InferStream", Scope::kInfer},
     {"GetModel", Scope::kInfer},
@@ -16,6 +16,9 @@ constexpr std::array<std::pair<std::string_view, Scope>, 7> kNativeMethods = {{
     {"Enumerate", Scope::kInfer},
     {"LoadModel", Scope::kAdmin},
     {"UnloadModel", Scope::kAdmin},
+    {"RegisterSharedMemory", Scope::kInfer},
+    {"SharedMemoryStatus", Scope::kInfer},
+    {"UnregisterSharedMemory", Scope::kInfer},
 }};
 
 // The Open Inference Protocol (issue 18): the probes need no token, as gRPC health does; what

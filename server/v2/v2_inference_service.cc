@@ -7,6 +7,7 @@
 #include "server/frontend/infer_stream_reactor.h"  // instantiated in v2_reactors.cc
 #include "server/frontend/infer_unary_reactor.h"
 #include "server/frontend/raw_message.h"
+#include "server/frontend/shared_memory_calls.h"
 #include "server/oip/v2_answers.h"
 #include "server/security/rpc_scope.h"
 #include "server/shared_memory/shared_memory_registry.h"
@@ -235,15 +236,8 @@ grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryStatus(
     return refused;
   }
   inference::SystemSharedMemoryStatusResponse response;
-  absl::Status status;
-  if (infer_.shared_memory == nullptr) {
-    if (!request.name().empty()) {
-      status = absl::NotFoundError(
-          absl::StrCat("no shared memory region '", request.name(), "' is registered"));
-    }
-  } else if (auto regions = infer_.shared_memory->Status(request.name()); !regions.ok()) {
-    status = regions.status();
-  } else {
+  auto regions = SharedMemoryRegions(infer_, request.name());
+  if (regions.ok()) {
     for (const SharedMemoryRegionStatus& region : *regions) {
       auto& entry = (*response.mutable_regions())[region.name];
       entry.set_name(region.name);
@@ -252,7 +246,7 @@ grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryStatus(
       entry.set_byte_size(region.byte_size);
     }
   }
-  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+  return FinishRawUnaryNow(context, rpc_name, regions.status(), response, raw_response);
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryRegister(
@@ -262,18 +256,19 @@ grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryRegister(
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
   const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryRegister);
+  const RegionAudit region_audit = [&](const absl::Status& status, std::string_view region) {
+    audit.Record(rpc_name, "", ToGrpcStatus(status), region);
+  };
   inference::SystemSharedMemoryRegisterRequest request;
   absl::Status status = ParseMessage(rpc_name, *raw_request, request);
   if (status.ok()) {
-    status = infer_.shared_memory != nullptr
-                 ? infer_.shared_memory->Register(request.name(), request.key(), request.offset(),
-                                                  request.byte_size())
-                 : SharedMemoryRegistry::ClientSharedMemoryOff();
+    status = RegisterSharedMemoryRegion(infer_, region_audit, request.name(), request.key(),
+                                        request.offset(), request.byte_size());
+  } else {
+    region_audit(status, "");
   }
-  const grpc::Status answer = ToGrpcStatus(status);
-  audit.Record(rpc_name, "", answer, request.name());
   inference::SystemSharedMemoryRegisterResponse response;
-  return FinishRawUnaryNow(context, rpc_name, answer, response, raw_response);
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryUnregister(
@@ -283,16 +278,18 @@ grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryUnregister(
   if (!check.status.ok()) return FinishUnaryNow(context, check.status);
   const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
   const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryUnregister);
+  const RegionAudit region_audit = [&](const absl::Status& status, std::string_view region) {
+    audit.Record(rpc_name, "", ToGrpcStatus(status), region);
+  };
   inference::SystemSharedMemoryUnregisterRequest request;
   const absl::Status status = ParseMessage(rpc_name, *raw_request, request);
-  // Never waits: a region requests still use is unmapped when the last of them finishes.
-  if (status.ok() && infer_.shared_memory != nullptr) {
-    infer_.shared_memory->Unregister(request.name());
+  if (status.ok()) {
+    UnregisterSharedMemoryRegions(infer_, region_audit, request.name());
+  } else {
+    region_audit(status, "");
   }
-  const grpc::Status answer = ToGrpcStatus(status);
-  audit.Record(rpc_name, "", answer, request.name().empty() ? "*" : request.name());
   inference::SystemSharedMemoryUnregisterResponse response;
-  return FinishRawUnaryNow(context, rpc_name, answer, response, raw_response);
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::CudaSharedMemoryStatus(

@@ -1,9 +1,11 @@
-// Triton's system shared memory extension on the Open Inference Protocol over gRPC, through the
-// real daemon: regions made as tritonclient's helpers make them (shm_open of a key with a
+// Shared memory through the real daemon, on the Open Inference Protocol over gRPC (Triton's
+// system shared memory extension) and on the native API: regions made as tritonclient's helpers
+// make them (shm_open of a key with a
 // leading '/', mode 0600), registered, used for inputs and outputs of every dtype (the same
 // answers as the byte path), the bounds a client can get wrong, a client that truncates its
 // object, unregistering while a request uses the region, the key prefix, the feature being off
-// by default, the CUDA extension answered as a server without GPUs, and the audit log.
+// by default, the CUDA extension answered as a server without GPUs, the audit log, the infer
+// scope with tokens on, and one registry behind both APIs. (REST: v2_rest_e2e_test.cc.)
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/dtype.h"
 #include "base/v2_datatype_name.h"
 #include "client/simmodel/identity_model.h"
 #include "gmock/gmock.h"
@@ -34,7 +37,7 @@
 
 namespace neuronserve::testing {
 // Named, not anonymous: the e2e target compiles its files in unity batches.
-namespace v2_shared_memory_e2e {
+namespace shared_memory_e2e {
 
 using inference::GRPCInferenceService;
 using inference::ModelInferRequest;
@@ -118,7 +121,7 @@ ModelInferRequest SharedRequest(const std::string& model, const std::string& dat
   return request;
 }
 
-TEST(V2SharedMemoryE2ETest, OffByDefaultTheRefusalNamesTheFlag) {
+TEST(SharedMemoryE2ETest, OffByDefaultTheRefusalNamesTheFlag) {
   START_DAEMON(daemon, SimDaemonArgs());
   auto v2 = V2Stub(*daemon);
   ShmObject object(4096);
@@ -139,7 +142,7 @@ TEST(V2SharedMemoryE2ETest, OffByDefaultTheRefusalNamesTheFlag) {
   EXPECT_THAT(infer.error_message(), HasSubstr("'r'"));
 }
 
-TEST(V2SharedMemoryE2ETest, EveryDtypeThroughSharedMemoryAnswersAsTheBytePath) {
+TEST(SharedMemoryE2ETest, EveryDtypeThroughSharedMemoryAnswersAsTheBytePath) {
   START_DAEMON(daemon, SimDaemonArgs({kAllow}));
   auto v2 = V2Stub(*daemon);
   // One object, as a client would lay it out: inputs in the first half, outputs in the second;
@@ -205,7 +208,7 @@ TEST(V2SharedMemoryE2ETest, EveryDtypeThroughSharedMemoryAnswersAsTheBytePath) {
   }
 }
 
-TEST(V2SharedMemoryE2ETest, BoundsAreCheckedAndNameTheRegionNeverTheKey) {
+TEST(SharedMemoryE2ETest, BoundsAreCheckedAndNameTheRegionNeverTheKey) {
   START_DAEMON(daemon, SimDaemonArgs({kAllow}));
   auto v2 = V2Stub(*daemon);
   LoadIdentity(*daemon->stub, DataType::kFloat32, {2, 3});
@@ -278,7 +281,7 @@ TEST(V2SharedMemoryE2ETest, BoundsAreCheckedAndNameTheRegionNeverTheKey) {
   EXPECT_TRUE(ModelInfer(*v2, SharedRequest(model, "FP32", "r", 0, 24, "r", 500, 24), &ok).ok());
 }
 
-TEST(V2SharedMemoryE2ETest, AnObjectTruncatedByItsClientFailsItsRequestsAndTheDaemonServesOn) {
+TEST(SharedMemoryE2ETest, AnObjectTruncatedByItsClientFailsItsRequestsAndTheDaemonServesOn) {
   START_DAEMON(daemon, SimDaemonArgs({kAllow}));
   auto v2 = V2Stub(*daemon);
   LoadIdentity(*daemon->stub, DataType::kFloat32, {2, 3});
@@ -314,7 +317,7 @@ TEST(V2SharedMemoryE2ETest, AnObjectTruncatedByItsClientFailsItsRequestsAndTheDa
   EXPECT_TRUE(ModelInfer(*v2, bytes, &response).ok());
 }
 
-TEST(V2SharedMemoryE2ETest, UnregisteringWhileARequestUsesTheRegionNeitherWaitsNorBreaksIt) {
+TEST(SharedMemoryE2ETest, UnregisteringWhileARequestUsesTheRegionNeitherWaitsNorBreaksIt) {
   // The HTTP endpoint for its metrics: the test waits until the daemon holds the request.
   START_DAEMON(daemon, SimDaemonArgs({kAllow, "--http-listen=127.0.0.1:0"}));
   auto v2 = V2Stub(*daemon);
@@ -362,7 +365,7 @@ TEST(V2SharedMemoryE2ETest, UnregisteringWhileARequestUsesTheRegionNeitherWaitsN
   EXPECT_EQ(out, values);
 }
 
-TEST(V2SharedMemoryE2ETest, AKeyOutsideThePrefixIsRefusedAndStatusShowsWhatIsRegistered) {
+TEST(SharedMemoryE2ETest, AKeyOutsideThePrefixIsRefusedAndStatusShowsWhatIsRegistered) {
   START_DAEMON(daemon, SimDaemonArgs({kAllow, "--shared-memory-key-prefix=/neuron-serve-test-"}));
   auto v2 = V2Stub(*daemon);
   ShmObject inside(4096);
@@ -391,7 +394,7 @@ TEST(V2SharedMemoryE2ETest, AKeyOutsideThePrefixIsRefusedAndStatusShowsWhatIsReg
   EXPECT_EQ(Status(*v2, "other", &status).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
-TEST(V2SharedMemoryE2ETest, CudaSharedMemoryAnswersAsAServerWithoutGpus) {
+TEST(SharedMemoryE2ETest, CudaSharedMemoryAnswersAsAServerWithoutGpus) {
   START_DAEMON(daemon, SimDaemonArgs({kAllow}));
   auto v2 = V2Stub(*daemon);
   {
@@ -421,7 +424,7 @@ TEST(V2SharedMemoryE2ETest, CudaSharedMemoryAnswersAsAServerWithoutGpus) {
   }
 }
 
-TEST(V2SharedMemoryE2ETest, RegisterAndUnregisterAreAuditedByRegionNameNeverByKey) {
+TEST(SharedMemoryE2ETest, RegisterAndUnregisterAreAuditedByRegionNameNeverByKey) {
   TempDir dir;
   const std::string audit = dir.path() + "/audit.log";
   START_DAEMON(daemon, SimDaemonArgs({kAllow, "--audit-log=" + audit}));
@@ -445,5 +448,164 @@ TEST(V2SharedMemoryE2ETest, RegisterAndUnregisterAreAuditedByRegionNameNeverByKe
   EXPECT_THAT(text, Not(HasSubstr(object.key().substr(1))));
 }
 
-}  // namespace v2_shared_memory_e2e
+// ---- The native API
+
+grpc::Status NativeRegister(v1::NeuronServing::Stub& stub, const std::string& name,
+                            const std::string& key, uint64_t offset, uint64_t byte_size,
+                            const std::string& token = "") {
+  v1::RegisterSharedMemoryRequest request;
+  request.set_name(name);
+  request.set_key(key);
+  request.set_offset(offset);
+  request.set_byte_size(byte_size);
+  v1::RegisterSharedMemoryResponse response;
+  grpc::ClientContext context;
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+  return stub.RegisterSharedMemory(WithDeadline(context), request, &response);
+}
+
+v1::SharedMemoryRef Ref(const std::string& region, uint64_t offset, uint64_t byte_size) {
+  v1::SharedMemoryRef ref;
+  ref.set_region(region);
+  ref.set_offset(offset);
+  ref.set_byte_size(byte_size);
+  return ref;
+}
+
+grpc::Status NativeInfer(v1::NeuronServing::Stub& stub, const v1::InferRequest& request,
+                         v1::InferResponse* response) {
+  grpc::ClientContext context;
+  return stub.Infer(WithDeadline(context), request, response);
+}
+
+TEST(SharedMemoryE2ETest, NativeApiEveryDtypeThroughSharedMemoryAndOneRegistryForBothApis) {
+  START_DAEMON(daemon, SimDaemonArgs({kAllow}));
+  auto v2 = V2Stub(*daemon);
+  ShmObject object(64 * 1024);
+  ASSERT_TRUE(object.ok());
+  ASSERT_TRUE(NativeRegister(*daemon->stub, "in", object.key(), 1, 16 * 1024).ok());
+  // Registered over the v2 service, used over the native API: one registry.
+  ASSERT_TRUE(Register(*v2, "out", object.key(), 32 * 1024, 16 * 1024).ok());
+  {
+    v1::SharedMemoryStatusRequest request;
+    v1::SharedMemoryStatusResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(daemon->stub->SharedMemoryStatus(WithDeadline(context), request, &response).ok());
+    ASSERT_EQ(response.regions_size(), 2);
+    EXPECT_EQ(response.regions(0).name(), "in");
+    EXPECT_EQ(response.regions(0).key(), object.key());
+    EXPECT_EQ(response.regions(0).offset(), 1u);
+    EXPECT_EQ(response.regions(1).name(), "out");
+  }
+  uint64_t at = 0;
+  for (DataType dtype : kEveryDtype) {  // the native-only dtypes (fp8, fp32r) included
+    LoadIdentity(*daemon->stub, dtype, {2, 3});
+    const std::string bytes = ElementBytes(dtype, SampleValues(dtype));
+    std::memcpy(object.bytes() + 1 + at, bytes.data(), bytes.size());
+    v1::InferRequest request;
+    request.set_model(ModelNameFor(dtype));
+    v1::InputTensor* input = request.add_inputs();
+    input->set_name("input");
+    *input->mutable_shared_memory() = Ref("in", at, bytes.size());
+    v1::OutputSharedMemory* output = request.add_output_shared_memory();
+    output->set_name("output");
+    *output->mutable_shared_memory() = Ref("out", at, bytes.size() + 8);  // room to spare
+    v1::InferResponse response;
+    const grpc::Status status = NativeInfer(*daemon->stub, request, &response);
+    ASSERT_TRUE(status.ok()) << DataTypeName(dtype) << ": " << status.error_message();
+    ASSERT_EQ(response.outputs_size(), 1);
+    const v1::OutputTensor& answered = response.outputs(0);
+    EXPECT_EQ(answered.name(), "output");
+    EXPECT_TRUE(answered.raw_data().empty());
+    EXPECT_EQ(answered.float_data_size() + answered.int32_data_size() + answered.int64_data_size() +
+                  answered.uint32_data_size() + answered.uint64_data_size(),
+              0);
+    EXPECT_EQ(answered.shared_memory().region(), "out");
+    const std::string written(reinterpret_cast<const char*>(object.bytes() + 32 * 1024 + at),
+                              bytes.size());
+    EXPECT_EQ(written, bytes) << DataTypeName(dtype);
+
+    // The byte path gives the same bytes.
+    v1::InferRequest direct;
+    direct.set_model(ModelNameFor(dtype));
+    direct.add_inputs()->set_name("input");
+    direct.mutable_inputs(0)->set_raw_data(bytes);
+    direct.set_response_form(v1::TENSOR_FORM_RAW);
+    v1::InferResponse direct_response;
+    ASSERT_TRUE(NativeInfer(*daemon->stub, direct, &direct_response).ok());
+    EXPECT_EQ(direct_response.outputs(0).raw_data(), written) << DataTypeName(dtype);
+    at += 64;
+  }
+
+  // Refusals name the model, the tensor and the region.
+  const std::string model = ModelNameFor(DataType::kFloat32);
+  struct Case {
+    v1::InferRequest request;
+    std::string says;
+  };
+  std::vector<Case> cases;
+  v1::InferRequest base;
+  base.set_model(model);
+  base.add_inputs()->set_name("input");
+  *base.mutable_inputs(0)->mutable_shared_memory() = Ref("in", 0, 24);
+  {
+    Case c{base, "shared memory region 'in': model '" + model + "' input 'input''s offset"};
+    *c.request.mutable_inputs(0)->mutable_shared_memory() = Ref("in", 16 * 1024 - 8, 24);
+    cases.push_back(c);
+  }
+  {
+    Case c{base, "and also carries raw_data"};
+    c.request.mutable_inputs(0)->set_raw_data(std::string(24, '\0'));
+    cases.push_back(c);
+  }
+  {
+    Case c{base, "too large for any byte count"};
+    *c.request.mutable_inputs(0)->mutable_shared_memory() = Ref("in", 0, ~uint64_t{0});
+    cases.push_back(c);
+  }
+  {
+    Case c{base, "output 'output' has 24 bytes, more than the 16"};
+    v1::OutputSharedMemory* output = c.request.add_output_shared_memory();
+    output->set_name("output");
+    *output->mutable_shared_memory() = Ref("out", 0, 16);
+    cases.push_back(c);
+  }
+  {
+    Case c{base, "no such output is returned"};
+    v1::OutputSharedMemory* output = c.request.add_output_shared_memory();
+    output->set_name("nope");
+    *output->mutable_shared_memory() = Ref("out", 0, 64);
+    cases.push_back(c);
+  }
+  for (const Case& c : cases) {
+    v1::InferResponse response;
+    const grpc::Status status = NativeInfer(*daemon->stub, c.request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.says;
+    EXPECT_THAT(status.error_message(), HasSubstr(c.says));
+    EXPECT_THAT(status.error_message(), HasSubstr("model '" + model + "'"));
+  }
+
+  v1::UnregisterSharedMemoryRequest unregister;
+  v1::UnregisterSharedMemoryResponse unregistered;
+  grpc::ClientContext context;
+  ASSERT_TRUE(
+      daemon->stub->UnregisterSharedMemory(WithDeadline(context), unregister, &unregistered).ok());
+  inference::SystemSharedMemoryStatusResponse left;
+  ASSERT_TRUE(Status(*v2, "", &left).ok());
+  EXPECT_TRUE(left.regions().empty());
+}
+
+TEST(SharedMemoryE2ETest, WithTokensOnRegisteringNeedsTheInferScope) {
+  TempDir dir;
+  const std::string tokens = dir.Write("infer-tokens", "app:shm-infer-token-0123456789\n");
+  START_DAEMON(daemon, SimDaemonArgs({kAllow, "--infer-token-file=" + tokens}));
+  ShmObject object(4096);
+  ASSERT_TRUE(object.ok());
+  const grpc::Status anonymous = NativeRegister(*daemon->stub, "r", object.key(), 0, 4096);
+  EXPECT_EQ(anonymous.error_code(), grpc::StatusCode::UNAUTHENTICATED) << anonymous.error_message();
+  EXPECT_TRUE(
+      NativeRegister(*daemon->stub, "r", object.key(), 0, 4096, "shm-infer-token-0123456789").ok());
+}
+
+}  // namespace shared_memory_e2e
 }  // namespace neuronserve::testing
