@@ -106,7 +106,9 @@ std::string BenchUsage() {
       "and 2 with 1/max(execution, copies) and 1/(execution + copies) per replica.\n"
       "Last, the protocol run sends the same tensors to the daemon's ModelInfer (the Open\n"
       "Inference Protocol, raw_input_contents) and to its native Infer, alternating, and\n"
-      "prints the ratio v2/native. The batching run compares a model of batch 1 with the\n"
+      "prints the ratio v2/native. The shared-memory run sends Infer the tensor in the\n"
+      "request and the same tensor in a registered POSIX shared-memory region (output into\n"
+      "another), and prints shm/raw. The batching run compares a model of batch 1 with the\n"
       "same network compiled for batch 1 and 8 (the dynamic batcher), and shares one core\n"
       "between two batched models.\n"
       "The REST-vs-echo run sends the daemon's REST binary request (POST\n"
@@ -157,6 +159,10 @@ std::string BenchUsage() {
       "                           4096,1MiB,16MiB)\n"
       "  --rest-concurrency=LIST  requests in flight of the REST-vs-echo run, one connection\n"
       "                           and client thread each (default 1,8,64)\n"
+      "  --skip-shared-memory     no shared-memory run (and the daemon gets no\n"
+      "                           --allow-client-shared-memory)\n"
+      "  --shm-sizes=LIST         tensor bytes of the shared-memory run (default 4KiB,64MiB)\n"
+      "  --shm-concurrency=LIST   requests in flight of the shared-memory run (default 1,8)\n"
       "  --skip-batching          no batching run\n"
       "  --batching-concurrency=LIST  requests in flight of the batching run (default 1,64)\n"
       "  --batching-size=BYTES    one row of the batching models (default 4096)\n"
@@ -352,6 +358,9 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       // takes 512 connections.
       {"rest-concurrency", IntListFlag(&flags.rest_concurrency, 512)},
       {"skip-batching", BoolFlag(&flags.skip_batching)},
+      {"skip-shared-memory", BoolFlag(&flags.skip_shared_memory)},
+      {"shm-sizes", SizeListFlag(&flags.shm_sizes)},
+      {"shm-concurrency", IntListFlag(&flags.shm_concurrency, 4096)},
       {"batching-concurrency", IntListFlag(&flags.batching_concurrency, 4096)},
       {"batching-size", SizeFlag(&flags.batching_size)},
       {"batch1-latency-us", MicrosecondsFlag(&flags.batch1_latency_us)},

@@ -68,6 +68,13 @@ struct BenchFlags {
   std::vector<uint64_t> rest_sizes = {4096, uint64_t{1} << 20, uint64_t{16} << 20};
   std::vector<int> rest_concurrency = {1, 8, 64};
 
+  // The shared-memory run: the daemon's Infer with the tensor in the request (raw_data) against
+  // the same tensor in a registered shared-memory region (input from one region, output into
+  // another), these sizes x requests in flight, rounds alternating.
+  bool skip_shared_memory = false;
+  std::vector<uint64_t> shm_sizes = {4096, uint64_t{64} << 20};
+  std::vector<int> shm_concurrency = {1, 8};
+
   // The batching run: the identity of batching_size bytes a row as one NEFF of batch 1
   // (batch1_latency_us) against a batched model of the same (batch 1 at batch1_latency_us,
   // batch 8 at batch8_latency_us), one replica each, at these requests in flight; then two

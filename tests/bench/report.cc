@@ -92,6 +92,46 @@ std::optional<double> ComparisonRow::HandOffP50AboveEchoUs() const {
 }
 std::optional<double> ProtocolRow::Ratio() const { return MeasuredRatio(v2, native); }
 
+std::optional<double> SharedMemoryRow::Ratio() const { return MeasuredRatio(shared, raw); }
+
+void PrintSharedMemoryHeader(int infer_replicas) {
+  std::printf(
+      "\n== Shared memory: Infer with the tensor in the request (raw_data) vs in registered "
+      "POSIX shared-memory regions (input and output; identity, latency 0, %d replica%s; the "
+      "simulator's copies free, NRTSIM_DMA_BYTES_PER_SECOND unset), rounds alternating ==\n",
+      infer_replicas, infer_replicas == 1 ? "" : "s");
+  std::printf("%-8s %5s | %12s %8s %8s | %12s %8s %8s | %10s\n", "size", "conc", "raw req/s",
+              "p50 ms", "p99 ms", "shm req/s", "p50 ms", "p99 ms", "shm/raw");
+  std::fflush(stdout);
+}
+
+void PrintSharedMemoryRow(const SharedMemoryRow& row) {
+  std::printf("%-8s %5d | %s | %s | %s\n", FormatBytes(row.tensor_bytes).c_str(), row.concurrency,
+              MeasurementColumns(row.raw).c_str(), MeasurementColumns(row.shared).c_str(),
+              RatioColumn(row.Ratio()).c_str());
+  PrintProblems("raw", row.raw);
+  PrintProblems("shm", row.shared);
+  std::fflush(stdout);
+}
+
+void PrintSharedMemoryTargets(const std::vector<SharedMemoryRow>& rows) {
+  if (rows.empty()) return;
+  std::vector<std::string> large;
+  std::vector<std::string> small;
+  for (const SharedMemoryRow& row : rows) {
+    if (row.tensor_bytes == (uint64_t{64} << 20)) {
+      large.push_back(absl::StrCat("conc ", row.concurrency, ": ", Verdict(row.Ratio(), 3.0)));
+    } else if (row.tensor_bytes == 4096) {
+      small.push_back(absl::StrCat("conc ", row.concurrency, ": ", Verdict(row.Ratio(), 0.95)));
+    }
+  }
+  std::printf("64 MiB, shm/raw >= 3:                  %s\n",
+              large.empty() ? "not run" : absl::StrJoin(large, "; ").c_str());
+  std::printf("4 KiB, shm/raw no worse (>= 0.95):     %s\n",
+              small.empty() ? "not run" : absl::StrJoin(small, "; ").c_str());
+  std::fflush(stdout);
+}
+
 std::optional<double> ScalingRow::Ratio() const {
   if (!infer.result.has_value() || ideal_per_second <= 0) return std::nullopt;
   return infer.result->PerSecond() / ideal_per_second;

@@ -116,6 +116,17 @@ struct RestEchoRow {
   std::optional<double> Ratio() const;
 };
 
+// The shared-memory run: Infer with the tensor in the request (raw_data, the answer's too)
+// against the same tensor in shared memory (input and output in registered regions).
+struct SharedMemoryRow {
+  uint64_t tensor_bytes = 0;
+  int concurrency = 1;
+  Measurement raw;
+  Measurement shared;
+  // shared req/s over raw req/s, when both were measured.
+  std::optional<double> Ratio() const;
+};
+
 // The RSS run's figures: requests counted after the warm-up, and the daemon's resident memory
 // (VmRSS) in bytes: after the warm-up, at the end, the highest sample, and the kernel's own peak
 // (VmHWM, which also sees what happened between samples).
@@ -163,6 +174,12 @@ void PrintBatchingTargets(const std::vector<BatchingRow>& rows, const SharingRow
 void PrintRestEchoHeader(int infer_replicas);
 void PrintRestEchoRow(const RestEchoRow& row);
 void PrintRestEchoSkipped(uint64_t tensor_bytes, int concurrency, const std::string& why);
+
+void PrintSharedMemoryHeader(int infer_replicas);
+void PrintSharedMemoryRow(const SharedMemoryRow& row);
+// The shared-memory issue's targets: at 64 MiB shm/raw at least 3, at 4 KiB no worse (at least
+// 0.95: this machine's run-to-run noise of one target against itself).
+void PrintSharedMemoryTargets(const std::vector<SharedMemoryRow>& rows);
 
 // The RSS run: what runs (header), a progress line (requests so far of `total` in `phase`,
 // req/s of the last stretch, RSS now), and the summary with the target: growth after the

@@ -42,6 +42,10 @@ endif()
 if(NOT output MATCHES "== REST binary [^\n]* vs HTTP/1.1 echo[^\n]*\n[^\n]*rest/http-echo\n4 KiB +1 \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+\n")
   message(FATAL_ERROR "no REST/HTTP-echo table in the output")
 endif()
+# A shared-memory row: "4 KiB        1 | <raw numbers> | <shm numbers> | <shm/raw>".
+if(NOT output MATCHES "== Shared memory[^\n]*\n[^\n]*shm/raw\n4 KiB +1 \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+ +[0-9.]+ +[0-9.]+ \\| +[0-9.]+\n")
+  message(FATAL_ERROR "no shared-memory table in the output")
+endif()
 
 if(DEFINED RSS_ARGS)
   execute_process(
