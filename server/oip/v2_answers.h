@@ -31,9 +31,10 @@ using HealthSource = std::function<std::optional<HealthReport>()>;
 
 // What ServerMetadata reports.
 inline constexpr char kV2ServerName[] = "neuron-serve";
-// The Triton extensions served here (ServerMetadata.extensions).
-inline constexpr const char* kV2Extensions[] = {"model_repository", "schedule_policy",
-                                                "statistics"};
+// The Triton extensions served here (ServerMetadata.extensions). The CUDA shared memory RPCs
+// answer as a server without GPUs; that is not the extension, so it is not listed.
+inline constexpr const char* kV2Extensions[] = {"model_repository", "schedule_policy", "statistics",
+                                                "system_shared_memory"};
 
 // ServerLive and ServerReady: the watchdog's liveness and service ""'s readiness, as
 // grpc.health.v1 publishes them.

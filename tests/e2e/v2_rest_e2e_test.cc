@@ -143,8 +143,8 @@ TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   const Json server_json = Json::parse(server.body);
   EXPECT_EQ(server_json["name"], "neuron-serve");
   EXPECT_FALSE(server_json["version"].get<std::string>().empty());
-  EXPECT_EQ(server_json["extensions"],
-            Json::array({"model_repository", "schedule_policy", "statistics"}));
+  EXPECT_EQ(server_json["extensions"], Json::array({"model_repository", "schedule_policy",
+                                                    "statistics", "system_shared_memory"}));
 
   for (const std::string path : {"/v2/models/mlp", "/v2/models/mlp/versions/1"}) {
     const HttpResult metadata = rest.Get(path);

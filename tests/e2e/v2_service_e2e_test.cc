@@ -177,8 +177,8 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
   ASSERT_TRUE(v2.Call(&V2Stub::ServerMetadata, {}, &server).ok());
   EXPECT_EQ(server.name(), "neuron-serve");
   EXPECT_EQ(server.version(), NEURON_SERVE_VERSION);
-  EXPECT_THAT(server.extensions(),
-              ElementsAre("model_repository", "schedule_policy", "statistics"));
+  EXPECT_THAT(server.extensions(), ElementsAre("model_repository", "schedule_policy", "statistics",
+                                               "system_shared_memory"));
 
   inference::ModelMetadataRequest request;
   request.set_name("id");
