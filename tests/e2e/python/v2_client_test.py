@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from multiprocessing import shared_memory
 
 import grpc
 
@@ -165,7 +166,8 @@ class Daemon:
         self.log = open(self.log_path, "wb")  # pylint: disable=consider-using-with
         self.process = subprocess.Popen(  # pylint: disable=consider-using-with
             [binary, "--listen=127.0.0.1:0", f"--nrt-library={nrtsim}",
-             f"--model-repository={repository}", f"--load-models={','.join(load_models)}"],
+             f"--model-repository={repository}", f"--load-models={','.join(load_models)}",
+             "--allow-client-shared-memory"],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         self.address = None
 
@@ -752,6 +754,66 @@ class V2ClientTest:
                            timeout=CALL_TIMEOUT),
                        grpc.StatusCode.NOT_FOUND, "no_such_model")
 
+    # -- shared memory, as tritonclient's helpers make and use it ------------------------------
+
+    def check_shared_memory(self):
+        """tritonclient.utils.shared_memory creates a region with Python's
+        multiprocessing.shared_memory (shm_open of "/<key>", O_CREAT|O_EXCL, mode 0600), registers
+        it by its key with the leading '/', and names it in each tensor's parameters."""
+        c = self.checks
+        values = sample_values("int32", 6)
+        data = pack("int32", values)
+        name = f"py{os.getpid()}"
+        region = shared_memory.SharedMemory(name=name, create=True, size=4096)
+        try:
+            mode = os.stat(f"/dev/shm/{name}").st_mode & 0o777
+            c.expect("shared memory: the helper's object is mode 0600", mode == 0o600,
+                     f"mode {oct(mode)}")
+            region.buf[8:8 + len(data)] = data
+
+            def register_and_infer():
+                self.stub.SystemSharedMemoryRegister(
+                    self.pb.SystemSharedMemoryRegisterRequest(
+                        name="input_data", key=f"/{name}", offset=0, byte_size=2048),
+                    timeout=CALL_TIMEOUT)
+                self.stub.SystemSharedMemoryRegister(
+                    self.pb.SystemSharedMemoryRegisterRequest(
+                        name="output_data", key=f"/{name}", offset=2048, byte_size=2048),
+                    timeout=CALL_TIMEOUT)
+                request = self.pb.ModelInferRequest(model_name="id_int32")
+                tensor = request.inputs.add(name="input", datatype="INT32", shape=IDENTITY_SHAPE)
+                tensor.parameters["shared_memory_region"].string_param = "input_data"
+                tensor.parameters["shared_memory_byte_size"].int64_param = len(data)
+                tensor.parameters["shared_memory_offset"].int64_param = 8
+                output = request.outputs.add(name="output")
+                output.parameters["shared_memory_region"].string_param = "output_data"
+                output.parameters["shared_memory_byte_size"].int64_param = len(data)
+                answer = self.infer(request)
+                c.expect("shared memory: the output keeps an empty raw entry",
+                         list(answer.raw_output_contents) == [b""], f"answer {answer}")
+                written = bytes(region.buf[2048:2048 + len(data)])
+                c.expect("shared memory: the output region holds the input", written == data,
+                         f"{unpack('i', written)} != {values}")
+                status = self.stub.SystemSharedMemoryStatus(
+                    self.pb.SystemSharedMemoryStatusRequest(), timeout=CALL_TIMEOUT)
+                c.expect("shared memory: status lists both regions by name",
+                         sorted(status.regions) == ["input_data", "output_data"]
+                         and status.regions["input_data"].key == f"/{name}",
+                         f"status {status}")
+                # What tritonclient's examples call first: no CUDA regions, nothing to undo.
+                self.stub.CudaSharedMemoryUnregister(self.pb.CudaSharedMemoryUnregisterRequest(),
+                                                     timeout=CALL_TIMEOUT)
+                self.stub.SystemSharedMemoryUnregister(
+                    self.pb.SystemSharedMemoryUnregisterRequest(), timeout=CALL_TIMEOUT)
+                status = self.stub.SystemSharedMemoryStatus(
+                    self.pb.SystemSharedMemoryStatusRequest(), timeout=CALL_TIMEOUT)
+                c.expect("shared memory: unregistered", not status.regions, f"status {status}")
+            c.run("shared memory through SystemSharedMemoryRegister and ModelInfer",
+                  register_and_infer)
+        finally:
+            region.close()
+            region.unlink()
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -798,6 +860,7 @@ def main():
         test.check_stream()
         test.check_statistics()
         test.check_repository()
+        test.check_shared_memory()
         channel.close()
 
         if daemon.process.poll() is not None:
