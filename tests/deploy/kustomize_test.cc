@@ -428,6 +428,38 @@ TEST_P(KustomizeTest, AdminCallsHaveTheirOwnWayIn) {
   }
 }
 
+// Shared memory only where it can work: the sidecar shares a memory-backed /dev/shm with the
+// application, both as one user (tritonclient's objects are mode 0600); a DaemonSet's clients
+// are in other pods, which would need the host's IPC namespace, so it stays off there.
+TEST_P(KustomizeTest, SharedMemoryOnlyInTheSidecarOverAPrivateMemoryBackedDevShm) {
+  const std::string allowed = Flag("allow_client_shared_memory");
+  if (IsDaemonSet()) {
+    EXPECT_EQ(allowed, "false");
+    EXPECT_FALSE(pod()["hostIPC"].as<bool>(false));
+    return;
+  }
+  EXPECT_EQ(allowed, "true");
+  EXPECT_FALSE(pod()["hostIPC"].as<bool>(false));
+  const std::string volume = VolumeHolding("/dev/shm/x");
+  ASSERT_FALSE(volume.empty()) << "the daemon has no /dev/shm volume";
+  EXPECT_EQ(Volume(volume)["emptyDir"]["medium"].as<std::string>(""), "Memory");
+  EXPECT_TRUE(Volume(volume)["emptyDir"]["sizeLimit"].IsDefined());
+  std::optional<ContainerRef> app = ContainerNamed(pod_, "app");
+  ASSERT_TRUE(app.has_value());
+  bool app_mounts_it = false;
+  for (const YAML::Node& mount : app->node["volumeMounts"]) {
+    app_mounts_it |= mount["name"].as<std::string>("") == volume &&
+                     mount["mountPath"].as<std::string>("") == "/dev/shm";
+  }
+  EXPECT_TRUE(app_mounts_it) << "the application does not share the daemon's /dev/shm";
+  // One user for both: the pod's, neither container overriding it.
+  EXPECT_GT(pod()["securityContext"]["runAsUser"].as<int>(-1), 0);
+  for (const ContainerRef& container : {*app, daemon_ref_}) {
+    EXPECT_FALSE(container.node["securityContext"]["runAsUser"].IsDefined())
+        << container.name() << " runs as another user";
+  }
+}
+
 TEST_P(KustomizeTest, TheClusterWideApiNeedsMutualTlsAndTokensFromSecrets) {
   if (!IsDaemonSet()) GTEST_SKIP() << "the sidecar's API is on loopback";
   // Every credential is a file of a mounted Secret, group-readable only (fsGroup), so that a
