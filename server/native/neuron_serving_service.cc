@@ -9,7 +9,7 @@
 #include "server/frontend/infer_stream_reactor.h"  // instantiated in native_reactors.cc
 #include "server/frontend/infer_unary_reactor.h"
 #include "server/frontend/raw_message.h"
-#include "server/frontend/shared_memory_calls.h"
+#include "server/frontend/shared_memory_handlers.h"
 #include "server/native/enumerate_response.h"
 #include "server/native/model_status.h"
 #include "server/native/native_infer_call.h"
@@ -152,67 +152,31 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* NeuronServingServic
 grpc::ServerUnaryReactor* NeuronServingService::RegisterSharedMemory(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
     grpc::ByteBuffer* raw_response) {
-  CallerCheck check = guard_.Check(context, rpc::kRegisterSharedMemory);
-  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
-  const std::string_view rpc_name = RpcName(rpc::kRegisterSharedMemory);
-  const RegionAudit region_audit = [&](const absl::Status& status, std::string_view region) {
-    audit.Record(rpc_name, "", ToGrpcStatus(status), region);
-  };
-  v1::RegisterSharedMemoryRequest request;
-  absl::Status status = ParseMessage(rpc_name, *raw_request, request);
-  if (status.ok()) {
-    status = RegisterSharedMemoryRegion(infer_, region_audit, request.name(), request.key(),
-                                        request.offset(), request.byte_size());
-  } else {
-    region_audit(status, "");
-  }
-  v1::RegisterSharedMemoryResponse response;
-  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+  return ServeRegisterSharedMemory<v1::RegisterSharedMemoryRequest,
+                                   v1::RegisterSharedMemoryResponse>(
+      guard_, infer_, context, rpc::kRegisterSharedMemory, *raw_request, raw_response);
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::SharedMemoryStatus(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
     grpc::ByteBuffer* raw_response) {
-  const std::string_view rpc_name = RpcName(rpc::kSharedMemoryStatus);
-  v1::SharedMemoryStatusRequest request;
-  if (grpc::ServerUnaryReactor* refused =
-          CheckAndParse(guard_, context, rpc::kSharedMemoryStatus, *raw_request, request)) {
-    return refused;
-  }
-  v1::SharedMemoryStatusResponse response;
-  auto regions = SharedMemoryRegions(infer_, request.name());
-  if (regions.ok()) {
-    for (const SharedMemoryRegionStatus& region : *regions) {
-      v1::SharedMemoryStatusResponse::Region* entry = response.add_regions();
-      entry->set_name(region.name);
-      entry->set_key(region.key);
-      entry->set_offset(region.offset);
-      entry->set_byte_size(region.byte_size);
-    }
-  }
-  return FinishRawUnaryNow(context, rpc_name, regions.status(), response, raw_response);
+  return ServeSharedMemoryStatus<v1::SharedMemoryStatusRequest, v1::SharedMemoryStatusResponse>(
+      guard_, infer_, context, rpc::kSharedMemoryStatus, *raw_request, raw_response,
+      [](v1::SharedMemoryStatusResponse& response, const SharedMemoryRegionStatus& region) {
+        v1::SharedMemoryStatusResponse::Region* entry = response.add_regions();
+        entry->set_name(region.name);
+        entry->set_key(region.key);
+        entry->set_offset(region.offset);
+        entry->set_byte_size(region.byte_size);
+      });
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::UnregisterSharedMemory(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
     grpc::ByteBuffer* raw_response) {
-  CallerCheck check = guard_.Check(context, rpc::kUnregisterSharedMemory);
-  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
-  const std::string_view rpc_name = RpcName(rpc::kUnregisterSharedMemory);
-  const RegionAudit region_audit = [&](const absl::Status& status, std::string_view region) {
-    audit.Record(rpc_name, "", ToGrpcStatus(status), region);
-  };
-  v1::UnregisterSharedMemoryRequest request;
-  const absl::Status status = ParseMessage(rpc_name, *raw_request, request);
-  if (status.ok()) {
-    UnregisterSharedMemoryRegions(infer_, region_audit, request.name());
-  } else {
-    region_audit(status, "");
-  }
-  v1::UnregisterSharedMemoryResponse response;
-  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+  return ServeUnregisterSharedMemory<v1::UnregisterSharedMemoryRequest,
+                                     v1::UnregisterSharedMemoryResponse>(
+      guard_, infer_, context, rpc::kUnregisterSharedMemory, *raw_request, raw_response);
 }
 
 }  // namespace neuronserve

@@ -7,7 +7,7 @@
 #include "server/frontend/infer_stream_reactor.h"  // instantiated in v2_reactors.cc
 #include "server/frontend/infer_unary_reactor.h"
 #include "server/frontend/raw_message.h"
-#include "server/frontend/shared_memory_calls.h"
+#include "server/frontend/shared_memory_handlers.h"
 #include "server/oip/v2_answers.h"
 #include "server/security/rpc_scope.h"
 #include "server/shared_memory/shared_memory_registry.h"
@@ -229,67 +229,33 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelUnload(
 grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryStatus(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
     grpc::ByteBuffer* raw_response) {
-  const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryStatus);
-  inference::SystemSharedMemoryStatusRequest request;
-  if (grpc::ServerUnaryReactor* refused =
-          CheckAndParse(guard_, context, rpc::kSystemSharedMemoryStatus, *raw_request, request)) {
-    return refused;
-  }
-  inference::SystemSharedMemoryStatusResponse response;
-  auto regions = SharedMemoryRegions(infer_, request.name());
-  if (regions.ok()) {
-    for (const SharedMemoryRegionStatus& region : *regions) {
-      auto& entry = (*response.mutable_regions())[region.name];
-      entry.set_name(region.name);
-      entry.set_key(region.key);
-      entry.set_offset(region.offset);
-      entry.set_byte_size(region.byte_size);
-    }
-  }
-  return FinishRawUnaryNow(context, rpc_name, regions.status(), response, raw_response);
+  return ServeSharedMemoryStatus<inference::SystemSharedMemoryStatusRequest,
+                                 inference::SystemSharedMemoryStatusResponse>(
+      guard_, infer_, context, rpc::kSystemSharedMemoryStatus, *raw_request, raw_response,
+      [](inference::SystemSharedMemoryStatusResponse& response,
+         const SharedMemoryRegionStatus& region) {
+        auto& entry = (*response.mutable_regions())[region.name];
+        entry.set_name(region.name);
+        entry.set_key(region.key);
+        entry.set_offset(region.offset);
+        entry.set_byte_size(region.byte_size);
+      });
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryRegister(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
     grpc::ByteBuffer* raw_response) {
-  CallerCheck check = guard_.Check(context, rpc::kSystemSharedMemoryRegister);
-  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
-  const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryRegister);
-  const RegionAudit region_audit = [&](const absl::Status& status, std::string_view region) {
-    audit.Record(rpc_name, "", ToGrpcStatus(status), region);
-  };
-  inference::SystemSharedMemoryRegisterRequest request;
-  absl::Status status = ParseMessage(rpc_name, *raw_request, request);
-  if (status.ok()) {
-    status = RegisterSharedMemoryRegion(infer_, region_audit, request.name(), request.key(),
-                                        request.offset(), request.byte_size());
-  } else {
-    region_audit(status, "");
-  }
-  inference::SystemSharedMemoryRegisterResponse response;
-  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+  return ServeRegisterSharedMemory<inference::SystemSharedMemoryRegisterRequest,
+                                   inference::SystemSharedMemoryRegisterResponse>(
+      guard_, infer_, context, rpc::kSystemSharedMemoryRegister, *raw_request, raw_response);
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::SystemSharedMemoryUnregister(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request,
     grpc::ByteBuffer* raw_response) {
-  CallerCheck check = guard_.Check(context, rpc::kSystemSharedMemoryUnregister);
-  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  const AdminCallAudit audit = guard_.AdminAudit(context, std::move(check.identity));
-  const std::string_view rpc_name = RpcName(rpc::kSystemSharedMemoryUnregister);
-  const RegionAudit region_audit = [&](const absl::Status& status, std::string_view region) {
-    audit.Record(rpc_name, "", ToGrpcStatus(status), region);
-  };
-  inference::SystemSharedMemoryUnregisterRequest request;
-  const absl::Status status = ParseMessage(rpc_name, *raw_request, request);
-  if (status.ok()) {
-    UnregisterSharedMemoryRegions(infer_, region_audit, request.name());
-  } else {
-    region_audit(status, "");
-  }
-  inference::SystemSharedMemoryUnregisterResponse response;
-  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+  return ServeUnregisterSharedMemory<inference::SystemSharedMemoryUnregisterRequest,
+                                     inference::SystemSharedMemoryUnregisterResponse>(
+      guard_, infer_, context, rpc::kSystemSharedMemoryUnregister, *raw_request, raw_response);
 }
 
 grpc::ServerUnaryReactor* V2InferenceService::CudaSharedMemoryStatus(
