@@ -104,12 +104,11 @@ absl::StatusOr<const SharedMemoryRegion*> InferCall::HoldRegion(
 
 absl::Status InferCall::BindSharedInput(absl::string_view input,
                                         const SharedMemoryReference& reference, GivenInput& given) {
-  absl::StatusOr<const SharedMemoryRegion*> region =
-      HoldRegion(absl::StrCat("model '", model_name_, "' input '", input, "'"), reference);
+  const std::string tensor = absl::StrCat("model '", model_name_, "' input '", input, "'");
+  absl::StatusOr<const SharedMemoryRegion*> region = HoldRegion(tensor, reference);
   if (!region.ok()) return region.status();
   absl::StatusOr<absl::Span<uint8_t>> bytes =
-      (*region)->Slice(reference.offset, reference.byte_size,
-                       absl::StrCat("model '", model_name_, "' input '", input, "'"));
+      (*region)->Slice(reference.offset, reference.byte_size, tensor);
   if (!bytes.ok()) return bytes.status();
   given.NoteField(ValueField::kRaw, bytes->data(), bytes->size());
   given.shared_memory_region = reference.region;

@@ -43,13 +43,13 @@ absl::Status SharedMemoryRegistry::Register(absl::string_view name, absl::string
         draining_.size(), " of them unregistered but still used by requests), the limit (",
         kMaxRegionsFlag, ")"));
   }
-  const uint64_t mapped_bytes = registered_bytes_ + draining_bytes;
+  uint64_t mapped_bytes = draining_bytes;
+  for (const auto& [unused, registered] : regions_) mapped_bytes += registered->byte_size();
   if (byte_size > policy_.max_bytes || mapped_bytes > policy_.max_bytes - byte_size) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "shared memory region '", name, "': its ", byte_size, " bytes and the ", mapped_bytes,
         " mapped already exceed the limit of ", policy_.max_bytes, " (", kMaxBytesFlag, ")"));
   }
-  registered_bytes_ += byte_size;
   regions_.emplace(std::string(name), std::move(*region));
   return absl::OkStatus();
 }
@@ -62,7 +62,6 @@ std::vector<std::string> SharedMemoryRegistry::Unregister(absl::string_view name
     MutexLock lock(&mutex_);
     auto take = [&](auto it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
       removed.push_back(it->first);
-      registered_bytes_ -= it->second->byte_size();
       draining_.push_back(it->second);
       released.push_back(std::move(it->second));
       return regions_.erase(it);

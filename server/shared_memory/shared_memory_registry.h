@@ -100,7 +100,6 @@ class SharedMemoryRegistry {
   mutable Mutex mutex_;
   std::map<std::string, std::shared_ptr<const SharedMemoryRegion>, std::less<>> regions_
       ABSL_GUARDED_BY(mutex_);
-  uint64_t registered_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   // Unregistered regions, until no request holds them.
   mutable std::vector<std::weak_ptr<const SharedMemoryRegion>> draining_ ABSL_GUARDED_BY(mutex_);
 };
