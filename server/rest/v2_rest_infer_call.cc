@@ -162,6 +162,7 @@ absl::Status V2RestInferCall::Bind() {
   absl::InlinedVector<absl::string_view, 4> wanted;
   for (const RestOutput& output : request_.outputs) {
     wanted.push_back(output.name);
+    if (!output.shared_memory.any()) continue;  // the common case: no name built
     const std::string where = absl::StrCat("model '", name, "' output '", output.name, "'");
     absl::StatusOr<std::optional<SharedMemoryReference>> shared =
         RestSharedMemory(where, output.shared_memory);

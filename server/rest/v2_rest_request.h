@@ -58,6 +58,13 @@ struct RestSharedMemoryParameters {
   const char* region_wrong_type = nullptr;
   const char* offset_wrong_type = nullptr;
   const char* byte_size_wrong_type = nullptr;
+
+  // True when the request gave any of the three, of any type.
+  bool any() const {
+    return region.has_value() || offset.has_value() || byte_size.has_value() ||
+           region_wrong_type != nullptr || offset_wrong_type != nullptr ||
+           byte_size_wrong_type != nullptr;
+  }
 };
 
 struct RestInput {

@@ -41,11 +41,15 @@ absl::StatusOr<absl::Duration> QueueTimeout(const std::string& model,
 }
 
 // The shared-memory reference a tensor's parameters make (shared_memory_reference.h), read
-// from this carrier's InferParameter oneof; nullopt when the tensor names no region.
+// from this carrier's InferParameter oneof; nullopt when the tensor names no region. Errors name
+// the model's `role` ("input", "output") `tensor_name`; the name is built only then, so the
+// common request (no parameters) costs one check and no allocation.
 absl::StatusOr<std::optional<SharedMemoryReference>> SharedMemoryOf(
     const google::protobuf::Map<std::string, inference::InferParameter>& parameters,
-    absl::string_view tensor) {
-  if (parameters.empty()) return std::nullopt;  // the common case: one check
+    const std::string& model, absl::string_view role, const std::string& tensor_name) {
+  if (parameters.empty()) return std::nullopt;
+  const std::string tensor =
+      absl::StrCat("model '", model, "' ", std::string(role), " '", tensor_name, "'");
   GivenParameter<absl::string_view> region;
   GivenParameter<int64_t> offset;
   GivenParameter<int64_t> byte_size;
@@ -109,8 +113,8 @@ absl::Status V2InferCall::Bind(const InferContext& context, const Request& reque
   bool shared_output = false;
   for (const auto& output : request.outputs()) {
     wanted.push_back(output.name());
-    absl::StatusOr<std::optional<SharedMemoryReference>> shared = SharedMemoryOf(
-        output.parameters(), absl::StrCat("model '", name, "' output '", output.name(), "'"));
+    absl::StatusOr<std::optional<SharedMemoryReference>> shared =
+        SharedMemoryOf(output.parameters(), name, "output", output.name());
     if (!shared.ok()) return shared.status();
     if (shared->has_value()) {
       AddSharedOutput(output.name(), **shared);
@@ -132,8 +136,8 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
   shared_input_ = false;
   for (int i = 0; i < request.inputs_size(); ++i) {
     const auto& tensor = request.inputs(i);
-    absl::StatusOr<std::optional<SharedMemoryReference>> reference = SharedMemoryOf(
-        tensor.parameters(), absl::StrCat("model '", name, "' input '", tensor.name(), "'"));
+    absl::StatusOr<std::optional<SharedMemoryReference>> reference =
+        SharedMemoryOf(tensor.parameters(), name, "input", tensor.name());
     if (!reference.ok()) return reference.status();
     shared[i] = *reference;
     if (!shared[i].has_value()) ++in_message;
