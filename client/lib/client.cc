@@ -1,5 +1,6 @@
 #include "client/lib/client.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -207,7 +208,7 @@ absl::StatusOr<InferResult> Client::Infer(const std::string& model,
     grpc::Status status =
         impl_->v2->ModelInfer(&context, BuildModelInferRequest(model, inputs, options), &response);
     if (!status.ok()) return impl_->CallStatus(status);
-    return DecodeModelInferResponse(std::move(response));
+    return DecodeModelInferResponse(std::move(response), options.output_shared_memory);
   }
   v1::InferResponse response;
   grpc::Status status =
@@ -234,6 +235,89 @@ absl::StatusOr<std::unique_ptr<InferSession>> Client::OpenStream(absl::Duration 
                    ? StartV2SessionStream(*impl_->v2, stream_context)
                    : StartNativeSessionStream(*impl_->serving, stream_context);
       })));
+}
+
+namespace {
+
+// The register request of either API: the same four fields.
+template <typename Request>
+Request RegisterRequest(const std::string& name, const std::string& key, uint64_t offset,
+                        uint64_t byte_size) {
+  Request request;
+  request.set_name(name);
+  request.set_key(key);
+  request.set_offset(offset);
+  request.set_byte_size(byte_size);
+  return request;
+}
+
+}  // namespace
+
+absl::Status Client::RegisterSharedMemory(const std::string& name, const std::string& key,
+                                          uint64_t offset, uint64_t byte_size, Protocol protocol) {
+  grpc::ClientContext context;
+  impl_->Prepare(context, absl::ZeroDuration());
+  grpc::Status status;
+  if (protocol == Protocol::kV2) {
+    inference::SystemSharedMemoryRegisterResponse response;
+    status = impl_->v2->SystemSharedMemoryRegister(
+        &context,
+        RegisterRequest<inference::SystemSharedMemoryRegisterRequest>(name, key, offset, byte_size),
+        &response);
+  } else {
+    v1::RegisterSharedMemoryResponse response;
+    status = impl_->serving->RegisterSharedMemory(
+        &context, RegisterRequest<v1::RegisterSharedMemoryRequest>(name, key, offset, byte_size),
+        &response);
+  }
+  return status.ok() ? absl::OkStatus() : impl_->CallStatus(status);
+}
+
+absl::Status Client::UnregisterSharedMemory(const std::string& name, Protocol protocol) {
+  grpc::ClientContext context;
+  impl_->Prepare(context, absl::ZeroDuration());
+  grpc::Status status;
+  if (protocol == Protocol::kV2) {
+    inference::SystemSharedMemoryUnregisterRequest request;
+    request.set_name(name);
+    inference::SystemSharedMemoryUnregisterResponse response;
+    status = impl_->v2->SystemSharedMemoryUnregister(&context, request, &response);
+  } else {
+    v1::UnregisterSharedMemoryRequest request;
+    request.set_name(name);
+    v1::UnregisterSharedMemoryResponse response;
+    status = impl_->serving->UnregisterSharedMemory(&context, request, &response);
+  }
+  return status.ok() ? absl::OkStatus() : impl_->CallStatus(status);
+}
+
+absl::StatusOr<std::vector<SharedMemoryRegionStatus>> Client::SharedMemoryStatus(
+    const std::string& name, Protocol protocol) {
+  grpc::ClientContext context;
+  impl_->Prepare(context, absl::ZeroDuration());
+  std::vector<SharedMemoryRegionStatus> regions;
+  const auto add = [&regions](const auto& region) {
+    regions.push_back({region.name(), region.key(), region.offset(), region.byte_size()});
+  };
+  if (protocol == Protocol::kV2) {
+    inference::SystemSharedMemoryStatusRequest request;
+    request.set_name(name);
+    inference::SystemSharedMemoryStatusResponse response;
+    grpc::Status status = impl_->v2->SystemSharedMemoryStatus(&context, request, &response);
+    if (!status.ok()) return impl_->CallStatus(status);
+    for (const auto& [region_name, region] : response.regions()) add(region);
+    // A protobuf map has no order; the native API answers by name.
+    std::sort(regions.begin(), regions.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+  } else {
+    v1::SharedMemoryStatusRequest request;
+    request.set_name(name);
+    v1::SharedMemoryStatusResponse response;
+    grpc::Status status = impl_->serving->SharedMemoryStatus(&context, request, &response);
+    if (!status.ok()) return impl_->CallStatus(status);
+    for (const auto& region : response.regions()) add(region);
+  }
+  return regions;
 }
 
 absl::StatusOr<HealthStatus> Client::CheckHealth(const std::string& service) {

@@ -15,6 +15,14 @@
 //   absl::StatusOr<InferResult> logits = (*client)->Infer(
 //       "classifier", {{"input_ids", {1, 16}, {}, "int64", ids_bytes},
 //                      {"attention_mask", {1, 16}, {}, "int64", mask_bytes}});
+//   // Tensors through shared memory instead of the request (shared_memory_object.h):
+//   absl::StatusOr<SharedMemoryObject> shm = SharedMemoryObject::Create("/my-tensors", 1 << 20);
+//   (*client)->RegisterSharedMemory("tensors", shm->key(), 0, shm->size());
+//   InferOptions options;
+//   options.output_shared_memory["output"] = {"tensors", 4096, 4096};
+//   result = (*client)->Infer("mlp", {{"input", {1, 4}, {}, "float32", {}, {{"tensors", 0, 16}}}},
+//                             options);
+//   ReadSharedMemoryOutput(shm->bytes(), result->outputs["output"]);  // shared_memory_tensors.h
 #ifndef NEURON_SERVE_CLIENT_LIB_CLIENT_H_
 #define NEURON_SERVE_CLIENT_LIB_CLIENT_H_
 
@@ -101,6 +109,24 @@ class Client {
   // ModelStreamInfer (Triton's extension), and every Send must say the same protocol.
   absl::StatusOr<std::unique_ptr<InferSession>> OpenStream(
       absl::Duration timeout = absl::ZeroDuration(), Protocol protocol = Protocol::kNative);
+
+  // Shared memory (Triton's system shared memory extension over Protocol::kV2, the native
+  // API's own RPCs otherwise: one registry behind both). The daemon must run with
+  // --allow-client-shared-memory, as the same user as this process, sharing its /dev/shm.
+  //
+  // Registers bytes offset..offset+byte_size of the object `key` (SharedMemoryObject::key(),
+  // with its leading '/') under `name`, which requests then use in SharedMemorySpan::region.
+  absl::Status RegisterSharedMemory(const std::string& name, const std::string& key,
+                                    uint64_t offset, uint64_t byte_size,
+                                    Protocol protocol = Protocol::kNative);
+  // Unregisters `name` ("" for every region); a region the server does not have is no error.
+  // Requests already using it finish first, on the server's side; this does not wait for them.
+  absl::Status UnregisterSharedMemory(const std::string& name,
+                                      Protocol protocol = Protocol::kNative);
+  // The region `name` ("" for all), by name; NOT_FOUND from the server for a name it does not
+  // have.
+  absl::StatusOr<std::vector<SharedMemoryRegionStatus>> SharedMemoryStatus(
+      const std::string& name = "", Protocol protocol = Protocol::kNative);
 
   // grpc.health.v1 Check. "" is the daemon as a whole; a model's name is that model. A service
   // the server does not know is its NOT_FOUND, returned as the error.

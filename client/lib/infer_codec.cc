@@ -1,7 +1,9 @@
 #include "client/lib/infer_codec.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,24 +20,28 @@
 namespace neuronserve::client {
 namespace {
 
-// The dtype a NamedTensor says it has: float32 when it names none; nullopt for a name this
-// client does not know (its bytes go raw, and the server judges it).
-std::optional<DataType> TensorType(const NamedTensor& tensor) {
-  return tensor.dtype.empty() ? std::optional<DataType>(DataType::kFloat32)
-                              : DataTypeFromName(tensor.dtype);
-}
-
-// True when the tensor's values go in `values` (float32 numbers) rather than `bytes`.
-bool UsesValues(const NamedTensor& tensor) {
-  return !tensor.values.empty() || tensor.bytes.empty();
-}
-
 // Whether a v2 request may carry the tensor in `contents`: the protocol has no typed field for
 // FP16 and BF16 (nor for fp8 and unknown dtypes), and bytes must be whole elements.
 bool FitsV2Contents(const NamedTensor& tensor, std::optional<DataType> type) {
   if (!type) return false;
-  if (UsesValues(tensor)) return *type == DataType::kFloat32;
+  if (CarriesValues(tensor)) return *type == DataType::kFloat32;
   return HasTypedField(*type) && tensor.bytes.size() % DataTypeSize(*type) == 0;
+}
+
+void SetSharedMemoryRef(const SharedMemorySpan& span, v1::SharedMemoryRef& ref) {
+  ref.set_region(span.region);
+  ref.set_offset(span.offset);
+  ref.set_byte_size(span.byte_size);
+}
+
+// The three parameters of Triton's system shared memory extension, as tritonclient sets them.
+void NameSharedMemory(const SharedMemorySpan& span,
+                      google::protobuf::Map<std::string, inference::InferParameter>& parameters) {
+  parameters["shared_memory_region"].set_string_param(span.region);
+  parameters["shared_memory_byte_size"].set_int64_param(static_cast<int64_t>(span.byte_size));
+  if (span.offset != 0) {
+    parameters["shared_memory_offset"].set_int64_param(static_cast<int64_t>(span.offset));
+  }
 }
 
 absl::Status MalformedV2(const inference::ModelInferResponse::InferOutputTensor& output,
@@ -59,9 +65,14 @@ absl::Duration MicrosecondsParameter(const inference::ModelInferResponse& respon
 // Moves one v2 output (and its raw bytes, when the response is raw) into the native output
 // message, so that one decoder checks and decodes both protocols' outputs.
 absl::StatusOr<v1::OutputTensor> ToNativeOutput(
-    inference::ModelInferResponse::InferOutputTensor& output, std::string* raw) {
+    inference::ModelInferResponse::InferOutputTensor& output, std::string* raw,
+    const std::map<std::string, SharedMemorySpan>& shared_outputs) {
   v1::OutputTensor native;
   native.set_name(output.name());
+  // The protocol's answer does not say where an output in shared memory went: the request did.
+  if (const auto shared = shared_outputs.find(output.name()); shared != shared_outputs.end()) {
+    SetSharedMemoryRef(shared->second, *native.mutable_shared_memory());
+  }
   const std::optional<DataType> type = DataTypeFromV2Name(output.datatype());
   // A name this client does not know (a newer server's) stays lower-cased, as the native
   // protocol would name it; its bytes are decoded as raw.
@@ -109,6 +120,15 @@ absl::StatusOr<v1::OutputTensor> ToNativeOutput(
 
 }  // namespace
 
+std::optional<DataType> TensorDataType(const NamedTensor& tensor) {
+  return tensor.dtype.empty() ? std::optional<DataType>(DataType::kFloat32)
+                              : DataTypeFromName(tensor.dtype);
+}
+
+bool CarriesValues(const NamedTensor& tensor) {
+  return !tensor.values.empty() || tensor.bytes.empty();
+}
+
 v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<NamedTensor>& inputs,
                                    const InferOptions& options) {
   v1::InferRequest request;
@@ -120,11 +140,12 @@ v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<N
     input->set_name(tensor.name);
     input->mutable_shape()->Add(tensor.shape.begin(), tensor.shape.end());
     input->set_dtype(tensor.dtype);
-    // nullopt for a name this client does not know: its bytes go raw, and the server judges it.
-    const std::optional<DataType> type = tensor.dtype.empty()
-                                             ? std::optional<DataType>(DataType::kFloat32)
-                                             : DataTypeFromName(tensor.dtype);
-    if (!tensor.values.empty() || tensor.bytes.empty()) {
+    if (tensor.shared_memory.has_value()) {
+      SetSharedMemoryRef(*tensor.shared_memory, *input->mutable_shared_memory());
+      continue;
+    }
+    const std::optional<DataType> type = TensorDataType(tensor);
+    if (CarriesValues(tensor)) {
       if (options.raw) {
         AppendFloatsRaw(tensor.values, type, *input->mutable_raw_data());
       } else {
@@ -139,6 +160,15 @@ v1::InferRequest BuildInferRequest(const std::string& model, const std::vector<N
     }
   }
   for (const std::string& output : options.outputs) request.add_outputs(output);
+  for (const auto& [name, span] : options.output_shared_memory) {
+    v1::OutputSharedMemory* shared = request.add_output_shared_memory();
+    shared->set_name(name);
+    SetSharedMemoryRef(span, *shared->mutable_shared_memory());
+    // Returned beside the outputs asked for by name (with none, only these), as over v2.
+    if (std::find(options.outputs.begin(), options.outputs.end(), name) == options.outputs.end()) {
+      request.add_outputs(name);
+    }
+  }
   // Explicit, though it is the server's default too, so a request with no inputs still gets the
   // form asked for.
   request.set_response_form(options.raw ? v1::TENSOR_FORM_RAW : v1::TENSOR_FORM_TYPED);
@@ -169,18 +199,25 @@ inference::ModelInferRequest BuildModelInferRequest(const std::string& model,
   request.set_model_version(options.version);
   request.set_id(options.id);
   // One form for the whole request: the protocol forbids contents beside raw_input_contents.
-  bool typed = !options.raw;
+  bool typed = !options.raw && options.output_shared_memory.empty();
   for (const NamedTensor& tensor : inputs) {
-    if (!FitsV2Contents(tensor, TensorType(tensor))) typed = false;
+    if (tensor.shared_memory.has_value() || !FitsV2Contents(tensor, TensorDataType(tensor))) {
+      typed = false;
+    }
   }
   for (const NamedTensor& tensor : inputs) {
-    const std::optional<DataType> type = TensorType(tensor);
+    const std::optional<DataType> type = TensorDataType(tensor);
     inference::ModelInferRequest::InferInputTensor* input = request.add_inputs();
     input->set_name(tensor.name);
     input->set_datatype(type ? V2DatatypeName(*type) : absl::AsciiStrToUpper(tensor.dtype));
     input->mutable_shape()->Add(tensor.shape.begin(), tensor.shape.end());
+    if (tensor.shared_memory.has_value()) {
+      // No raw_input_contents entry: the others' entries follow the inputs not in shared memory.
+      NameSharedMemory(*tensor.shared_memory, *input->mutable_parameters());
+      continue;
+    }
     inference::InferTensorContents* contents = input->mutable_contents();
-    if (UsesValues(tensor)) {
+    if (CarriesValues(tensor)) {
       if (typed) {
         contents->mutable_fp32_contents()->Add(tensor.values.begin(), tensor.values.end());
       } else {
@@ -197,11 +234,28 @@ inference::ModelInferRequest BuildModelInferRequest(const std::string& model,
     // An empty contents message is still a field on the wire; leave it out of raw requests.
     if (!typed) input->clear_contents();
   }
-  for (const std::string& output : options.outputs) request.add_outputs()->set_name(output);
+  for (const std::string& output : options.outputs) {
+    auto* wanted = request.add_outputs();
+    wanted->set_name(output);
+    if (const auto shared = options.output_shared_memory.find(output);
+        shared != options.output_shared_memory.end()) {
+      NameSharedMemory(shared->second, *wanted->mutable_parameters());
+    }
+  }
+  for (const auto& [name, span] : options.output_shared_memory) {
+    if (std::find(options.outputs.begin(), options.outputs.end(), name) != options.outputs.end()) {
+      continue;  // named above
+    }
+    auto* wanted = request.add_outputs();
+    wanted->set_name(name);
+    NameSharedMemory(span, *wanted->mutable_parameters());
+  }
   return request;
 }
 
-absl::StatusOr<InferResult> DecodeModelInferResponse(inference::ModelInferResponse response) {
+absl::StatusOr<InferResult> DecodeModelInferResponse(
+    inference::ModelInferResponse response,
+    const std::map<std::string, SharedMemorySpan>& shared_outputs) {
   InferResult result;
   result.id = response.id();
   result.version = response.model_version();
@@ -215,8 +269,8 @@ absl::StatusOr<InferResult> DecodeModelInferResponse(inference::ModelInferRespon
   }
   for (int i = 0; i < response.outputs_size(); ++i) {
     inference::ModelInferResponse::InferOutputTensor& output = *response.mutable_outputs(i);
-    absl::StatusOr<v1::OutputTensor> native =
-        ToNativeOutput(output, raw_count > 0 ? response.mutable_raw_output_contents(i) : nullptr);
+    absl::StatusOr<v1::OutputTensor> native = ToNativeOutput(
+        output, raw_count > 0 ? response.mutable_raw_output_contents(i) : nullptr, shared_outputs);
     if (!native.ok()) return native.status();
     absl::StatusOr<OutputTensor> decoded = DecodeOutput(*native);
     if (!decoded.ok()) return decoded.status();

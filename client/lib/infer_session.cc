@@ -1,8 +1,11 @@
 #include "client/lib/infer_session.h"
 
+#include <map>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "client/lib/grpc_status.h"
 #include "client/lib/infer_codec.h"
 #include "client/lib/infer_session_impl.h"
@@ -58,6 +61,11 @@ class V2SessionStream : public SessionStream {
              const InferOptions& options, const std::string& id) override {
     inference::ModelInferRequest request = BuildModelInferRequest(model, inputs, options);
     request.set_id(id);
+    if (!options.output_shared_memory.empty()) {
+      // Remembered before the write, so the answer cannot arrive before it.
+      absl::MutexLock lock(&shared_mutex_);
+      shared_outputs_[id] = options.output_shared_memory;
+    }
     return stream_->Write(request);
   }
 
@@ -69,10 +77,11 @@ class V2SessionStream : public SessionStream {
     if (!response.error_message().empty()) {
       // The protocol carries a message and no code.
       result.status = absl::UnknownError(response.error_message());
+      TakeSharedOutputs(result.id);
       return result;
     }
-    absl::StatusOr<InferResult> decoded =
-        DecodeModelInferResponse(std::move(*response.mutable_infer_response()));
+    absl::StatusOr<InferResult> decoded = DecodeModelInferResponse(
+        std::move(*response.mutable_infer_response()), TakeSharedOutputs(result.id));
     if (decoded.ok()) {
       result.result = *std::move(decoded);
     } else {
@@ -85,9 +94,24 @@ class V2SessionStream : public SessionStream {
   grpc::Status Finish() override { return stream_->Finish(); }
 
  private:
+  // The outputs request `id` sent to shared memory (none: an empty map), forgotten once its
+  // answer is read. The protocol's answer does not say which they were.
+  std::map<std::string, SharedMemorySpan> TakeSharedOutputs(const std::string& id) {
+    absl::MutexLock lock(&shared_mutex_);
+    const auto found = shared_outputs_.find(id);
+    if (found == shared_outputs_.end()) return {};
+    std::map<std::string, SharedMemorySpan> outputs = std::move(found->second);
+    shared_outputs_.erase(found);
+    return outputs;
+  }
+
   const std::unique_ptr<grpc::ClientReaderWriterInterface<inference::ModelInferRequest,
                                                           inference::ModelStreamInferResponse>>
       stream_;
+  // Written by Send's thread, read by Receive's: they hold different locks of the session.
+  absl::Mutex shared_mutex_;
+  std::map<std::string, std::map<std::string, SharedMemorySpan>> shared_outputs_
+      ABSL_GUARDED_BY(shared_mutex_);
 };
 
 }  // namespace

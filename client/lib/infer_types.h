@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,24 @@
 #include "absl/types/span.h"
 
 namespace neuronserve::client {
+
+// A byte range of a shared-memory region the server knows (Client::RegisterSharedMemory):
+// `offset` is into the region as registered (not into the object), and the tensor's elements are
+// its little-endian bytes, exactly as `bytes` would carry them.
+struct SharedMemorySpan {
+  std::string region;
+  uint64_t offset = 0;
+  // An input's: exactly its byte size. An output's: room for it (at least its byte size).
+  uint64_t byte_size = 0;
+};
+
+// A region as the server reports it (Client::SharedMemoryStatus).
+struct SharedMemoryRegionStatus {
+  std::string name;
+  std::string key;
+  uint64_t offset = 0;
+  uint64_t byte_size = 0;
+};
 
 // One model input. Its elements are borrowed, not copied, until the request is built (i.e. for
 // the duration of the Infer or Send call). An empty shape sends none; the server then checks
@@ -25,6 +44,9 @@ namespace neuronserve::client {
 //  - `bytes`, the tensor's elements as little-endian bytes of `dtype` (a name GetModel reports:
 //    "int64", "uint8", "float16", "bfloat16", "fp8_e4", ...), element after element, row-major.
 //    Used when `values` is empty.
+//  - `shared_memory`, a range of a registered region that already holds those bytes (then
+//    `values` and `bytes` are empty, `dtype` names the dtype, and the request carries none of
+//    the tensor's bytes: the server writes the device tensor straight from the region).
 // A non-empty `dtype` is sent, and the server refuses a request whose dtype is not the tensor's.
 struct NamedTensor {
   std::string name;
@@ -32,6 +54,7 @@ struct NamedTensor {
   absl::Span<const float> values;
   std::string dtype;
   absl::Span<const uint8_t> bytes;
+  std::optional<SharedMemorySpan> shared_memory;
 };
 
 // The service a request goes to. Both carry the same tensors and decode to the same InferResult.
@@ -64,6 +87,12 @@ struct InferOptions {
   std::string id;
   // Deadline of this call; zero means the client's default. Unary Infer only.
   absl::Duration timeout = absl::ZeroDuration();
+  // Outputs the server writes into shared memory instead of the response, by output name. The
+  // outputs returned are those named in `outputs` and here (all of them when both are empty).
+  // Each one here comes back with shape, dtype and `shared_memory`, and no values: read them
+  // with ReadSharedMemoryOutput once the answer is in. A request with any tensor in shared
+  // memory is answered raw whatever `raw` says.
+  std::map<std::string, SharedMemorySpan> output_shared_memory;
 };
 
 // One output, decoded from whichever form the server sent.
@@ -79,6 +108,9 @@ struct OutputTensor {
   // times the dtype's size (for "unknown", whatever whole number of bytes per element the server
   // sent).
   std::vector<uint8_t> bytes;
+  // Set when the request sent this output to shared memory (InferOptions::output_shared_memory):
+  // `values` and `bytes` stay empty until ReadSharedMemoryOutput fills them from the region.
+  std::optional<SharedMemorySpan> shared_memory;
 };
 
 struct InferResult {

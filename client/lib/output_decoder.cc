@@ -71,6 +71,12 @@ absl::StatusOr<OutputTensor> DecodeOutput(const v1::OutputTensor& output) {
                      (output.int32_data_size() > 0) + (output.uint32_data_size() > 0) +
                      (output.int64_data_size() > 0) + (output.uint64_data_size() > 0);
   if (fields > 1) return Malformed(output, "its values are in more than one field");
+  if (output.has_shared_memory()) {
+    if (fields > 0) return Malformed(output, "it went to shared memory but carries values too");
+    const v1::SharedMemoryRef& ref = output.shared_memory();
+    decoded.shared_memory = SharedMemorySpan{ref.region(), ref.offset(), ref.byte_size()};
+    return decoded;
+  }
   const auto wrong_field = [&](absl::string_view field) {
     return Malformed(output, absl::StrCat(field, " cannot carry dtype ", decoded.dtype));
   };

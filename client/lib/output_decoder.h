@@ -16,7 +16,8 @@ namespace neuronserve::client {
 // INTERNAL, naming the output, when its values do not fit its shape times its dtype's size, sit
 // in a field that cannot carry its dtype (or in more than one field), or are out of its dtype's
 // range: the response is malformed, and guessing would hand the caller wrong numbers. A dtype
-// this client does not know (a newer server's, or "unknown") is decoded as raw bytes only.
+// this client does not know (a newer server's, or "unknown") is decoded as raw bytes only. An
+// output with shared_memory set carries no values: it is decoded to its shape, dtype and range.
 absl::StatusOr<OutputTensor> DecodeOutput(const v1::OutputTensor& output);
 
 }  // namespace neuronserve::client

@@ -17,6 +17,8 @@
 #include "client/neuronctl/positional_args.h"
 #include "client/neuronctl/protocol_flag.h"
 #include "client/neuronctl/random_inputs.h"
+#include "client/neuronctl/registered_tensor_region.h"
+#include "client/neuronctl/shared_memory_flags.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 
@@ -37,6 +39,8 @@ constexpr auto kInferFlags = WithConnectionFlags(std::to_array<FlagSpec>({
     {"version", FlagType::kValue, "LABEL", "", "fail unless this version of the model serves"},
     kTensorFormFlag,
     kProtocolFlag,
+    kSharedMemoryFlag,
+    kSharedMemoryPrefixFlag,
 }));
 
 constexpr absl::string_view kInferDescription =
@@ -61,10 +65,18 @@ constexpr absl::string_view kInferDescription =
     "above), which numpy.load reads. --output=json prints the outputs' dtypes, shapes and\n"
     "values (or their files), the serving version and the server's queue and device times.\n"
     "\n"
+    "With --shared-memory the tensors do not travel in the request: neuronctl creates a POSIX\n"
+    "shared-memory object (/dev/shm/PREFIX-<pid>-<random>-<n>, mode 0600), writes the inputs\n"
+    "into it, registers it with the daemon, asks for the outputs to be written into it, reads\n"
+    "them from it, then unregisters and removes it. The daemon must run with\n"
+    "--allow-client-shared-memory, as the same user, on the same /dev/shm (on Kubernetes: the\n"
+    "sidecar overlay). The output is the same as without it.\n"
+    "\n"
     "Examples:\n"
     "  neuronctl infer mlp --input input=x.npy --output-dir=out\n"
     "  neuronctl infer classifier --input input_ids=ids.npy --input attention_mask=mask.npy\n"
-    "  neuronctl infer classifier --random --random-max=512 --seed=7 --output=json";
+    "  neuronctl infer classifier --random --random-max=512 --seed=7 --output=json\n"
+    "  neuronctl infer mlp --random --shared-memory";
 
 absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
   if (absl::Status status = ExpectPositional(args, {"NAME"}); !status.ok()) return status;
@@ -129,8 +141,24 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
   for (const OwnedInput& input : inputs) {
     tensors.push_back({input.name, input.shape, input.values, input.dtype, input.bytes});
   }
+  // Registered for this one request, and unregistered and removed on every way out.
+  std::unique_ptr<RegisteredTensorRegion> shared;
+  if (args.GetBool("shared-memory")) {
+    absl::StatusOr<std::string> prefix = GetRequiredFlag(args, "shared-memory-prefix");
+    if (!prefix.ok()) return prefix.status();
+    absl::StatusOr<std::unique_ptr<RegisteredTensorRegion>> region =
+        RegisteredTensorRegion::Create(**client, *status, tensors, options.outputs,
+                                       /*output_slots=*/1, *protocol, *prefix);
+    if (!region.ok()) return region.status();
+    shared = *std::move(region);
+    tensors = shared->inputs();
+    options.output_shared_memory = shared->outputs(0);
+  }
   absl::StatusOr<client::InferResult> result = (*client)->Infer(model, tensors, options);
   if (!result.ok()) return result.status();
+  if (shared != nullptr) {
+    if (absl::Status read = shared->ReadOutputs(*result); !read.ok()) return read;
+  }
 
   std::map<std::string, std::string> files;
   if (!output_dir.empty()) {

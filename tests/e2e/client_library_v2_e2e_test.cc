@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/dtype_samples.h"
+#include "tests/e2e/library_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/support/sim_model_files.h"
 
@@ -32,15 +33,6 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-std::unique_ptr<Client> ConnectTo(const std::string& address) {
-  client::ConnectOptions options;
-  options.target = address;
-  options.timeout = absl::Seconds(60);
-  absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(options);
-  EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
-}
-
 InferOptions V2(bool raw = true) {
   InferOptions options;
   options.protocol = Protocol::kV2;
@@ -54,7 +46,7 @@ std::vector<uint8_t> AsBytes(const std::string& bytes) {
 
 TEST(ClientLibraryV2E2ETest, ModelInferSendsAndReturnsTheBytesOfEveryDtypeInBothForms) {
   START_DAEMON(daemon, SimDaemonArgs());
-  std::unique_ptr<Client> client = ConnectTo(daemon->address);
+  std::unique_ptr<Client> client = ConnectLibraryClient(daemon->address);
   ASSERT_NE(client, nullptr);
   for (DataType type : kEveryDtype) {
     LoadIdentity(*daemon->stub, type, {2, 3});
@@ -84,7 +76,7 @@ TEST(ClientLibraryV2E2ETest, ModelInferSendsAndReturnsTheBytesOfEveryDtypeInBoth
 
 TEST(ClientLibraryV2E2ETest, ModelInferErrorsKeepTheServersCodeAndMessage) {
   START_DAEMON(daemon, SimDaemonArgs());
-  std::unique_ptr<Client> client = ConnectTo(daemon->address);
+  std::unique_ptr<Client> client = ConnectLibraryClient(daemon->address);
   ASSERT_NE(client, nullptr);
   LoadIdentity(*daemon->stub, DataType::kFloat32, {1, 4});
   if (HasFatalFailure()) return;
@@ -114,7 +106,7 @@ TEST(ClientLibraryV2E2ETest, ModelInferErrorsKeepTheServersCodeAndMessage) {
 
 TEST(ClientLibraryV2E2ETest, SessionOnModelStreamInferAnswersEveryRequestById) {
   START_DAEMON(daemon, SimDaemonArgs());
-  std::unique_ptr<Client> client = ConnectTo(daemon->address);
+  std::unique_ptr<Client> client = ConnectLibraryClient(daemon->address);
   ASSERT_NE(client, nullptr);
   LoadIdentity(*daemon->stub, DataType::kFloat32, {1, 4});
   if (HasFatalFailure()) return;

@@ -2,11 +2,17 @@
 // format, unary and streaming, --requests, the server's queue limit showing up as errors, and
 // the failures a user can hit (unknown model, unreachable server, bad flags, every request
 // failing).
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "client/lib/client.h"
@@ -17,9 +23,9 @@
 #include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
-#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -33,20 +39,21 @@ constexpr uint64_t kBenchLatencyUs = 1000;
 
 struct ModelSetup {
   std::string name = "id";
+  std::vector<int64_t> shape = {1, 16};
   uint64_t latency_us = kBenchLatencyUs;
   uint32_t replicas = 2;
   uint32_t max_queue = 0;
   std::vector<std::string> faults;
 };
 
-// Loads an identity model over float32 [1, 16] through the client library.
+// Loads an identity model over float32 (of setup.shape) through the client library.
 void LoadBenchModel(const RunningDaemon& daemon, const ModelSetup& setup) {
   client::ConnectOptions options;
   options.target = daemon.address;
   options.timeout = absl::Seconds(60);
   absl::StatusOr<std::unique_ptr<client::Client>> client = client::Client::Connect(options);
   ASSERT_TRUE(client.ok()) << client.status();
-  simmodel::SimModel model = IdentityModel({1, 16}, setup.latency_us);
+  simmodel::SimModel model = IdentityModel(setup.shape, setup.latency_us);
   for (const std::string& spec : setup.faults) {
     absl::StatusOr<simmodel::Fault> fault = simmodel::ParseFaultSpec(spec);
     ASSERT_TRUE(fault.ok()) << fault.status();
@@ -134,6 +141,58 @@ TEST(NeuronctlBenchE2ETest, JsonReportsEveryLevelWithTheModelsDeviceTime) {
   EXPECT_THAT(run.err,
               AllOf(HasSubstr("level 1/3, concurrency 1"), HasSubstr("level 3/3, concurrency 4")));
   EXPECT_EQ(run.err.find('\r'), std::string::npos);
+}
+
+// --shared-memory on both protocols: the tensors go through a registered region, so a model
+// whose 2 MiB tensors exceed the daemon's 1 MiB message limit is measured without an error
+// (and fails every request without the flag); the region is gone when the run ends.
+TEST(NeuronctlBenchE2ETest, SharedMemoryCarriesTensorsTooBigForAMessageAndCleansUp) {
+  START_DAEMON(daemon,
+               SimDaemonArgs({"--allow-client-shared-memory", "--max-message-bytes=1048576"}));
+  LoadBenchModel(*daemon, {.shape = {1, 512 * 1024}, .latency_us = 100});
+  if (HasFatalFailure()) return;
+  const std::string prefix = absl::StrCat("nsbench", getpid());
+  for (const std::vector<std::string>& api :
+       {std::vector<std::string>{"--protocol=native"},
+        std::vector<std::string>{"--protocol=v2", "--stream"}}) {
+    SCOPED_TRACE(absl::StrJoin(api, " "));
+    std::vector<std::string> flags = {"--shared-memory",
+                                      "--shared-memory-prefix=" + prefix,
+                                      "--concurrency-range=1:2",
+                                      "--requests=20",
+                                      "--warmup=0",
+                                      "--output=json"};
+    flags.insert(flags.end(), api.begin(), api.end());
+    const ProcessResult run = Bench(daemon->address, "id", flags);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json report = ParseReport(run);
+    EXPECT_EQ(report["form"], "shared-memory");
+    ASSERT_EQ(report["levels"].size(), 2u);
+    for (const nlohmann::json& level : report["levels"]) {
+      EXPECT_EQ(level["requests"], 20) << level.dump();
+      EXPECT_EQ(level["error_count"], 0) << level.dump();
+    }
+    EXPECT_THAT(run.err, HasSubstr("shared-memory (region of "));
+  }
+  // Nothing left registered, nor in /dev/shm.
+  client::ConnectOptions options;
+  options.target = daemon->address;
+  absl::StatusOr<std::unique_ptr<client::Client>> client = client::Client::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::StatusOr<std::vector<client::SharedMemoryRegionStatus>> regions =
+      (*client)->SharedMemoryStatus();
+  ASSERT_TRUE(regions.ok()) << regions.status();
+  EXPECT_TRUE(regions->empty());
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator("/dev/shm")) {
+    EXPECT_FALSE(absl::StartsWith(entry.path().filename().string(), prefix)) << entry.path();
+  }
+
+  // The same requests in the message are over the limit, every one.
+  const ProcessResult in_message =
+      Bench(daemon->address, "id", {"--requests=5", "--warmup=0", "--output=json"});
+  EXPECT_EQ(in_message.exit_code, 1);
+  EXPECT_THAT(in_message.err, HasSubstr("RESOURCE_EXHAUSTED"));
 }
 
 TEST(NeuronctlBenchE2ETest, StreamingKeepsOneRequestInFlightPerStream) {

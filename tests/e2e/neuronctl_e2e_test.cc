@@ -6,14 +6,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/simmodel/mlp_model.h"
@@ -25,9 +28,9 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/neuronctl_runner.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
-#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace {
@@ -390,6 +393,51 @@ TEST_F(NeuronctlE2ETest, InferRandomIsSeededAndFitsTheModelsShape) {
   EXPECT_NEAR(std::accumulate(first.begin(), first.end(), 0.0), 1.0, 1e-5);
   EXPECT_EQ(run("3"), first);
   EXPECT_NE(run("4"), first);
+}
+
+// --shared-memory: the same outputs as the request path on both protocols, nothing left in
+// /dev/shm or registered afterwards, and a daemon that has it off names its flag.
+TEST_F(NeuronctlE2ETest, InferThroughSharedMemoryGivesTheSameOutputs) {
+  LoadMlp();
+  const std::string prefix = absl::StrCat("nsinfer", getpid());
+  const std::vector<std::string> shared = {"--shared-memory", "--shared-memory-prefix=" + prefix};
+  // The fixture's daemon has client shared memory off.
+  std::vector<std::string> off = {"infer", "mlp", "--random"};
+  off.insert(off.end(), shared.begin(), shared.end());
+  ProcessResult refused = NeuronctlAt(address(), off);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("--allow-client-shared-memory"));
+
+  // The simulator's cores belong to one process: this daemon replaces the fixture's.
+  daemon_.reset();
+  START_DAEMON(allowing, SimDaemonArgs({"--allow-client-shared-memory"}));
+  ProcessResult load = NeuronctlAt(allowing->address, {"load", model_path_});
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  for (const std::string protocol : {"native", "v2"}) {
+    SCOPED_TRACE(protocol);
+    std::vector<std::string> plain = {"infer",    "mlp",           "--random",
+                                      "--seed=9", "--output=json", "--protocol=" + protocol};
+    std::vector<std::string> through = plain;
+    through.insert(through.end(), shared.begin(), shared.end());
+    ProcessResult expected = NeuronctlAt(allowing->address, plain);
+    ProcessResult got = NeuronctlAt(allowing->address, through);
+    ASSERT_EQ(expected.exit_code, 0) << expected.err;
+    ASSERT_EQ(got.exit_code, 0) << got.err;
+    const nlohmann::json want = JsonOutput(expected)["outputs"];
+    ASSERT_EQ(want["output"]["values"].size(), static_cast<size_t>(kMlpOutput));
+    EXPECT_EQ(JsonOutput(got)["outputs"], want);
+  }
+  // Nothing left behind: no object, no region.
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator("/dev/shm")) {
+    EXPECT_FALSE(absl::StartsWith(entry.path().filename().string(), prefix)) << entry.path();
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::SharedMemoryStatusResponse regions;
+  ASSERT_TRUE(
+      allowing->stub->SharedMemoryStatus(&context, v1::SharedMemoryStatusRequest(), &regions).ok());
+  EXPECT_EQ(regions.regions_size(), 0);
 }
 
 TEST_F(NeuronctlE2ETest, HealthExitsZeroOnlyWhenServing) {

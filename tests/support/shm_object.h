@@ -1,6 +1,7 @@
-// A POSIX shared-memory object made as a client makes one (tritonclient's helpers:
-// shm_open(O_CREAT|O_EXCL, 0600), ftruncate, mmap), under a key unique to the test process, and
-// unlinked when the test is done.
+// A POSIX shared-memory object made as a client makes one (client::SharedMemoryObject:
+// shm_open(O_CREAT|O_EXCL, 0600), ftruncate, mmap, as tritonclient's helpers do), under a key
+// unique to the test process, filled with a known pattern, and unlinked when the test is done.
+// Also what a misbehaving client does: shrink the object under the daemon's mapping.
 #ifndef NEURON_SERVE_TESTS_SUPPORT_SHM_OBJECT_H_
 #define NEURON_SERVE_TESTS_SUPPORT_SHM_OBJECT_H_
 
@@ -8,53 +9,48 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "absl/status/statusor.h"
+#include "client/lib/shared_memory_object.h"
 
 namespace neuronserve::testing {
 
 class ShmObject {
  public:
   // An object of `size` bytes whose byte i is `i * 7 + 1` (mod 256).
-  explicit ShmObject(size_t size)
-      : key_(absl::StrCat("/neuron-serve-test-", getpid(), "-", Next())), size_(size) {
-    fd_ = shm_open(key_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(size)) != 0) return;
-    void* mapping = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-    if (mapping == MAP_FAILED) return;
-    bytes_ = static_cast<uint8_t*>(mapping);
-    for (size_t i = 0; i < size; ++i) bytes_[i] = static_cast<uint8_t>(i * 7 + 1);
+  explicit ShmObject(size_t size) {
+    absl::StatusOr<client::SharedMemoryObject> made = client::SharedMemoryObject::Create(
+        client::SharedMemoryObject::UniqueKey("neuron-serve-test"), size);
+    if (!made.ok()) return;
+    object_.emplace(*std::move(made));
+    for (size_t i = 0; i < size; ++i) object_->bytes()[i] = Expected(i);
   }
-  ~ShmObject() {
-    if (bytes_ != nullptr) munmap(bytes_, size_);
-    if (fd_ >= 0) close(fd_);
-    shm_unlink(key_.c_str());
-  }
-  ShmObject(const ShmObject&) = delete;
-  ShmObject& operator=(const ShmObject&) = delete;
 
-  bool ok() const { return bytes_ != nullptr; }
-  const std::string& key() const { return key_; }  // with its leading '/', as tritonclient's
-  uint8_t* bytes() { return bytes_; }              // the client's own view of the object
-  size_t size() const { return size_; }
-  // The client shrinks its object under the daemon's mapping.
-  bool Truncate(size_t size) { return ftruncate(fd_, static_cast<off_t>(size)) == 0; }
+  bool ok() const { return object_.has_value(); }
+  const std::string& key() const { return object_->key(); }  // with its leading '/'
+  uint8_t* bytes() { return object_->bytes().data(); }       // the client's own view
+  size_t size() const { return object_->size(); }
+  // The client shrinks its object under the daemon's mapping (opened again by key, as another
+  // process would).
+  bool Truncate(size_t size) {
+    const int fd = shm_open(key().c_str(), O_RDWR, 0);
+    if (fd < 0) return false;
+    const bool truncated = ftruncate(fd, static_cast<off_t>(size)) == 0;
+    close(fd);
+    return truncated;
+  }
+
+  // Removes the name now (the mappings stay): for a process that will not live to destroy it.
+  void Unlink() { shm_unlink(key().c_str()); }
 
   static uint8_t Expected(size_t i) { return static_cast<uint8_t>(i * 7 + 1); }
 
  private:
-  static int Next() {
-    static std::atomic<int> next{0};
-    return next++;
-  }
-
-  std::string key_;
-  size_t size_;
-  int fd_ = -1;
-  uint8_t* bytes_ = nullptr;
+  std::optional<client::SharedMemoryObject> object_;
 };
 
 }  // namespace neuronserve::testing

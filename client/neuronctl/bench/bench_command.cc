@@ -1,6 +1,8 @@
 #include "client/neuronctl/bench/bench_command.h"
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +24,8 @@
 #include "client/neuronctl/output_format.h"
 #include "client/neuronctl/protocol_flag.h"
 #include "client/neuronctl/random_inputs.h"
+#include "client/neuronctl/registered_tensor_region.h"
+#include "client/neuronctl/shared_memory_flags.h"
 #include "client/neuronctl/tensor_form_flag.h"
 #include "client/neuronctl/usage_error.h"
 
@@ -40,6 +44,8 @@ constexpr auto kOwnFlags = std::to_array<FlagSpec>({
      "send on InferStream (one stream per request in flight) instead of unary Infer"},
     kTensorFormFlag,
     kProtocolFlag,
+    kSharedMemoryFlag,
+    kSharedMemoryPrefixFlag,
     {"seed", FlagType::kValue, "N", "0", "seed of the random input values"},
     kRandomMaxFlag,
     {"format", FlagType::kValue, "table|csv|json", "",
@@ -84,6 +90,11 @@ constexpr absl::string_view kBenchDescription =
     "--stream, Triton's ModelStreamInfer) instead of Infer, so both front ends are measured\n"
     "with the same tool; v2 responses carry no queue or device time unless the server adds\n"
     "them as queue_us / device_us response parameters (else they show as 0).\n"
+    "--shared-memory: the inputs are written once into a POSIX shared-memory object registered\n"
+    "with the daemon, and each request in flight has its own area there for its outputs, so\n"
+    "the requests and answers carry no tensor bytes (the daemon needs\n"
+    "--allow-client-shared-memory, the same user and /dev/shm). The object is unregistered and\n"
+    "removed when the run ends.\n"
     "--timeout is the deadline of each unary request; a stream's deadline is the level's\n"
     "warmup + duration + --timeout (no deadline with --requests).\n"
     "\n"
@@ -134,6 +145,7 @@ struct BenchPlan {
   BenchSetup setup;
   ReportFormat format = ReportFormat::kTable;
   absl::Duration stream_timeout = absl::InfiniteDuration();
+  std::string shared_memory_prefix;
 };
 
 absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
@@ -182,6 +194,12 @@ absl::StatusOr<BenchPlan> PlanFromFlags(const ParsedArgs& args) {
   if (!format.ok()) return format.status();
   plan.format = *format;
 
+  plan.setup.shared_memory = args.GetBool("shared-memory");
+  if (plan.setup.shared_memory) {
+    absl::StatusOr<std::string> prefix = GetRequiredFlag(args, "shared-memory-prefix");
+    if (!prefix.ok()) return prefix.status();
+    plan.shared_memory_prefix = *std::move(prefix);
+  }
   plan.setup.stream = args.GetBool("stream");
   plan.setup.raw = *raw;
   plan.setup.protocol = *protocol;
@@ -229,10 +247,25 @@ absl::Status RunBench(const ParsedArgs& args, const CommandIo& io) {
   absl::StatusOr<std::unique_ptr<BenchInputs>> inputs =
       BenchInputs::Generate(*model, plan->setup.seed, plan->setup.random_max);
   if (!inputs.ok()) return inputs.status();
-  const std::vector<client::NamedTensor>& tensors = (*inputs)->tensors();
-  io.err << "bench: model '" << model_name << "', " << tensors.size() << " input(s), "
+  const std::vector<client::NamedTensor>* tensors = &(*inputs)->tensors();
+  // With --shared-memory: one region for the whole run, an output area per request in flight.
+  std::unique_ptr<RegisteredTensorRegion> shared;
+  if (plan->setup.shared_memory) {
+    absl::StatusOr<std::unique_ptr<RegisteredTensorRegion>> region =
+        RegisteredTensorRegion::Create(client, *model, *tensors, /*outputs=*/{},
+                                       *std::max_element(plan->levels.begin(), plan->levels.end()),
+                                       plan->setup.protocol, plan->shared_memory_prefix);
+    if (!region.ok()) return region.status();
+    shared = *std::move(region);
+    tensors = &shared->inputs();
+  }
+  io.err << "bench: model '" << model_name << "', " << tensors->size() << " input(s), "
          << (*inputs)->bytes() << " bytes per request, "
-         << (plan->setup.stream ? "stream" : "unary") << ", " << (plan->setup.raw ? "raw" : "float")
+         << (plan->setup.stream ? "stream" : "unary") << ", "
+         << (shared != nullptr
+                 ? absl::StrCat("shared-memory (region of ", shared->size(), " bytes)")
+             : plan->setup.raw ? "raw"
+                               : "float")
          << " tensors, " << ProtocolName(plan->setup.protocol) << " protocol\n";
 
   const bool stream = plan->setup.stream;
@@ -240,9 +273,13 @@ absl::Status RunBench(const ParsedArgs& args, const CommandIo& io) {
   options.raw = plan->setup.raw;
   options.protocol = plan->setup.protocol;
   const absl::Duration stream_timeout = plan->stream_timeout;
+  // Each worker of a level takes the next output slot; reset before every level.
+  std::atomic<uint32_t> next_slot{0};
   const IssuerFactory make_issuer = [&]() -> std::unique_ptr<RequestIssuer> {
-    if (stream) return MakeStreamIssuer(client, model_name, tensors, options, stream_timeout);
-    return MakeUnaryIssuer(client, model_name, tensors, options);
+    client::InferOptions worker = options;
+    if (shared != nullptr) worker.output_shared_memory = shared->outputs(next_slot++);
+    if (stream) return MakeStreamIssuer(client, model_name, *tensors, worker, stream_timeout);
+    return MakeUnaryIssuer(client, model_name, *tensors, worker);
   };
 
   ReportWriter report(plan->format, plan->setup, io.out);
@@ -250,6 +287,7 @@ absl::Status RunBench(const ParsedArgs& args, const CommandIo& io) {
   for (size_t index = 0; index < plan->levels.size(); ++index) {
     LevelOptions options = plan->level;
     options.concurrency = plan->levels[index];
+    next_slot = 0;
     if (!io.err_is_terminal) io.err << LevelNote(*plan, index) << "\n" << std::flush;
     const LevelResult result = RunLevel(options, make_issuer, [&](const LevelProgress& snapshot) {
       progress.Draw(FormatProgress(index + 1, plan->levels.size(), options.concurrency, snapshot));

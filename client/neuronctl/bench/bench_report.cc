@@ -103,7 +103,9 @@ nlohmann::json ReportJson(const BenchSetup& setup, const std::vector<LevelResult
   nlohmann::json report = {
       {"model", setup.model},
       {"api", setup.stream ? "stream" : "unary"},
-      {"form", setup.raw ? "raw" : "typed"},
+      {"form", setup.shared_memory ? "shared-memory"
+               : setup.raw         ? "raw"
+                                   : "typed"},
       {"protocol", std::string(ProtocolName(setup.protocol))},
       {"seed", setup.seed},
       {"random_max", setup.random_max},

@@ -23,6 +23,7 @@ struct BenchSetup {
   std::string model;
   bool stream = false;
   bool raw = true;
+  bool shared_memory = false;  // tensors through a registered region (form "shared-memory")
   client::Protocol protocol = client::Protocol::kNative;
   uint64_t seed = 0;
   uint64_t random_max = 0;  // integer inputs are uniform in [0, random_max)

@@ -183,11 +183,14 @@ TEST(SharedMemoryRegionDeathTest, ASigbusOutsideTheGuardedRangesStillKills) {
   ASSERT_TRUE(guarded.ok());
   auto region = SharedMemoryRegion::Open("r", guarded.key(), 0, kPage);  // installs the guard
   ASSERT_TRUE(region.ok());
+  // The death test's child runs this test again and dies: its objects must not outlive it.
+  guarded.Unlink();
   EXPECT_EXIT(
       {
         ShmObject unguarded(4 * kPage);
         uint8_t* bytes = unguarded.bytes();
         unguarded.Truncate(0);
+        unguarded.Unlink();
         volatile uint8_t sink = bytes[2 * kPage];
         (void)sink;
         _exit(0);
