@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,7 +140,8 @@ absl::Status RunInfer(const ParsedArgs& args, const CommandIo& io) {
 
   std::vector<client::NamedTensor> tensors;
   for (const OwnedInput& input : inputs) {
-    tensors.push_back({input.name, input.shape, input.values, input.dtype, input.bytes});
+    tensors.push_back({input.name, input.shape, input.values, input.dtype, input.bytes,
+                       /*shared_memory=*/std::nullopt});
   }
   // Registered for this one request, and unregistered and removed on every way out.
   std::unique_ptr<RegisteredTensorRegion> shared;

@@ -1,12 +1,13 @@
 #include "client/neuronctl/bench/bench_inputs.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "client/neuronctl/random_inputs.h"
 #include "client/neuronctl/model_status_text.h"
+#include "client/neuronctl/random_inputs.h"
 
 namespace neuronserve::neuronctl {
 
@@ -34,8 +35,8 @@ absl::StatusOr<std::unique_ptr<BenchInputs>> BenchInputs::Generate(const v1::Mod
     const RandomTensor& buffer = inputs->buffers_.emplace_back(*std::move(values));
     // float32 inputs as numbers without a dtype, as before dtypes; the others name theirs.
     inputs->tensors_.push_back(client::NamedTensor{
-        info.name(), std::vector<uint32_t>(info.shape().begin(), info.shape().end()),
-        buffer.values, buffer.values.empty() ? buffer.dtype : "", buffer.bytes});
+        info.name(), std::vector<uint32_t>(info.shape().begin(), info.shape().end()), buffer.values,
+        buffer.values.empty() ? buffer.dtype : "", buffer.bytes, std::nullopt});
   }
   return inputs;
 }
