@@ -76,10 +76,11 @@ struct InferOptions {
   // Send values as raw_data (little-endian bytes, which the server writes to the device without
   // a per-element copy) rather than typed fields (float_data for float32, int32_data for int8 to
   // int32, ...; float16, bfloat16, fp8 and unknown dtypes go as raw_data either way); responses
-  // come back in the same form (TENSOR_FORM_RAW or TENSOR_FORM_TYPED). The decoded result is the
-  // same in both forms. With Protocol::kV2, raw is raw_input_contents and typed is each input's
-  // `contents` (fp32_contents, int_contents, ...); the protocol lets a request use only one of
-  // the two, so a typed request with a float16, bfloat16, fp8 or unknown input goes all raw.
+  // come back in the same form (TENSOR_FORM_RAW or TENSOR_FORM_TYPED) on the native API, and
+  // always raw over v2, as Triton answers. The decoded result is the same in every form. With
+  // Protocol::kV2, raw is raw_input_contents and typed is each input's `contents`
+  // (fp32_contents, int_contents, ...); the protocol lets a request use only one of the two, so a
+  // typed request with a float16, bfloat16, fp8 or unknown input goes all raw.
   bool raw = true;
   // On an InferSession: the session's own (Client::OpenStream's), else Send refuses it.
   Protocol protocol = Protocol::kNative;

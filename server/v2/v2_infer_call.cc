@@ -110,20 +110,16 @@ absl::Status V2InferCall::Bind(const InferContext& context, const Request& reque
   if (absl::Status decoded = DecodeInputs(request, given); !decoded.ok()) return decoded;
   absl::InlinedVector<absl::string_view, 4> wanted;
   wanted.reserve(request.outputs_size());
-  bool shared_output = false;
   for (const auto& output : request.outputs()) {
     wanted.push_back(output.name());
     absl::StatusOr<std::optional<SharedMemoryReference>> shared =
         SharedMemoryOf(output.parameters(), name, "output", output.name());
     if (!shared.ok()) return shared.status();
-    if (shared->has_value()) {
-      AddSharedOutput(output.name(), **shared);
-      shared_output = true;
-    }
+    if (shared->has_value()) AddSharedOutput(output.name(), **shared);
   }
-  // Shared memory is a path of raw bytes: a request that uses it is answered raw.
-  form_ = shared_output || shared_input_ ? OutputForm::kRaw : ResponseForm(request);
-  return BindTensors(given, wanted, form_, V2FieldNaming());
+  // Every answer is raw, whatever form the inputs came in, as Triton answers: tritonclient's
+  // InferResult.as_numpy reads raw_output_contents only.
+  return BindTensors(given, wanted, OutputForm::kRaw, V2FieldNaming());
 }
 
 absl::Status V2InferCall::DecodeInputs(const Request& request,
@@ -133,7 +129,6 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
   // each of the others, in order (as tritonclient sends it).
   absl::InlinedVector<std::optional<SharedMemoryReference>, 4> shared(request.inputs_size());
   int in_message = 0;
-  shared_input_ = false;
   for (int i = 0; i < request.inputs_size(); ++i) {
     const auto& tensor = request.inputs(i);
     absl::StatusOr<std::optional<SharedMemoryReference>> reference =
@@ -141,7 +136,6 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
     if (!reference.ok()) return reference.status();
     shared[i] = *reference;
     if (!shared[i].has_value()) ++in_message;
-    shared_input_ |= shared[i].has_value();
   }
   const bool raw = request.raw_input_contents_size() > 0;
   if (raw && request.raw_input_contents_size() != in_message) {
@@ -246,61 +240,24 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
   return absl::OkStatus();
 }
 
-OutputForm V2InferCall::ResponseForm(const Request& request) const {
-  if (request.raw_input_contents_size() > 0) return OutputForm::kRaw;
-  const std::vector<TensorSpec>& outputs = model().outputs();
-  if (request.outputs_size() == 0) {
-    for (const TensorSpec& output : outputs) {
-      if (!HasV2TypedContents(output.dtype)) return OutputForm::kRaw;
-    }
-    return OutputForm::kTyped;
-  }
-  for (const auto& wanted : request.outputs()) {
-    const TensorSpec* output = V2FindTensor(outputs, wanted.name());
-    if (output != nullptr && !HasV2TypedContents(output->dtype)) return OutputForm::kRaw;
-  }
-  return OutputForm::kTyped;
-}
-
 void V2InferCall::SetStreamError(StreamResponse& response, const absl::Status& status) {
   response.set_error_message(std::string(status.message()));
 }
 
 void V2InferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
-                            ValueField field) {
+                            ValueField /*field*/) {
   auto* output = response_->add_outputs();
   output->set_name(spec.name);
   output->set_datatype(V2DatatypeName(spec.dtype));
   output->mutable_shape()->Add(shape.begin(), shape.end());
-  // An output in shared memory (kNone) keeps its place in raw_output_contents, empty, so the
-  // entries line up with the outputs, as Triton answers.
-  if (field == ValueField::kRaw || (field == ValueField::kNone && form_ == OutputForm::kRaw)) {
-    response_->add_raw_output_contents();
-  }
+  // Every output has its raw_output_contents entry; one in shared memory (kNone) keeps its
+  // place, empty, so the entries line up with the outputs, as Triton answers.
+  response_->add_raw_output_contents();
 }
 
-void* V2InferCall::OutputValues(int slot, ValueField field, size_t count) {
-  const int n = static_cast<int>(count);
-  // Only typed outputs get a contents message: a raw output carries none.
-  const auto contents = [&]() -> inference::InferTensorContents& {
-    return *response_->mutable_outputs(slot)->mutable_contents();
-  };
-  switch (field) {
-    case ValueField::kFloat:
-      return ResizeForOverwrite(*contents().mutable_fp32_contents(), n);
-    case ValueField::kInt32:
-      return ResizeForOverwrite(*contents().mutable_int_contents(), n);
-    case ValueField::kUInt32:
-      return ResizeForOverwrite(*contents().mutable_uint_contents(), n);
-    case ValueField::kInt64:
-      return ResizeForOverwrite(*contents().mutable_int64_contents(), n);
-    case ValueField::kUInt64:
-      return ResizeForOverwrite(*contents().mutable_uint64_contents(), n);
-    case ValueField::kRaw:
-    case ValueField::kBool:
-    case ValueField::kNone:
-      break;
-  }
+void* V2InferCall::OutputValues(int slot, ValueField /*field*/, size_t count) {
+  // Every output is raw (Bind): its bytes go in its raw_output_contents entry, or in a buffer
+  // spliced into the answer in its place.
   if (char* detached = DetachedOutputBytes(slot, count); detached != nullptr) return detached;
   return ResizeForOverwrite(*response_->mutable_raw_output_contents(slot), count);
 }

@@ -60,9 +60,6 @@ class V2InferCall : public InferCall {
  private:
   // Decodes the inputs into `given` (views into the request and shapes_).
   absl::Status DecodeInputs(const Request& request, absl::InlinedVector<GivenInput, 4>& given);
-  // kRaw, or kTyped when every output the request wants has a typed field.
-  OutputForm ResponseForm(const Request& request) const;
-
   void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
                  ValueField field) override;
   void* OutputValues(int slot, ValueField field, size_t count) override;
@@ -70,8 +67,6 @@ class V2InferCall : public InferCall {
   void DropOutputs() override;
 
   Response* response_ = nullptr;
-  OutputForm form_ = OutputForm::kRaw;  // of the response, once bound
-  bool shared_input_ = false;           // an input of the request is in shared memory
   // The inputs' shapes as validation reads them (uint32 dimensions).
   absl::InlinedVector<absl::InlinedVector<uint32_t, 4>, 4> shapes_;
 };

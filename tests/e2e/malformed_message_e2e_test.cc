@@ -4,6 +4,7 @@
 // goes on, LoadModel ends naming the message's position and gives its upload slot back. Then
 // seeded random bytes to every method: no answer is UNIMPLEMENTED, every error has a message, and
 // the daemon still serves (health SERVING, the MLP still correct).
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -186,10 +187,13 @@ void ExpectMlpOutput(const simmodel::SimModel& mlp, const std::vector<float>& ro
   }
 }
 
+// The one output, raw as every v2 gRPC answer is (the request's inputs were typed).
 std::vector<float> V2Values(const inference::ModelInferResponse& response) {
-  if (response.outputs_size() != 1) return {};
-  const auto& values = response.outputs(0).contents().fp32_contents();
-  return {values.begin(), values.end()};
+  if (response.outputs_size() != 1 || response.raw_output_contents_size() != 1) return {};
+  const std::string& bytes = response.raw_output_contents(0);
+  std::vector<float> values(bytes.size() / sizeof(float));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+  return values;
 }
 
 TEST(MalformedMessageE2ETest, EveryMethodAnswersABadMessageNamingItsRpc) {

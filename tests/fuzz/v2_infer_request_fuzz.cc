@@ -6,12 +6,11 @@
 // Input: the request's wire bytes (unparseable: skipped). Checks, besides the sanitizers: a
 // refusal is INVALID_ARGUMENT, NOT_FOUND or FAILED_PRECONDITION naming the model, and leaves no
 // output; a bound call's inputs are exactly their tensors' sizes (a raw input its own bytes),
-// its outputs those asked for (all when none); answered as a core worker answers it, a raw
-// request's response is raw, and the response is raw (one raw_output_contents per output, no
-// contents) or typed (each output's elements in exactly one contents field), never a mix.
-// Shared memory (sim_serving.h's regions): an input named in a region is bound to the region's
-// bytes in place, an output named in one is written there with an empty raw entry, and a
-// request that uses shared memory is answered raw.
+// its outputs those asked for (all when none); answered as a core worker answers it, the
+// response is raw whatever form the request took (one raw_output_contents per output, no
+// contents), as Triton answers. Shared memory (sim_serving.h's regions): an input named in a
+// region is bound to the region's bytes in place, and an output named in one is written there
+// with an empty raw entry.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -114,7 +113,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool raw_request = request.raw_input_contents_size() > 0;
   // An input in shared memory is bound to its region's bytes in place; the others take the
   // raw_input_contents entries in order.
-  bool shared = false;
   for (size_t i = 0; i < model.inputs().size(); ++i) {
     int raw_index = 0;
     for (int k = 0; k < request.inputs_size(); ++k) {
@@ -130,20 +128,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
       }
       if (range.data() == nullptr) ++raw_index;
-      shared |= range.data() != nullptr;
     }
-  }
-  for (const auto& output : request.outputs()) {
-    shared |= SharedRange(output.parameters()).data() != nullptr;
   }
   const int answered = request.outputs_size() > 0 ? request.outputs_size()
                                                   : static_cast<int>(model.outputs().size());
   Require(response.outputs_size() == answered);
   fuzz::RequireBoundAndAnswer(call, model, answered);
 
-  const bool raw_response = response.raw_output_contents_size() > 0;
-  if (raw_request || shared) Require(raw_response);
-  if (raw_response) Require(response.raw_output_contents_size() == response.outputs_size());
+  Require(response.raw_output_contents_size() == response.outputs_size());
   for (int k = 0; k < response.outputs_size(); ++k) {
     const auto& output = response.outputs(k);
     const auto spec = std::find_if(model.outputs().begin(), model.outputs().end(),
@@ -164,12 +156,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Require(AllBytesAre(
           std::string_view(reinterpret_cast<const char*>(region.data()), spec->byte_size),
           static_cast<uint8_t>(index + 1)));
-    } else if (raw_response) {
+    } else {
       Require(carried == 0);
       Require(response.raw_output_contents(k).size() == spec->byte_size);
       Require(AllBytesAre(response.raw_output_contents(k), static_cast<uint8_t>(index + 1)));
-    } else {
-      Require(carried == ElementCount(spec->shape));
     }
   }
   return 0;
