@@ -232,13 +232,14 @@ absl::Status InferCall::FillResponse(absl::Status status, const ExecutionTiming&
   return status;
 }
 
-void InferCall::LogAccess(std::string_view method, std::string_view peer,
-                          std::string_view identity) const {
+void InferCall::LogAccess(std::string_view method, std::string_view peer, std::string_view identity,
+                          std::string_view traceparent) const {
   if (context_ == nullptr || context_->access_log == nullptr) return;
   AccessRecord record;
   record.method = method;
   record.peer = peer;
   record.identity = identity;
+  record.traceparent = traceparent;
   record.model = std::string_view(model_name_.data(), model_name_.size());
   record.version = version_;
   record.id = std::string_view(id_.data(), id_.size());

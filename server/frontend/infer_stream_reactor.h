@@ -76,7 +76,8 @@ class InferStreamReactor final
 
   const InferContext& infer_;
   const absl::Time deadline_;
-  std::string peer_;  // only with an access log
+  std::string peer_;         // only with an access log
+  std::string traceparent_;  // the same: the stream's, on every request's line
   const std::string identity_;
   Flow flow_;
   std::atomic<bool> cancelled_{false};

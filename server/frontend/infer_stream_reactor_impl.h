@@ -7,6 +7,7 @@
 
 #include "server/frontend/infer_stream_reactor.h"
 #include "server/frontend/raw_message.h"
+#include "server/frontend/trace_metadata.h"
 
 namespace neuronserve {
 
@@ -18,7 +19,10 @@ InferStreamReactor<Call>::InferStreamReactor(const InferContext& infer,
       deadline_(absl::FromChrono(context->deadline())),
       identity_(std::move(identity)),
       flow_(kMaxInFlight) {
-  if (infer.access_log != nullptr) peer_ = context->peer();
+  if (infer.access_log != nullptr) {
+    peer_ = context->peer();
+    traceparent_ = TraceparentOf(*context);
+  }
   entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
   if (!entered_gate_) {
     this->Finish(
@@ -105,7 +109,7 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
 
 template <typename Call>
 void InferStreamReactor<Call>::OnWriteDone(bool ok) {
-  writing_->LogAccess(Call::kStreamMethod, peer_, identity_);
+  writing_->LogAccess(Call::kStreamMethod, peer_, identity_, traceparent_);
   delete writing_;
   writing_ = nullptr;
   Act(flow_.WriteDone(ok));
@@ -113,7 +117,7 @@ void InferStreamReactor<Call>::OnWriteDone(bool ok) {
 
 template <typename Call>
 void InferStreamReactor<Call>::Drop(StreamedCall* call) {
-  call->LogAccess(Call::kStreamMethod, peer_, identity_);
+  call->LogAccess(Call::kStreamMethod, peer_, identity_, traceparent_);
   delete call;
 }
 

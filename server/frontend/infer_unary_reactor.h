@@ -57,7 +57,8 @@ class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
   DetachedBytes detached_;  // the large raw outputs, outside response_ (detached_bytes.h)
   grpc::ByteBuffer* const raw_response_;  // gRPC's, until OnDone
   bool entered_gate_ = false;
-  std::string peer_;  // only with an access log
+  std::string peer_;         // only with an access log
+  std::string traceparent_;  // the same
   std::string identity_;
   std::atomic<bool> cancelled_{false};
 };

@@ -9,6 +9,7 @@
 #include "server/frontend/grpc_status.h"
 #include "server/frontend/infer_unary_reactor.h"
 #include "server/frontend/raw_message.h"
+#include "server/frontend/trace_metadata.h"
 
 namespace neuronserve {
 
@@ -20,7 +21,10 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
                                                         std::string identity) {
   auto* reactor = new InferUnaryReactor(infer, raw_response);
   reactor->deadline = absl::FromChrono(context->deadline());
-  if (infer.access_log != nullptr) reactor->peer_ = context->peer();
+  if (infer.access_log != nullptr) {
+    reactor->peer_ = context->peer();
+    reactor->traceparent_ = TraceparentOf(*context);
+  }
   reactor->identity_ = std::move(identity);
   Request& request = reactor->request_;
   Response& response = reactor->response_;
@@ -61,7 +65,7 @@ void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTimin
 
 template <typename Call>
 void InferUnaryReactor<Call>::OnDone() {
-  this->LogAccess(Call::kUnaryMethod, peer_, identity_);
+  this->LogAccess(Call::kUnaryMethod, peer_, identity_, traceparent_);
   if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();
   delete this;
 }

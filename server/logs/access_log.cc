@@ -14,6 +14,7 @@ std::string AccessLog::Format(const AccessRecord& record, absl::Time now) const 
   line.Add("method", record.method)
       .Add("peer", record.peer)
       .AddUnlessEmptyInText("identity", record.identity)
+      .AddUnlessEmptyInText("traceparent", record.traceparent)
       .Add("model", record.model)
       .Add("version", record.version)
       .Add("id", record.id)

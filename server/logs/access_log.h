@@ -1,6 +1,7 @@
 // AccessLog (--access-log=FILE, "-" for stdout): one line per inference request, in the log
 // format of the daemon (text key=value pairs, or a JSON object per line), with the caller's
-// identity (its client certificate's name or its token's label) when it has one.
+// identity (its client certificate's name or its token's label) and its W3C traceparent when it
+// has them.
 //
 // The file, the format and the line's form are RecordLog's (record_log.h), which the audit log
 // writes through too; this log has only its record and its fields. Lines are written by a
@@ -31,6 +32,9 @@ struct AccessRecord {
   // The caller's name (server/frontend/call_guard.h); empty when it has none, and then left out of
   // text lines.
   std::string_view identity;
+  // The request's W3C traceparent, checked (LoggableTraceparent); empty when it sent none or an
+  // invalid one, and then left out of text lines.
+  std::string_view traceparent;
   std::string_view model;
   std::string_view version;
   std::string_view id;

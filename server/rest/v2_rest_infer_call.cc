@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/admission/drain_gate.h"
 #include "server/http/http_status.h"
+#include "server/logs/traceparent.h"
 #include "server/oip/v2_datatype.h"
 #include "server/oip/v2_request_rules.h"
 #include "server/rest/v2_rest_body.h"
@@ -342,7 +343,8 @@ HttpResponse V2RestInferCall::BuildAnswer() {
 
 void V2RestInferCall::Answer(const absl::Status& status) {
   HttpResponse response = status.ok() ? BuildAnswer() : HttpErrorResponse(status);
-  LogAccess(kMethod, exchange_.peer(), exchange_.identity());
+  LogAccess(kMethod, exchange_.peer(), exchange_.identity(),
+            LoggableTraceparent(exchange_.header("traceparent")));
   // Out of the gate before responding: once the exchange is answered the daemon may stop the
   // HTTP server and go on shutting down, and this call must touch nothing of it after that.
   if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();

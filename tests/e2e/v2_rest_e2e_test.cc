@@ -4,12 +4,14 @@
 // through JSON and through Triton's binary extension, a 16 MiB tensor both ways, each malformed
 // request with its status and message (and the daemon serving after), the body limit (413),
 // bearer tokens and scopes, the repository calls with their audit lines, and --admin-listen.
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/v2_datatype_name.h"
@@ -122,6 +124,123 @@ std::unique_ptr<RunningDaemon> StartWithHttp(std::vector<std::string> flags, std
   std::unique_ptr<RunningDaemon> var = StartWithHttp((flags), &var##_http, &var##_log); \
   ASSERT_NE(var, nullptr) << var##_log;                                                 \
   Rest rest(var##_http)
+
+// A W3C traceparent (HTTP header; gRPC metadata) reaches the request's access log line on every
+// front end, a stream's on each of its requests; an invalid one (uppercase hex, an all-zero trace
+// id, a stray character) is left out rather than copied into the log.
+TEST(V2RestE2ETest, TraceparentJoinsTheAccessLogOnEveryFrontEnd) {
+  TempDir dir;
+  const std::string access_log = dir.Join("access.log");
+  START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{"--access-log=" + access_log});
+  LoadIdentity(*daemon->stub, DataType::kInt64, {1, 2});
+  if (HasFatalFailure()) return;
+  const std::string model = ModelNameFor(DataType::kInt64);
+  // One trace, a parent span per front end.
+  const std::string trace = "0af7651916cd43dd8448eb211c80319c";
+  const auto parent = [&](int n) {
+    return absl::StrCat("00-", trace, "-b7ad6b71692033", n, "0-01");
+  };
+
+  const auto context_with = [](grpc::ClientContext& context, const std::string& traceparent) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context.AddMetadata("traceparent", traceparent);
+  };
+  v1::InferRequest native;
+  native.set_model(model);
+  native.set_id("native-traced");
+  auto* input = native.add_inputs();
+  input->set_name("input");
+  input->add_int64_data(1);
+  input->add_int64_data(2);
+  {
+    grpc::ClientContext context;
+    context_with(context, parent(1));
+    v1::InferResponse response;
+    ASSERT_TRUE(daemon->stub->Infer(&context, native, &response).ok());
+  }
+  auto v2 = inference::GRPCInferenceService::NewStub(daemon->channel);
+  inference::ModelInferRequest request;
+  request.set_model_name(model);
+  request.set_id("v2-traced");
+  auto* tensor = request.add_inputs();
+  tensor->set_name("input");
+  tensor->set_datatype("INT64");
+  tensor->add_shape(1);
+  tensor->add_shape(2);
+  tensor->mutable_contents()->add_int64_contents(1);
+  tensor->mutable_contents()->add_int64_contents(2);
+  {
+    grpc::ClientContext context;
+    context_with(context, parent(2));
+    inference::ModelInferResponse response;
+    ASSERT_TRUE(v2->ModelInfer(&context, request, &response).ok());
+  }
+  {
+    grpc::ClientContext context;
+    context_with(context, parent(3));
+    auto stream = v2->ModelStreamInfer(&context);
+    for (const char* id : {"stream-traced-1", "stream-traced-2"}) {
+      request.set_id(id);
+      ASSERT_TRUE(stream->Write(request));
+    }
+    stream->WritesDone();
+    inference::ModelStreamInferResponse answer;
+    int answers = 0;
+    while (stream->Read(&answer)) ++answers;
+    EXPECT_EQ(answers, 2);
+    ASSERT_TRUE(stream->Finish().ok());
+  }
+  const std::string body =
+      Json{{"id", "rest-traced"},
+           {"inputs",
+            {{{"name", "input"}, {"shape", {1, 2}}, {"datatype", "INT64"}, {"data", {1, 2}}}}}}
+          .dump();
+  ASSERT_EQ(rest.Post("/v2/models/" + model + "/infer", body, {"traceparent: " + parent(4)}).status,
+            200);
+  // Not traceparents: each request is served, and its line has none.
+  const std::vector<std::string> invalid = {
+      absl::AsciiStrToUpper(parent(5)),                           // uppercase hex
+      "00-00000000000000000000000000000000-b7ad6b7169203331-01",  // all-zero trace id
+      parent(6) + " x",                                           // more after version 00
+      "ff-" + trace + "-b7ad6b7169203331-01",                     // version ff
+  };
+  for (size_t i = 0; i < invalid.size(); ++i) {
+    native.set_id(absl::StrCat("untraced-", i));
+    grpc::ClientContext context;
+    context_with(context, invalid[i]);
+    v1::InferResponse response;
+    ASSERT_TRUE(daemon->stub->Infer(&context, native, &response).ok()) << invalid[i];
+  }
+
+  std::string log;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::ifstream file(access_log);
+        std::stringstream text;
+        text << file.rdbuf();
+        log = text.str();
+        return absl::StrContains(log, "untraced-3") && absl::StrContains(log, "rest-traced");
+      },
+      absl::Seconds(10)))
+      << log;
+  const auto line_of = [&](const std::string& id) {
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);) {
+      if (absl::StrContains(line, " id=" + id + " ")) return line;
+    }
+    return std::string();
+  };
+  EXPECT_THAT(line_of("native-traced"), HasSubstr(" traceparent=" + parent(1) + " "));
+  EXPECT_THAT(line_of("v2-traced"), HasSubstr(" traceparent=" + parent(2) + " "));
+  EXPECT_THAT(line_of("stream-traced-1"), HasSubstr(" traceparent=" + parent(3) + " "));
+  EXPECT_THAT(line_of("stream-traced-2"), HasSubstr(" traceparent=" + parent(3) + " "));
+  EXPECT_THAT(line_of("rest-traced"), HasSubstr(" traceparent=" + parent(4) + " "));
+  for (size_t i = 0; i < invalid.size(); ++i) {
+    const std::string line = line_of(absl::StrCat("untraced-", i));
+    ASSERT_FALSE(line.empty()) << log;
+    EXPECT_THAT(line, Not(HasSubstr("traceparent"))) << invalid[i];
+  }
+}
 
 TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{});

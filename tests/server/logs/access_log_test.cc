@@ -16,6 +16,7 @@ namespace neuronserve {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const absl::Time kTime = absl::FromUnixMillis(1796277005123);  // 2026-12-03T05:50:05.123Z
@@ -93,6 +94,18 @@ TEST(AccessLogTest, ABatchedRequestNamesTheBatchItRanInAndNoOtherDoes) {
   EXPECT_EQ(line["batch_rows"], 5);
   EXPECT_EQ(line["batch_size"], 8);
   EXPECT_FALSE(nlohmann::json::parse(Line(LogFormat::kJson, Record())).contains("batch_rows"));
+}
+
+TEST(AccessLogTest, ATraceparentFollowsTheIdentityAndIsLeftOutOfTextLinesWhenEmpty) {
+  AccessRecord record = Record();
+  record.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  EXPECT_THAT(Line(LogFormat::kText, record),
+              HasSubstr(" peer=ipv4:127.0.0.1:50312 "
+                        "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 "
+                        "model=resnet "));
+  EXPECT_EQ(nlohmann::json::parse(Line(LogFormat::kJson, record))["traceparent"],
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+  EXPECT_THAT(Line(LogFormat::kText, Record()), Not(HasSubstr("traceparent")));
 }
 
 TEST(AccessLogTest, ACodeWithoutANameIsWrittenAsItsNumber) {
