@@ -88,6 +88,23 @@ void ModelRegistry::Load(LoadSpec spec, Callback done) {
   });
 }
 
+absl::Status ModelRegistry::UnknownModel(const std::string& name) const {
+  // The first few by name: enough to spot a typo, short enough for a log line.
+  constexpr size_t kNamesShown = 10;
+  std::string names;
+  size_t shown = 0;
+  for (const auto& [known, entry] : entries_) {
+    if (shown++ == kNamesShown) {
+      absl::StrAppend(&names, " and ", entries_.size() - kNamesShown, " more");
+      break;
+    }
+    absl::StrAppend(&names, names.empty() ? "" : ", ", "'", known, "'");
+  }
+  return absl::NotFoundError(
+      absl::StrCat("Request for unknown model: '", name, "' is not found (",
+                   names.empty() ? "no model is loaded" : absl::StrCat("loaded: ", names), ")"));
+}
+
 absl::Status ModelRegistry::CheckModelLimit(const std::string& name) const {
   if (options_.max_models == 0) return absl::OkStatus();
   auto counts = [](const Entry& entry) { return entry.state != ModelState::kFailed; };
@@ -141,12 +158,15 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
       entry.identity = spec.identity;
       entry.error.clear();
       result = Describe(entry);
-    } else if (entry.serving != nullptr) {
-      result = loaded.status();  // the old version keeps serving
     } else {
-      entry.state = ModelState::kFailed;
-      entry.error = std::string(loaded.status().message());
-      result = loaded.status();
+      // Triton's words first ("failed to load 'NAME'"), as scripts match them; the state keeps
+      // the reason alone.
+      result = absl::Status(loaded.status().code(), absl::StrCat("failed to load '", name,
+                                                                 "': ", loaded.status().message()));
+      if (entry.serving == nullptr) {
+        entry.state = ModelState::kFailed;
+        entry.error = std::string(loaded.status().message());
+      }  // else the old version keeps serving
     }
   }
   if (loaded.ok()) {
@@ -175,7 +195,7 @@ void ModelRegistry::Unload(const std::string& name, Callback done) {
     MutexLock lock(&mutex_);
     auto it = entries_.find(name);
     if (it == entries_.end()) {
-      done(absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded")));
+      done(UnknownModel(name));
       return;
     }
     Entry& entry = it->second;
@@ -201,7 +221,7 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
     MutexLock lock(&mutex_);
     auto it = entries_.find(name);
     if (it == entries_.end()) {
-      done(absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded")));
+      done(UnknownModel(name));
       return;
     }
     info = Describe(it->second);
@@ -263,7 +283,7 @@ absl::StatusOr<ModelInfo> ModelRegistry::Get(const std::string& name) const {
   MutexLock lock(&mutex_);
   auto it = entries_.find(name);
   if (it == entries_.end()) {
-    return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+    return UnknownModel(name);
   }
   return Describe(it->second);
 }
@@ -293,12 +313,14 @@ absl::StatusOr<LoadedModel::Lease> ModelRegistry::Acquire(const std::string& nam
   MutexLock lock(&mutex_);
   auto it = entries_.find(name);
   if (it == entries_.end()) {
-    return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+    return UnknownModel(name);
   }
   const Entry& entry = it->second;
   if (entry.state != ModelState::kReady || entry.serving == nullptr) {
-    return absl::NotFoundError(absl::StrCat("model '", name, "' is ", ModelStateName(entry.state),
-                                            entry.error.empty() ? "" : ": ", entry.error));
+    // Triton's words for a model without a version to serve, then its state and why.
+    return absl::NotFoundError(absl::StrCat(
+        "Request for unknown model: '", name, "' has no available versions (it is ",
+        ModelStateName(entry.state), entry.error.empty() ? "" : ": ", entry.error, ")"));
   }
   return LoadedModel::Lease(entry.serving);
 }

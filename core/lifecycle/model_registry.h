@@ -115,6 +115,9 @@ class ModelRegistry {
   void RunLoad(LoadSpec spec, Callback done);
   void RunUnload(const std::string& name, Callback done);
   ModelInfo Describe(const Entry& entry) const;
+  // NOT_FOUND for a model the registry does not have, in Triton's words (which scripts match)
+  // and then the models it has.
+  absl::Status UnknownModel(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // RESOURCE_EXHAUSTED when loading `name` would exceed options_.max_models.
   absl::Status CheckModelLimit(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void AnnounceStateChange() const {

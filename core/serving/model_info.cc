@@ -47,9 +47,10 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
 
 absl::Status VersionMismatchError(absl::string_view model, absl::string_view asked,
                                   absl::string_view serving) {
-  return absl::FailedPreconditionError(absl::StrCat("model '", model, "': version '", asked,
-                                                    "' was asked for, but version '", serving,
-                                                    "' is serving"));
+  // Triton's words for a version it does not have, then the one that serves.
+  return absl::FailedPreconditionError(absl::StrCat("Request for unknown model: '", model,
+                                                    "' version ", asked, " is not found (version '",
+                                                    serving, "' is serving)"));
 }
 
 }  // namespace neuronserve

@@ -61,7 +61,8 @@ class InferValidationE2ETest : public ::testing::Test {
 TEST_F(InferValidationE2ETest, UnknownOrUnnamedModel) {
   v1::InferRequest request = Valid();
   request.set_model("nope");
-  ExpectRejected(request, grpc::StatusCode::NOT_FOUND, {"model 'nope' is not loaded"});
+  ExpectRejected(request, grpc::StatusCode::NOT_FOUND,
+                 {"Request for unknown model: 'nope' is not found (loaded: "});
   request.set_model("");
   ExpectRejected(request, grpc::StatusCode::INVALID_ARGUMENT, {"model is empty"});
 }
@@ -126,8 +127,9 @@ TEST_F(InferValidationE2ETest, OutputsAndVersion) {
                  {"output 'out' is asked for more than once"});
   v1::InferRequest version = Valid();
   version.set_version("6");
-  ExpectRejected(version, grpc::StatusCode::FAILED_PRECONDITION,
-                 {"model 'add'", "version '6' was asked for", "version '7' is serving"});
+  ExpectRejected(
+      version, grpc::StatusCode::FAILED_PRECONDITION,
+      {"Request for unknown model: 'add' version 6 is not found", "version '7' is serving"});
 }
 
 TEST_F(InferValidationE2ETest, NothingInvalidReachedTheDevice) {

@@ -499,7 +499,7 @@ std::vector<ErrorCase> ErrorCases() {
     ModelInferRequest request = int64_request("INT64");
     request.set_model_version("7");
     add("a version that is not serving", request, grpc::StatusCode::FAILED_PRECONDITION,
-        {"model 'id_int64': version '7' was asked for"});
+        {"Request for unknown model: 'id_int64' version 7 is not found"});
   }
   {
     ModelInferRequest request = int64_request("INT64");

@@ -282,7 +282,7 @@ TEST(V2RestE2ETest, ProbesMetadataAndTheirErrors) {
   const HttpResult mismatch = rest.Get("/v2/models/mlp/versions/9");
   EXPECT_EQ(mismatch.status, 400);
   EXPECT_EQ(mismatch.ErrorField(),
-            "model 'mlp': version '9' was asked for, but version '1' is serving");
+            "Request for unknown model: 'mlp' version 9 is not found (version '1' is serving)");
   const HttpResult stats_unknown = rest.Get("/v2/models/nope/stats");
   EXPECT_EQ(stats_unknown.status, 404);
   EXPECT_THAT(stats_unknown.ErrorField(), HasSubstr("'nope'"));
@@ -583,7 +583,7 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
        good,
        {},
        400,
-       "model 'mlp': version '9' was asked for, but version '1' is serving"},
+       "Request for unknown model: 'mlp' version 9 is not found (version '1' is serving)"},
       {"header not a number",
        "/v2/models/mlp/infer",
        good,
@@ -680,7 +680,7 @@ TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
   const HttpResult other_version = rest.Get("/v2/models/mlp/versions/2/stats");
   EXPECT_EQ(other_version.status, 400);
   EXPECT_EQ(other_version.ErrorField(),
-            "model 'mlp': version '2' was asked for, but version '1' is serving");
+            "Request for unknown model: 'mlp' version 2 is not found (version '1' is serving)");
   auto v2 = inference::GRPCInferenceService::NewStub(daemon->channel);
   grpc::ClientContext context;
   inference::ModelStatisticsRequest request;

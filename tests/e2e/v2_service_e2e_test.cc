@@ -201,8 +201,9 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
   request.set_version("9");
   grpc::Status status = v2.Call(&V2Stub::ModelMetadata, request, &metadata);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(status.error_message(),
-              HasSubstr("model 'id': version '9' was asked for, but version '3' is serving"));
+  EXPECT_THAT(
+      status.error_message(),
+      HasSubstr("Request for unknown model: 'id' version 9 is not found (version '3' is serving)"));
   // Native Infer says the same of the same mismatch.
   v1::InferRequest native = IdentityRequest("id");
   native.set_version("9");
@@ -214,7 +215,7 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
   request.clear_version();
   status = v2.Call(&V2Stub::ModelMetadata, request, &metadata);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(status.error_message(), HasSubstr("model 'nope'"));
+  EXPECT_THAT(status.error_message(), HasSubstr("Request for unknown model: 'nope' is not found"));
   request.clear_name();
   status = v2.Call(&V2Stub::ModelMetadata, request, &metadata);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -282,11 +283,12 @@ TEST(V2ServiceE2ETest, ModelStatisticsCountTheRequestsSentByOutcome) {
 
   grpc::Status status = v2.Statistics("nope", "", &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(status.error_message(), HasSubstr("model 'nope'"));
+  EXPECT_THAT(status.error_message(), HasSubstr("Request for unknown model: 'nope' is not found"));
   status = v2.Statistics("id", "9", &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(status.error_message(),
-              HasSubstr("model 'id': version '9' was asked for, but version '3' is serving"));
+  EXPECT_THAT(
+      status.error_message(),
+      HasSubstr("Request for unknown model: 'id' version 9 is not found (version '3' is serving)"));
 }
 
 TEST(V2ServiceE2ETest, RepositoryIndexLoadAndUnload) {
@@ -326,7 +328,9 @@ TEST(V2ServiceE2ETest, RepositoryIndexLoadAndUnload) {
   ASSERT_TRUE(v2.Index(&index).ok());
   ASSERT_NE(FindInIndex(index, "garbage"), nullptr);
   EXPECT_EQ(FindInIndex(index, "garbage")->state(), "UNAVAILABLE");
-  EXPECT_EQ(FindInIndex(index, "garbage")->reason(), status.error_message());
+  // The index gives the reason; the load's answer puts Triton's words before it.
+  EXPECT_EQ("failed to load 'garbage': " + FindInIndex(index, "garbage")->reason(),
+            status.error_message());
 
   // Refusals, each naming what is wrong.
   status = v2.Load("other", {{"config", "{not json"}});
@@ -365,7 +369,7 @@ TEST(V2ServiceE2ETest, RepositoryIndexLoadAndUnload) {
   EXPECT_EQ(FindInIndex(index, "id")->state(), "UNAVAILABLE");
   status = v2.Unload("id");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(status.error_message(), HasSubstr("model 'id' is not loaded"));
+  EXPECT_THAT(status.error_message(), HasSubstr("Request for unknown model: 'id' is not found"));
 }
 
 TEST(V2ServiceE2ETest, RepositoryLoadsNeedARepositoryAndRespectMaxModels) {

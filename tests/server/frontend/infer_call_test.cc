@@ -195,7 +195,7 @@ TEST_F(InferCallBindTest, AnUnknownModelIsNotFound) {
   request.set_model("ghost");
   const absl::Status status = BindStatus(request);
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
-  EXPECT_EQ(status.message(), "model 'ghost' is not loaded");
+  EXPECT_EQ(status.message(), "Request for unknown model: 'ghost' is not found (loaded: 'mixed')");
 }
 
 TEST_F(InferCallBindTest, AnUnnamedModelIsRefused) {
@@ -265,7 +265,7 @@ TEST_F(InferCallBindTest, AVersionThatIsNotServingIsAFailedPrecondition) {
   const absl::Status status = BindStatus(request);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_EQ(status.message(),
-            "model 'mixed': version '2' was asked for, but version '1' is serving");
+            "Request for unknown model: 'mixed' version 2 is not found (version '1' is serving)");
 }
 
 }  // namespace
