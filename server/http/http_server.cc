@@ -55,23 +55,46 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
     *upload_data_size = 0;  // a refused request's body is dropped
     return MHD_YES;
   }
+  const size_t limit = server->options_.max_body_bytes;
   if (*upload_data_size != 0) {
-    if (!exchange->too_large_ &&
-        exchange->body_.size() + *upload_data_size > server->options_.max_body_bytes) {
-      // A chunked body (no Content-Length) past the limit: its bytes are dropped from now on.
-      // MHD only lets an answer be queued once the body is read, so 413 goes out at its end.
-      exchange->too_large_ = true;
-      std::string().swap(exchange->body_);
-    }
-    if (!exchange->too_large_) exchange->body_.append(upload_data, *upload_data_size);
+    const std::string_view data(upload_data, *upload_data_size);
     *upload_data_size = 0;
+    if (exchange->too_large_ || !exchange->bad_body_.empty()) return MHD_YES;  // dropped
+    if (exchange->inflater_ != nullptr) {
+      // Inflated as it streams in: the limit is on the decoded bytes, and a bomb stops at it.
+      const absl::Status inflated = exchange->inflater_->Append(data, exchange->body_, limit);
+      if (absl::IsResourceExhausted(inflated)) {
+        exchange->too_large_ = true;
+      } else if (!inflated.ok()) {
+        exchange->bad_body_ = std::string(inflated.message());
+      }
+    } else if (exchange->body_.size() + data.size() > limit) {
+      exchange->too_large_ = true;
+    } else {
+      exchange->body_.append(data);
+    }
+    // A body past the limit (chunked, or inflated) or undecodable: its bytes are dropped from
+    // now on. MHD only lets an answer be queued once the body is read, so the answer goes out
+    // at its end.
+    if (exchange->too_large_ || !exchange->bad_body_.empty()) std::string().swap(exchange->body_);
     return MHD_YES;
   }
   if (exchange->too_large_) {
     exchange->screened_out_ = true;
-    return mhd::Queue(connection,
-                      mhd::TooLarge(exchange->raw_path_, server->options_.max_body_bytes,
-                                    absl::StrCat("more than that (chunked)")));
+    return mhd::Queue(connection, mhd::TooLarge(exchange->raw_path_, limit,
+                                                exchange->inflater_ != nullptr
+                                                    ? absl::StrCat("more than that (inflated)")
+                                                    : absl::StrCat("more than that (chunked)")));
+  }
+  if (exchange->inflater_ != nullptr && exchange->bad_body_.empty()) {
+    if (absl::Status finished = exchange->inflater_->Finish(); !finished.ok()) {
+      exchange->bad_body_ = std::string(finished.message());
+    }
+  }
+  if (!exchange->bad_body_.empty()) {
+    exchange->screened_out_ = true;
+    return mhd::Queue(connection, HttpErrorResponse(400, absl::StrCat(exchange->raw_path_, ": ",
+                                                                      exchange->bad_body_)));
   }
   if (!exchange->handler_ran_) return exchange->RunHandler();
   if (!exchange->answered_) return exchange->SendOrSuspend();

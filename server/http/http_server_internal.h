@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "server/http/body_inflater.h"
 #include "server/http/http_exchange.h"
 #include "server/http/http_route_table.h"
 #include "server/http/http_server.h"
@@ -179,6 +181,11 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
   std::vector<std::string> decoded_;
   HttpRouteTable::Match match_;
   std::string body_;
+  // Set when the body comes with Content-Encoding gzip or deflate: its bytes are inflated into
+  // body_ as they arrive, on the server's thread that reads the connection.
+  std::unique_ptr<BodyInflater> inflater_;
+  // A compressed body that is not valid: answered 400 with it once the body is read.
+  std::string bad_body_;
   std::string peer_;
   std::string identity_;
   // The server's own answer was queued (or is owed once the body is read: too_large_).

@@ -39,6 +39,14 @@ std::optional<HttpResponse> HttpServer::Impl::Screen(Exchange& exchange,
     if (!decision.ok()) return HttpErrorResponse(403, decision.message);
     exchange.identity_ = std::string(decision.label);
   }
+  // A compressed body is inflated as it arrives (body_inflater.h); an unknown coding is 415.
+  absl::StatusOr<std::optional<ContentEncoding>> encoding =
+      ParseContentEncoding(exchange.header("Content-Encoding"));
+  if (!encoding.ok()) {
+    return HttpErrorResponse(415,
+                             absl::StrCat(exchange.raw_path_, ": ", encoding.status().message()));
+  }
+  if (encoding->has_value()) exchange.inflater_ = std::make_unique<BodyInflater>(**encoding);
   const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
   if (length != nullptr) {
     char* end = nullptr;
@@ -49,7 +57,8 @@ std::optional<HttpResponse> HttpServer::Impl::Screen(Exchange& exchange,
         return mhd::TooLarge(exchange.raw_path_, options_.max_body_bytes,
                              absl::StrCat(declared, " bytes (Content-Length)"));
       }
-      exchange.body_.reserve(declared);
+      // The compressed size says little of the decoded one: no reservation then.
+      if (exchange.inflater_ == nullptr) exchange.body_.reserve(declared);
     }
   }
   return std::nullopt;

@@ -28,11 +28,13 @@
 #include "tests/support/shm_object.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/zlib_compress.h"
 
 namespace neuronserve::testing {
 namespace {
 
 using Json = nlohmann::json;
+using ::neuronserve::testing::ZlibCompress;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -476,6 +478,48 @@ TEST(V2RestE2ETest, ASixteenMiBTensorGoesThroughTheBinaryExtensionIntactBothWays
   const Answer answer = Split(result);
   EXPECT_EQ(answer.json["outputs"][0]["parameters"]["binary_data_size"], bytes.size());
   EXPECT_TRUE(answer.binary == bytes) << "the 16 MiB came back changed";
+}
+
+// Bodies compressed as tritonclient compresses them (request_compression_algorithm: the whole
+// body, Inference-Header-Content-Length still the JSON's uncompressed length) are served as the
+// plain ones; the body limit holds on the inflated bytes.
+TEST(V2RestE2ETest, GzipAndDeflateBodiesAreServedAsThePlainOnes) {
+  START_HTTP_DAEMON(daemon, rest, std::vector<std::string>{"--max-message-bytes=1048576"});
+  LoadIdentity(*daemon->stub, DataType::kInt64, {1, 2});
+  if (HasFatalFailure()) return;
+  const std::string path = "/v2/models/" + ModelNameFor(DataType::kInt64) + "/infer";
+  const std::string json =
+      Json{{"inputs",
+            {{{"name", "input"}, {"shape", {1, 2}}, {"datatype", "INT64"}, {"data", {7, -9}}}}}}
+          .dump();
+  const std::string values("\x05\0\0\0\0\0\0\0\xfd\xff\xff\xff\xff\xff\xff\xff", 16);
+  const std::string binary_json = Json{{"inputs",
+                                        {{{"name", "input"},
+                                          {"shape", {1, 2}},
+                                          {"datatype", "INT64"},
+                                          {"parameters", {{"binary_data_size", 16}}}}}}}
+                                      .dump();
+  for (const char* coding : {"gzip", "deflate"}) {
+    SCOPED_TRACE(coding);
+    const bool gzip = std::string(coding) == "gzip";
+    const std::string encoding = absl::StrCat("Content-Encoding: ", coding);
+    const HttpResult plain = rest.Post(path, ZlibCompress(json, gzip), {encoding});
+    ASSERT_EQ(plain.status, 200) << plain.body;
+    EXPECT_EQ(Split(plain).json["outputs"][0]["data"], Json::array({7, -9}));
+    const HttpResult binary =
+        rest.Post(path, ZlibCompress(binary_json + values, gzip),
+                  {encoding, absl::StrCat(kHeaderLength, ": ", binary_json.size())});
+    ASSERT_EQ(binary.status, 200) << binary.body;
+    EXPECT_EQ(Split(binary).json["outputs"][0]["data"], Json::array({5, -3}));
+    // A bomb: 8 MiB of spaces after the JSON inflate past the 1 MiB limit.
+    const HttpResult bomb =
+        rest.Post(path, ZlibCompress(json + std::string(8 << 20, ' '), gzip), {encoding});
+    EXPECT_EQ(bomb.status, 413) << bomb.body;
+    EXPECT_THAT(bomb.ErrorField(), HasSubstr("the limit is 1048576 bytes"));
+  }
+  const HttpResult unknown = rest.Post(path, json, {"Content-Encoding: br"});
+  EXPECT_EQ(unknown.status, 415);
+  EXPECT_THAT(unknown.ErrorField(), HasSubstr("Content-Encoding 'br' is not supported"));
 }
 
 TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoesOn) {
