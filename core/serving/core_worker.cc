@@ -192,6 +192,8 @@ bool CoreWorker::TakeNext(Flight& flight, absl::Time* look_again_at) {
     // queue must not come out negative.
     flight.taken = absl::Now();
     flight.device = absl::ZeroDuration();
+    flight.wrote = absl::ZeroDuration();
+    flight.read = absl::ZeroDuration();
     flight.executed = absl::OkStatus();
     return true;
   }
@@ -341,6 +343,8 @@ void CoreWorker::Answer(const Flight& flight, const JobRows& part, absl::Status 
   // those parts).
   ExecutionTiming timing{flight.taken - part.job->enqueued_at, device};
   if (device > absl::ZeroDuration()) {
+    timing.input = flight.wrote;
+    timing.output = flight.read;
     timing.batch_rows = flight.unit.rows();
     timing.batch_size = flight.binding.replica->variants[flight.unit.variant].batch_size;
   }
@@ -406,6 +410,7 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
   since_ns.store(0, std::memory_order_release);
   const absl::Duration wrote = absl::Now() - started;
   flight.device += wrote;
+  flight.wrote = wrote;
   writes_.Observe(wrote);
   if (!written.ok()) {
     // No execution ran, so no device time is reported. The last answer takes the status itself:
@@ -553,13 +558,14 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
     since_ns.store(0, std::memory_order_release);
     const absl::Duration took = absl::Now() - started;
     flight.device += took;
+    flight.read = took;
     reads_.Observe(took);
     if (!read.ok()) {
       for (const JobRows& part : unit.parts) {
         Answer(flight, part, read, absl::ZeroDuration(), scratch);
       }
     } else {
-      flight.binding.model->RecordExecution(unit.rows(), flight.device);
+      flight.binding.model->RecordExecution(unit.rows(), flight.device, flight.wrote, flight.read);
       for (const JobRows& part : unit.parts) {
         Answer(flight, part, absl::OkStatus(), flight.device, scratch);
       }

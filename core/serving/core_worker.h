@@ -124,6 +124,8 @@ class CoreWorker : public Doorbell {
     ExecutionUnit unit;
     absl::Time taken;                                     // when it left the queue
     absl::Duration device = absl::ZeroDuration();         // write, execution and read so far
+    absl::Duration wrote = absl::ZeroDuration();          // of which writing the inputs
+    absl::Duration read = absl::ZeroDuration();           // and reading the outputs
     absl::Status executed;                                // the execution's outcome
     ExecutionFailure failure = ExecutionFailure::kFinal;  // its kind, when it failed
   };

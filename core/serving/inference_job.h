@@ -24,6 +24,10 @@ struct ModelReplica;  // loaded_model.h
 struct ExecutionTiming {
   absl::Duration queued = absl::ZeroDuration();  // from enqueue until a worker took it
   absl::Duration device = absl::ZeroDuration();  // write, execute and read on the core
+  // The parts of `device` spent writing the inputs and reading the outputs (the execution is
+  // the rest): Triton's compute_input and compute_output. Zero when `device` is.
+  absl::Duration input = absl::ZeroDuration();
+  absl::Duration output = absl::ZeroDuration();
   // The execution the request ran in (0 and 0 when it reached no core): the requests' rows it
   // carried (padding not counted), and the batch size of the variant (0 for a model without a
   // batch dimension).

@@ -81,13 +81,22 @@ LoadedModel::LoadedModel(ModelIdentity identity,
   }
   batch_counts_ = std::vector<std::atomic<uint64_t>>(largest);
   batch_ns_ = std::vector<std::atomic<uint64_t>>(largest);
+  batch_input_ns_ = std::vector<std::atomic<uint64_t>>(largest);
+  batch_output_ns_ = std::vector<std::atomic<uint64_t>>(largest);
 }
 
-void LoadedModel::RecordExecution(uint32_t rows, absl::Duration device) {
+void LoadedModel::RecordExecution(uint32_t rows, absl::Duration device, absl::Duration input,
+                                  absl::Duration output) {
   if (rows == 0 || rows > batch_counts_.size()) return;
+  const auto ns = [](absl::Duration d) {
+    const int64_t n = absl::ToInt64Nanoseconds(d);
+    return n > 0 ? static_cast<uint64_t>(n) : uint64_t{0};
+  };
+  batch_ns_[rows - 1].fetch_add(ns(device), std::memory_order_relaxed);
+  batch_input_ns_[rows - 1].fetch_add(ns(input), std::memory_order_relaxed);
+  batch_output_ns_[rows - 1].fetch_add(ns(output), std::memory_order_relaxed);
+  // The count last: a reader that sees it sees most of its sums too.
   batch_counts_[rows - 1].fetch_add(1, std::memory_order_relaxed);
-  batch_ns_[rows - 1].fetch_add(static_cast<uint64_t>(absl::ToInt64Nanoseconds(device)),
-                                std::memory_order_relaxed);
 }
 
 std::vector<BatchStatistics> LoadedModel::batch_statistics() const {
@@ -96,7 +105,9 @@ std::vector<BatchStatistics> LoadedModel::batch_statistics() const {
     const uint64_t count = batch_counts_[i].load(std::memory_order_relaxed);
     if (count == 0) continue;
     executed.push_back(BatchStatistics{static_cast<uint32_t>(i + 1), count,
-                                       batch_ns_[i].load(std::memory_order_relaxed)});
+                                       batch_ns_[i].load(std::memory_order_relaxed),
+                                       batch_input_ns_[i].load(std::memory_order_relaxed),
+                                       batch_output_ns_[i].load(std::memory_order_relaxed)});
   }
   return executed;
 }
@@ -151,6 +162,8 @@ RequestStatistics LoadedModel::statistics() const {
   statistics.queue_ns = queue_ns_.load(std::memory_order_relaxed);
   statistics.compute_count = compute_count_.load(std::memory_order_relaxed);
   statistics.compute_ns = compute_ns_.load(std::memory_order_relaxed);
+  statistics.compute_input_ns = compute_input_ns_.load(std::memory_order_relaxed);
+  statistics.compute_output_ns = compute_output_ns_.load(std::memory_order_relaxed);
   statistics.executions = executions_.load(std::memory_order_relaxed);
   const int64_t last = last_request_unix_ns_.load(std::memory_order_relaxed);
   if (last != INT64_MIN) statistics.last_request = absl::FromUnixNanos(last);

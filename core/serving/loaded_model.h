@@ -114,7 +114,9 @@ absl::string_view ModelSourceName(ModelSource source);
 struct BatchStatistics {
   uint32_t batch_size = 0;
   uint64_t count = 0;
-  uint64_t ns = 0;
+  uint64_t ns = 0;         // on the device: write, execute and read
+  uint64_t input_ns = 0;   // of which writing the inputs
+  uint64_t output_ns = 0;  // and reading the outputs
 };
 
 struct RequestStatistics {
@@ -126,6 +128,8 @@ struct RequestStatistics {
   uint64_t queue_ns = 0;  // waiting in the model's queue for a core
   uint64_t compute_count = 0;
   uint64_t compute_ns = 0;  // on the device: write, execute and read
+  uint64_t compute_input_ns = 0;   // of which writing the inputs
+  uint64_t compute_output_ns = 0;  // and reading the outputs
   uint64_t executions = 0;  // requests that ran on a core, whatever their outcome
   absl::Time last_request = absl::InfinitePast();  // when the last outcome was recorded
 };
@@ -185,9 +189,10 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   // The cumulative durations and counts RecordRequestOutcome summed so far.
   RequestStatistics statistics() const;
   // A core worker's record of one successful execution of `rows` requests' rows (padding not
-  // counted) that took `device`. Lock-free; rows past the largest variant's batch size (never
-  // formed) are not counted.
-  void RecordExecution(uint32_t rows, absl::Duration device);
+  // counted) that took `device`, of which `input` writing and `output` reading. Lock-free; rows
+  // past the largest variant's batch size (never formed) are not counted.
+  void RecordExecution(uint32_t rows, absl::Duration device, absl::Duration input,
+                       absl::Duration output);
   // The batch sizes executed so far, ascending, with their counts and device time.
   std::vector<BatchStatistics> batch_statistics() const;
 
@@ -217,11 +222,15 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   std::atomic<uint64_t> queue_ns_{0};
   std::atomic<uint64_t> compute_count_{0};
   std::atomic<uint64_t> compute_ns_{0};
+  std::atomic<uint64_t> compute_input_ns_{0};
+  std::atomic<uint64_t> compute_output_ns_{0};
   std::atomic<uint64_t> executions_{0};
   std::atomic<int64_t> last_request_unix_ns_{INT64_MIN};  // INT64_MIN: none yet
   // RecordExecution's sums, by rows - 1: one slot per possible batch (1 without variants).
   std::vector<std::atomic<uint64_t>> batch_counts_;
   std::vector<std::atomic<uint64_t>> batch_ns_;
+  std::vector<std::atomic<uint64_t>> batch_input_ns_;
+  std::vector<std::atomic<uint64_t>> batch_output_ns_;
 
   // Kept apart from the model and shared with every lease, so that a lease drops its reference
   // to the model before the count can reach 0: whoever waits for idleness (the registry) then

@@ -32,6 +32,8 @@ void RecordRequestOutcome(LoadedModel* model, const ModelRequestMetrics* metrics
       Add(model->queue_ns_, Nanoseconds(durations.queued));
       Add(model->compute_count_, 1);
       Add(model->compute_ns_, Nanoseconds(durations.device));
+      Add(model->compute_input_ns_, Nanoseconds(durations.input));
+      Add(model->compute_output_ns_, Nanoseconds(durations.output));
     }
     if (durations.device > absl::ZeroDuration()) Add(model->executions_, 1);
     // The latest wins even when two requests end at once (a plain store could go backwards).

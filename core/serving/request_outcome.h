@@ -29,6 +29,8 @@ struct RequestDurations {
   absl::Duration total = absl::ZeroDuration();   // from its arrival to its answer
   absl::Duration queued = absl::ZeroDuration();  // in the model's queue, waiting for a core
   absl::Duration device = absl::ZeroDuration();  // on a core (write, execute, read); 0: never ran
+  absl::Duration input = absl::ZeroDuration();   // of which the write
+  absl::Duration output = absl::ZeroDuration();  // and the read
 };
 
 // Counts one request that ended with `code`: in `model`'s succeeded or failed count unless

@@ -215,7 +215,7 @@ absl::Status InferCall::FillResponse(absl::Status status, const ExecutionTiming&
   if (!status.ok()) bytes_out_ = 0;
   // The outcome is counted here and nowhere else; then the call needs the model no more.
   RecordRequestOutcome(lease_ ? &*lease_ : nullptr, request_metrics_, status.code(),
-                       {total_, timing.queued, timing.device});
+                       {total_, timing.queued, timing.device, timing.input, timing.output});
   lease_ = LoadedModel::Lease();  // an unload waits for it
   if (context_->metrics != nullptr) context_->metrics->CountProtocol(protocol());
   if (request_metrics_ == nullptr) return status;

@@ -29,6 +29,17 @@ void FillDuration(inference::StatisticDuration* duration, uint64_t count, uint64
   duration->set_ns(ns);
 }
 
+// `count` executions of `device_ns` on the device, of which `input_ns` writing and `output_ns`
+// reading: Triton's compute_input, compute_infer (the rest) and compute_output, one count.
+void FillComputeParts(uint64_t count, uint64_t device_ns, uint64_t input_ns, uint64_t output_ns,
+                      inference::StatisticDuration* input, inference::StatisticDuration* infer,
+                      inference::StatisticDuration* output) {
+  const uint64_t copies = input_ns + output_ns;
+  FillDuration(input, count, input_ns);
+  FillDuration(infer, count, device_ns > copies ? device_ns - copies : 0);
+  FillDuration(output, count, output_ns);
+}
+
 void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   const RequestStatistics& stats = info.statistics;
   out->set_name(info.identity.name);
@@ -43,20 +54,21 @@ void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   FillDuration(infer->mutable_success(), stats.success_count, stats.success_ns);
   FillDuration(infer->mutable_fail(), stats.fail_count, stats.fail_ns);
   FillDuration(infer->mutable_queue(), stats.queue_count, stats.queue_ns);
-  // The device time covers the tensor writes, nrt_execute and the tensor reads together (the
-  // runtime does not time them apart), so it is all compute_infer; compute_input and
-  // compute_output stay 0. No response cache: cache_hit and cache_miss stay 0.
-  FillDuration(infer->mutable_compute_infer(), stats.compute_count, stats.compute_ns);
-  FillDuration(infer->mutable_compute_input(), 0, 0);
-  FillDuration(infer->mutable_compute_output(), 0, 0);
+  // The device time in Triton's three parts, each counted once per successful request (so the
+  // three counts agree, as perf_analyzer requires): compute_input the tensor writes,
+  // compute_output the reads, compute_infer nrt_execute (the rest). No response cache:
+  // cache_hit and cache_miss stay 0.
+  FillComputeParts(stats.compute_count, stats.compute_ns, stats.compute_input_ns,
+                   stats.compute_output_ns, infer->mutable_compute_input(),
+                   infer->mutable_compute_infer(), infer->mutable_compute_output());
   // As Triton fills it: per batch size executed (the requests' rows one execution carried),
-  // the executions and their device time, all of it compute_infer as above.
+  // the executions and their device time, in the same three parts.
   for (const BatchStatistics& batch : info.batch_statistics) {
     inference::InferBatchStatistics* out_batch = out->add_batch_stats();
     out_batch->set_batch_size(batch.batch_size);
-    FillDuration(out_batch->mutable_compute_input(), 0, 0);
-    FillDuration(out_batch->mutable_compute_infer(), batch.count, batch.ns);
-    FillDuration(out_batch->mutable_compute_output(), 0, 0);
+    FillComputeParts(batch.count, batch.ns, batch.input_ns, batch.output_ns,
+                     out_batch->mutable_compute_input(), out_batch->mutable_compute_infer(),
+                     out_batch->mutable_compute_output());
   }
 }
 

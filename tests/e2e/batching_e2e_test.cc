@@ -259,6 +259,9 @@ TEST_F(BatchingE2ETest, WhatTheBatcherDidIsReportedConsistentlyEverywhere) {
     EXPECT_GE(batch.batch_size(), 1u);
     EXPECT_LE(batch.batch_size(), 4u);
     EXPECT_GT(batch.compute_infer().ns(), 0u);
+    // The three parts of the device time, one count (the batch's executions).
+    EXPECT_EQ(batch.compute_input().count(), batch.compute_infer().count());
+    EXPECT_EQ(batch.compute_output().count(), batch.compute_infer().count());
     executed_rows += batch.batch_size() * batch.compute_infer().count();
     executions += batch.compute_infer().count();
   }

@@ -753,7 +753,11 @@ TEST(V2RestE2ETest, StatisticsAreTheGrpcOnesInTritonsLayout) {
     EXPECT_EQ(stats["fail"]["count"], 1);
     EXPECT_EQ(stats["queue"]["ns"], want.inference_stats().queue().ns());
     EXPECT_EQ(stats["compute_infer"]["ns"], want.inference_stats().compute_infer().ns());
-    EXPECT_EQ(stats["compute_input"], Json::parse(R"({"count":0,"ns":0})"));
+    EXPECT_EQ(stats["compute_input"]["ns"], want.inference_stats().compute_input().ns());
+    EXPECT_EQ(stats["compute_output"]["ns"], want.inference_stats().compute_output().ns());
+    for (const char* part : {"compute_input", "compute_infer", "compute_output"}) {
+      EXPECT_EQ(stats[part]["count"], 5) << part;  // one count for the three parts
+    }
     EXPECT_EQ(stats["cache_hit"], Json::parse(R"({"count":0,"ns":0})"));
   }
 }

@@ -225,8 +225,11 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
 TEST(V2ServiceE2ETest, ModelStatisticsCountTheRequestsSentByOutcome) {
   TempDir repo;
   WriteRepository(repo);
+  // Copies the simulator charges for: each 16-byte write and read takes 1 ms, so the device
+  // time's parts can be told apart.
   START_DAEMON(daemon,
-               SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=id,other"}));
+               SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=id,other"},
+                             {{"NRTSIM_DMA_BYTES_PER_SECOND", "16000"}}));
   const V2Client v2(daemon->channel);
 
   inference::ModelStatisticsResponse before;
@@ -263,12 +266,19 @@ TEST(V2ServiceE2ETest, ModelStatisticsCountTheRequestsSentByOutcome) {
   EXPECT_GT(infer.success().ns(), 0u);
   EXPECT_GT(infer.fail().ns(), 0u);
   EXPECT_EQ(infer.queue().count(), uint64_t{kGood});
+  // The device time in Triton's three parts, one count each (perf_analyzer requires them
+  // equal): the writes, the execution, the reads.
+  EXPECT_EQ(infer.compute_input().count(), uint64_t{kGood});
   EXPECT_EQ(infer.compute_infer().count(), uint64_t{kGood});
+  EXPECT_EQ(infer.compute_output().count(), uint64_t{kGood});
+  EXPECT_GE(infer.compute_input().ns(), uint64_t{kGood} * 900'000) << "1 ms per write";
+  EXPECT_GE(infer.compute_output().ns(), uint64_t{kGood} * 900'000) << "1 ms per read";
   EXPECT_GT(infer.compute_infer().ns(), 0u);
+  EXPECT_LT(infer.compute_infer().ns(), infer.compute_input().ns()) << "an identity's execution";
   // Parts of the whole: queue and device time fit in the successful requests' total.
-  EXPECT_LE(infer.queue().ns() + infer.compute_infer().ns(), infer.success().ns());
-  EXPECT_EQ(infer.compute_input().count(), 0u);
-  EXPECT_EQ(infer.compute_output().count(), 0u);
+  EXPECT_LE(infer.queue().ns() + infer.compute_input().ns() + infer.compute_infer().ns() +
+                infer.compute_output().ns(),
+            infer.success().ns());
 
   // The version asked for; every model (the other one untouched).
   ASSERT_TRUE(v2.Statistics("id", "3", &response).ok());
