@@ -97,7 +97,9 @@ absl::Status BodyInflater::Append(std::string_view compressed, std::string& out,
 }
 
 absl::Status BodyInflater::Finish() const {
-  if (!started_) return absl::InvalidArgumentError(absl::StrCat("the ", name(), " body is empty"));
+  // No bytes at all is no body (a request without one that names a coding anyway), not a
+  // truncated stream.
+  if (!started_) return absl::OkStatus();
   if (!ended_) {
     return absl::InvalidArgumentError(
         absl::StrCat("the ", name(), " body ends before its compressed stream does (truncated?)"));

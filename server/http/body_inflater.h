@@ -42,7 +42,7 @@ class BodyInflater {
   absl::Status Append(std::string_view compressed, std::string& out, size_t limit);
 
   // After the last byte: INVALID_ARGUMENT when the stream stopped before its end (a truncated
-  // body) or held no data at all.
+  // body). No byte at all is an empty body, not an error.
   absl::Status Finish() const;
 
   const char* name() const { return encoding_ == ContentEncoding::kGzip ? "gzip" : "deflate"; }
