@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "client/lib/client.h"
 #include "client/lib/infer_types.h"
-#include "client/lib/shared_memory_object.h"
+#include "client/shared_memory/shared_memory_object.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve::neuronctl {

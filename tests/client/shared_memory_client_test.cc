@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/lib/infer_codec.h"
-#include "client/lib/shared_memory_object.h"
 #include "client/lib/shared_memory_tensors.h"
+#include "client/shared_memory/shared_memory_object.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-#include "client/lib/shared_memory_object.h"
+#include "client/shared_memory/shared_memory_object.h"
 
 namespace neuronserve::testing {
 

@@ -1,4 +1,4 @@
-#include "client/lib/shared_memory_object.h"
+#include "client/shared_memory/shared_memory_object.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

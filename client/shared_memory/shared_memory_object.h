@@ -13,8 +13,8 @@
 // (and the daemon's reads of a request's inputs happen between the request being sent and its
 // answer arriving). Ownership: the object owns its descriptor, mapping and name; moving it moves
 // them.
-#ifndef NEURON_SERVE_CLIENT_LIB_SHARED_MEMORY_OBJECT_H_
-#define NEURON_SERVE_CLIENT_LIB_SHARED_MEMORY_OBJECT_H_
+#ifndef NEURON_SERVE_CLIENT_SHARED_MEMORY_SHARED_MEMORY_OBJECT_H_
+#define NEURON_SERVE_CLIENT_SHARED_MEMORY_SHARED_MEMORY_OBJECT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -64,4 +64,4 @@ class SharedMemoryObject {
 
 }  // namespace neuronserve::client
 
-#endif  // NEURON_SERVE_CLIENT_LIB_SHARED_MEMORY_OBJECT_H_
+#endif  // NEURON_SERVE_CLIENT_SHARED_MEMORY_SHARED_MEMORY_OBJECT_H_
