@@ -81,22 +81,25 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
   }
   if (exchange->too_large_) {
     exchange->screened_out_ = true;
-    return mhd::Queue(connection, mhd::TooLarge(exchange->raw_path_, limit,
-                                                exchange->inflater_ != nullptr
-                                                    ? absl::StrCat("more than that (inflated)")
-                                                    : absl::StrCat("more than that (chunked)")));
+    return mhd::Queue(connection,
+                      mhd::TooLarge(exchange->raw_path_, limit,
+                                    exchange->inflater_ != nullptr ? "more than that (inflated)"
+                                                                   : "more than that (chunked)"));
   }
-  if (exchange->inflater_ != nullptr && exchange->bad_body_.empty()) {
-    if (absl::Status finished = exchange->inflater_->Finish(); !finished.ok()) {
-      exchange->bad_body_ = std::string(finished.message());
+  if (!exchange->handler_ran_) {
+    // The whole body is in: once, before the handler, a compressed one must have ended.
+    if (exchange->inflater_ != nullptr && exchange->bad_body_.empty()) {
+      if (absl::Status finished = exchange->inflater_->Finish(); !finished.ok()) {
+        exchange->bad_body_ = std::string(finished.message());
+      }
     }
+    if (!exchange->bad_body_.empty()) {
+      exchange->screened_out_ = true;
+      return mhd::Queue(connection, HttpErrorResponse(400, absl::StrCat(exchange->raw_path_, ": ",
+                                                                        exchange->bad_body_)));
+    }
+    return exchange->RunHandler();
   }
-  if (!exchange->bad_body_.empty()) {
-    exchange->screened_out_ = true;
-    return mhd::Queue(connection, HttpErrorResponse(400, absl::StrCat(exchange->raw_path_, ": ",
-                                                                      exchange->bad_body_)));
-  }
-  if (!exchange->handler_ran_) return exchange->RunHandler();
   if (!exchange->answered_) return exchange->SendOrSuspend();
   return MHD_YES;
 }
