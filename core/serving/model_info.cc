@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/serving/scheduler.h"
+#include "core/serving/version_number.h"
 
 namespace neuronserve {
 
@@ -49,8 +50,8 @@ absl::Status VersionMismatchError(absl::string_view model, absl::string_view ask
                                   absl::string_view serving) {
   // Triton's words for a version it does not have, then the one that serves.
   return absl::FailedPreconditionError(absl::StrCat("Request for unknown model: '", model,
-                                                    "' version ", asked, " is not found (version '",
-                                                    serving, "' is serving)"));
+                                                    "' version ", asked, " is not found (version ",
+                                                    DescribeVersion(serving), " is serving)"));
 }
 
 }  // namespace neuronserve

@@ -6,6 +6,7 @@
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/model_info.h"
 #include "core/serving/request_outcome.h"
+#include "core/serving/version_number.h"
 #include "server/logs/access_log.h"
 #include "server/shared_memory/shared_memory_registry.h"
 
@@ -26,7 +27,7 @@ absl::Status InferCall::AcquireModel(absl::string_view model, absl::string_view 
   if (lease_->request_metrics() != nullptr) request_metrics_ = lease_->request_metrics();
   const ModelIdentity& serving = lease_->identity();
   version_ = serving.version;
-  if (!version.empty() && version != serving.version) {
+  if (!NamesVersion(version, serving.version)) {
     return VersionMismatchError(serving.name, version, serving.version);
   }
   return absl::OkStatus();

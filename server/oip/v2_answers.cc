@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "core/serving/version_number.h"
 #include "google/protobuf/util/json_util.h"
 #include "server/oip/v2_datatype.h"
 #include "server/repository/model_repository.h"
@@ -43,7 +44,7 @@ void FillComputeParts(uint64_t count, uint64_t device_ns, uint64_t input_ns, uin
 void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   const RequestStatistics& stats = info.statistics;
   out->set_name(info.identity.name);
-  out->set_version(info.identity.version);
+  out->set_version(VersionNumber(info.identity.version));
   out->set_last_inference(stats.last_request == absl::InfinitePast()
                               ? 0
                               : static_cast<uint64_t>(absl::ToUnixMillis(stats.last_request)));
@@ -174,7 +175,7 @@ bool V2ModelReady(const std::optional<HealthReport>& report, const ModelRegistry
   if (ready && !version.empty()) {
     // Only the serving version is ready; a version given that is not it is not.
     absl::StatusOr<ModelInfo> info = registry.Get(name);
-    ready = info.ok() && info->identity.version == version;
+    ready = info.ok() && NamesVersion(version, info->identity.version);
   }
   return ready;
 }
@@ -193,11 +194,11 @@ absl::Status V2ModelMetadata(const ModelRegistry& registry, const std::string& n
   if (!lease.ok()) return lease.status();
   const LoadedModel& model = **lease;
   const ModelIdentity& identity = model.identity();
-  if (!version.empty() && version != identity.version) {
+  if (!NamesVersion(version, identity.version)) {
     return VersionMismatchError(identity.name, version, identity.version);
   }
   out.set_name(identity.name);
-  out.add_versions(identity.version);
+  out.add_versions(VersionNumber(identity.version));
   out.set_platform("neuron");
   FillTensors(model.inputs(), model.max_batch_size() != 0, out.mutable_inputs());
   FillTensors(model.outputs(), model.max_batch_size() != 0, out.mutable_outputs());
@@ -211,7 +212,7 @@ absl::Status V2ModelStatistics(const ModelRegistry& registry, const std::string&
     // Every model with a serving version (of the version asked for, when one is).
     for (const ModelInfo& info : registry.List()) {
       if (!HasServingVersion(info)) continue;
-      if (!version.empty() && info.identity.version != version) continue;
+      if (!NamesVersion(version, info.identity.version)) continue;
       FillStatistics(info, out.add_model_stats());
     }
     return absl::OkStatus();
@@ -222,7 +223,7 @@ absl::Status V2ModelStatistics(const ModelRegistry& registry, const std::string&
     return absl::NotFoundError(absl::StrCat("model '", name, "' is ", ModelStateName(info->state),
                                             ": no version has statistics"));
   }
-  if (!version.empty() && version != info->identity.version) {
+  if (!NamesVersion(version, info->identity.version)) {
     return VersionMismatchError(name, version, info->identity.version);
   }
   FillStatistics(*info, out.add_model_stats());
@@ -253,7 +254,7 @@ absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_on
   for (const ModelInfo& info : loading.registry->List()) {
     inference::RepositoryIndexResponse::ModelIndex& entry = index[info.identity.name];
     entry.set_name(info.identity.name);
-    entry.set_version(info.identity.version);
+    entry.set_version(VersionNumber(info.identity.version));
     entry.set_state(IndexState(info.state));
     if (info.state == ModelState::kFailed) entry.set_reason(info.error);
   }
@@ -267,7 +268,10 @@ absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_on
       if (index.contains(name)) continue;
       inference::RepositoryIndexResponse::ModelIndex& entry = index[name];
       entry.set_name(name);
-      if (model.ok()) entry.set_version(model->config.version());
+      // A folder that is not loaded has no version yet unless its config names one.
+      if (model.ok() && !model->config.version().empty()) {
+        entry.set_version(VersionNumber(model->config.version()));
+      }
       entry.set_state("UNAVAILABLE");
       entry.set_reason(model.ok() ? "not loaded" : std::string(model.status().message()));
     }

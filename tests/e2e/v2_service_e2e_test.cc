@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -220,6 +221,93 @@ TEST(V2ServiceE2ETest, ProbesAndMetadataAnswerWithoutErrorsAndNameWhatIsWrong) {
   status = v2.Call(&V2Stub::ModelMetadata, request, &metadata);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("name is empty"));
+}
+
+// A ModelInfer of the identity model `model` (float32 [1,4]) naming `version`.
+grpc::Status V2InferIdentity(const V2Client& v2, const std::string& model,
+                             const std::string& version, inference::ModelInferResponse* response) {
+  inference::ModelInferRequest request;
+  request.set_model_name(model);
+  request.set_model_version(version);
+  inference::ModelInferRequest::InferInputTensor* input = request.add_inputs();
+  input->set_name("input");
+  input->set_datatype("FP32");
+  input->add_shape(1);
+  input->add_shape(4);
+  for (int i = 0; i < 4; ++i) input->mutable_contents()->add_fp32_contents(0.5f * i);
+  return v2.Call(&V2Stub::ModelInfer, request, response);
+}
+
+// Every version the v2 protocol reports is a decimal integer (issue 34, item 5): a model without
+// a label is version 1, a free-form label gets its documented number, and a request reaches the
+// version by its label or its number, over gRPC and REST.
+TEST(V2ServiceE2ETest, VersionsAreDecimalAndARequestNamesEitherTheLabelOrTheNumber) {
+  TempDir repo;
+  const std::string neff = EncodeNeff(IdentityModel({1, 4}));
+  WriteFile(repo.Join("plain/model.neff"), neff);
+  WriteFile(repo.Join("dated/model.neff"), neff);
+  WriteFile(repo.Join("dated/config.pbtxt"), "version: \"2024-06-01\"\n");
+  // sha256("2024-06-01") starts 3b951b590318d747: 10^15 + that mod 8*10^15
+  // (core/serving/version_number.h).
+  const std::string dated = "6367888885634887";
+  START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=all",
+                                      "--http-listen=127.0.0.1:0"}));
+  const std::optional<std::string> http =
+      WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+) \\(");
+  ASSERT_TRUE(http.has_value()) << daemon->process->Stderr();
+  const V2Client v2(daemon->channel);
+
+  for (const auto& [model, number, label] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"plain", "1", ""}, {"dated", dated, "2024-06-01"}}) {
+    SCOPED_TRACE(model);
+    inference::ModelMetadataRequest request;
+    request.set_name(model);
+    inference::ModelMetadataResponse metadata;
+    ASSERT_TRUE(v2.Call(&V2Stub::ModelMetadata, request, &metadata).ok());
+    EXPECT_THAT(metadata.versions(), ElementsAre(number));
+
+    std::vector<std::string> names = {"", number};
+    if (!label.empty()) names.push_back(label);
+    for (const std::string& version : names) {
+      inference::ModelInferResponse answer;
+      const grpc::Status status = V2InferIdentity(v2, model, version, &answer);
+      ASSERT_TRUE(status.ok()) << version << ": " << status.error_message();
+      EXPECT_EQ(answer.model_version(), number) << version;
+      EXPECT_EQ(v2.ModelReady(model, version), true) << version;
+      request.set_version(version);
+      EXPECT_TRUE(v2.Call(&V2Stub::ModelMetadata, request, &metadata).ok()) << version;
+    }
+    inference::ModelInferResponse answer;
+    const grpc::Status other = V2InferIdentity(v2, model, "7", &answer);
+    EXPECT_EQ(other.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(other.error_message(),
+                HasSubstr(label.empty() ? "version 7 is not found (version 1 (no label) is serving)"
+                                        : "version 7 is not found (version '2024-06-01' (number " +
+                                              dated + ") is serving)"));
+    EXPECT_EQ(v2.ModelReady(model, "7"), false);
+
+    inference::ModelStatisticsResponse statistics;
+    ASSERT_TRUE(v2.Statistics(model, number, &statistics).ok());
+    ASSERT_EQ(statistics.model_stats_size(), 1);
+    EXPECT_EQ(statistics.model_stats(0).version(), number);
+
+    // REST: the metadata's versions, the statistics and an inference's model_version.
+    const HttpResult rest =
+        HttpGet(absl::StrCat("http://", *http, "/v2/models/", model, "/versions/", number));
+    EXPECT_EQ(rest.status, 200) << rest.body;
+    EXPECT_THAT(rest.body, HasSubstr(absl::StrCat("\"versions\":[\"", number, "\"]")));
+    const HttpResult stats =
+        HttpGet(absl::StrCat("http://", *http, "/v2/models/", model, "/stats"));
+    EXPECT_THAT(stats.body, HasSubstr(absl::StrCat("\"version\":\"", number, "\"")));
+  }
+
+  inference::RepositoryIndexResponse index;
+  ASSERT_TRUE(v2.Index(&index).ok());
+  ASSERT_NE(FindInIndex(index, "plain"), nullptr);
+  EXPECT_EQ(FindInIndex(index, "plain")->version(), "1");
+  ASSERT_NE(FindInIndex(index, "dated"), nullptr);
+  EXPECT_EQ(FindInIndex(index, "dated")->version(), dated);
 }
 
 TEST(V2ServiceE2ETest, ModelStatisticsCountTheRequestsSentByOutcome) {
