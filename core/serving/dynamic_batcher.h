@@ -75,6 +75,7 @@ class DynamicBatcher final : public SchedulerBase {
   bool Next(const ModelReplica& replica, absl::Time now, ExecutionUnit& unit,
             absl::Time* look_again_at) override;
   void Executed(size_t variant, uint32_t rows, absl::Duration device) override;
+  const BatchingPolicy* batching_policy() const override { return &policy_; }
 
   // The variant Next would choose for `waiting_rows` rows when the oldest request has
   // `oldest_rows`, with the costs measured so far (for tests and the benchmark's report).

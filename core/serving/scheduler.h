@@ -83,6 +83,8 @@ struct ExecutionUnit {
   }
 };
 
+struct BatchingPolicy;  // core/serving/dynamic_batcher.h
+
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
@@ -126,6 +128,9 @@ class Scheduler {
   virtual size_t capacity() const = 0;
   virtual size_t healthy_replicas() const = 0;
   virtual bool closed() const = 0;
+  // The dynamic batcher's settings, for the model's configuration as Triton reports it; null
+  // for a scheduler that forms no batches. Immutable: valid as long as the scheduler.
+  virtual const BatchingPolicy* batching_policy() const { return nullptr; }
 };
 
 }  // namespace neuronserve

@@ -62,6 +62,7 @@ inline constexpr std::string_view kModelStreamInfer =
     "/inference.GRPCInferenceService/ModelStreamInfer";
 inline constexpr std::string_view kModelStatistics =
     "/inference.GRPCInferenceService/ModelStatistics";
+inline constexpr std::string_view kModelConfig = "/inference.GRPCInferenceService/ModelConfig";
 inline constexpr std::string_view kRepositoryIndex =
     "/inference.GRPCInferenceService/RepositoryIndex";
 inline constexpr std::string_view kRepositoryModelLoad =

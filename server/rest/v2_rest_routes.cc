@@ -8,6 +8,8 @@
 #include "server/frontend/shared_memory_calls.h"
 #include "server/http/http_status.h"
 #include "server/logs/audit_log.h"
+#include "server/oip/v2_model_config.h"
+#include "server/rest/triton_json.h"
 #include "server/rest/v2_rest_infer_call.h"
 #include "server/security/rpc_scope.h"
 #include "server/shared_memory/shared_memory_registry.h"
@@ -157,6 +159,18 @@ class Routes {
                           std::string(exchange.param("version")), statistics);
     if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
     exchange.Respond(JsonResponse(200, StatisticsJson(statistics)));
+  }
+
+  // Triton's configuration of the serving version, in Triton's JSON form
+  // (server/rest/triton_json.h): the ModelConfig object itself, as Triton answers, not wrapped in a
+  // response.
+  void Config(HttpExchange& exchange) const {
+    inference::ModelConfig config;
+    const absl::Status status =
+        V2ModelConfig(*s_.loading.registry, std::string(exchange.param("name")),
+                      std::string(exchange.param("version")), config);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    exchange.Respond(JsonResponse(200, TritonJson(config)));
   }
 
   void Infer(HttpExchange& exchange) const { V2RestInferCall::Start(*s_.infer, exchange); }
@@ -405,6 +419,7 @@ void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
     add("GET", model, "ModelMetadata", &Routes::ModelMetadata);
     add("GET", model + "/ready", "ModelReady", &Routes::ModelReady);
     add("GET", model + "/stats", "ModelStatistics", &Routes::Statistics);
+    add("GET", model + "/config", "ModelConfig", &Routes::Config);
     add("POST", model + "/infer", "ModelInfer", &Routes::Infer);
   }
   add("GET", "/v2/models/stats", "ModelStatistics", &Routes::Statistics);

@@ -27,7 +27,7 @@ constexpr std::string_view kV2Service = "/inference.GRPCInferenceService/";
 
 // Shared memory (issue 33): registering and unregistering a region needs infer, as using one
 // does, and is audited (v2_inference_service.cc).
-constexpr std::array<std::pair<std::string_view, Scope>, 17> kV2Methods = {{
+constexpr std::array<std::pair<std::string_view, Scope>, 18> kV2Methods = {{
     {"ServerLive", Scope::kNone},
     {"ServerReady", Scope::kNone},
     {"ModelReady", Scope::kNone},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<std::string_view, Scope>, 17> kV2Methods = {{
     {"ModelInfer", Scope::kInfer},
     {"ModelStreamInfer", Scope::kInfer},
     {"ModelStatistics", Scope::kInfer},
+    {"ModelConfig", Scope::kInfer},
     {"RepositoryIndex", Scope::kAdmin},
     {"RepositoryModelLoad", Scope::kAdmin},
     {"RepositoryModelUnload", Scope::kAdmin},

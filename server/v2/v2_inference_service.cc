@@ -105,6 +105,26 @@ grpc::ServerUnaryReactor* V2InferenceService::ModelMetadata(grpc::CallbackServer
   return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
 }
 
+grpc::ServerUnaryReactor* V2InferenceService::ModelConfig(grpc::CallbackServerContext* context,
+                                                          const grpc::ByteBuffer* raw_request,
+                                                          grpc::ByteBuffer* raw_response) {
+  const std::string_view rpc_name = RpcName(rpc::kModelConfig);
+  inference::ModelConfigRequest request;
+  if (grpc::ServerUnaryReactor* refused =
+          CheckAndParse(guard_, context, rpc::kModelConfig, *raw_request, request,
+                        &inference::ModelConfigRequest::name)) {
+    return refused;
+  }
+  if (request.name().empty()) {
+    return FinishUnaryNow(
+        context, absl::InvalidArgumentError("ModelConfigRequest.name is empty: name the model"));
+  }
+  inference::ModelConfigResponse response;
+  const absl::Status status = V2ModelConfig(*loading_.registry, request.name(), request.version(),
+                                            *response.mutable_config());
+  return FinishRawUnaryNow(context, rpc_name, status, response, raw_response);
+}
+
 grpc::ServerUnaryReactor* V2InferenceService::ModelInfer(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,
                                                          grpc::ByteBuffer* raw_response) {

@@ -2,6 +2,7 @@
 // extensions, on the gRPC callback API, beside the native NeuronServing on the same listeners.
 //
 // Served: the probes (ServerLive, ServerReady, ModelReady), ServerMetadata, ModelMetadata,
+// ModelConfig,
 // ModelInfer and ModelStreamInfer (the same InferCall as the native API,
 // server/frontend/infer_call.h, through its v2 front end V2InferCall), ModelStatistics, the
 // repository extension (RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload) and the
@@ -30,6 +31,7 @@
 #include "server/frontend/infer_context.h"
 #include "server/frontend/listener_policy.h"
 #include "server/oip/v2_answers.h"
+#include "server/oip/v2_model_config.h"
 #include "server/repository/model_loading_context.h"
 
 namespace neuronserve {
@@ -40,11 +42,11 @@ namespace neuronserve {
 // ModelStreamInfer) rather than gRPC's bare UNIMPLEMENTED.
 namespace v2_raw {
 using S = inference::GRPCInferenceService;
-using Base = S::WithRawCallbackMethod_ServerLive<
-    S::WithRawCallbackMethod_ServerReady<S::WithRawCallbackMethod_ModelReady<
-        S::WithRawCallbackMethod_ServerMetadata<S::WithRawCallbackMethod_ModelMetadata<
-            S::WithRawCallbackMethod_ModelInfer<S::WithRawCallbackMethod_ModelStreamInfer<
-                S::WithRawCallbackMethod_ModelStatistics<S::WithRawCallbackMethod_RepositoryIndex<
+using Base = S::WithRawCallbackMethod_ServerLive<S::WithRawCallbackMethod_ServerReady<
+    S::WithRawCallbackMethod_ModelReady<S::WithRawCallbackMethod_ServerMetadata<
+        S::WithRawCallbackMethod_ModelMetadata<S::WithRawCallbackMethod_ModelInfer<
+            S::WithRawCallbackMethod_ModelStreamInfer<S::WithRawCallbackMethod_ModelStatistics<
+                S::WithRawCallbackMethod_ModelConfig<S::WithRawCallbackMethod_RepositoryIndex<
                     S::WithRawCallbackMethod_RepositoryModelLoad<
                         S::WithRawCallbackMethod_RepositoryModelUnload<
                             S::WithRawCallbackMethod_SystemSharedMemoryStatus<
@@ -53,7 +55,7 @@ using Base = S::WithRawCallbackMethod_ServerLive<
                                         S::WithRawCallbackMethod_CudaSharedMemoryStatus<
                                             S::WithRawCallbackMethod_CudaSharedMemoryRegister<
                                                 S::WithRawCallbackMethod_CudaSharedMemoryUnregister<
-                                                    S::Service>>>>>>>>>>>>>>>>>;
+                                                    S::Service>>>>>>>>>>>>>>>>>>;
 }  // namespace v2_raw
 
 class V2InferenceService final : public v2_raw::Base {
@@ -87,6 +89,10 @@ class V2InferenceService final : public v2_raw::Base {
   grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* context,
                                             const grpc::ByteBuffer* request,
                                             grpc::ByteBuffer* response) override;
+  // Triton's ModelConfig: the serving version's configuration (server/oip/v2_model_config.h).
+  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* RepositoryIndex(grpc::CallbackServerContext* context,
                                             const grpc::ByteBuffer* request,
                                             grpc::ByteBuffer* response) override;
