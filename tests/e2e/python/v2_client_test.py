@@ -17,12 +17,8 @@ Usage (ctest passes these; see tests/e2e/CMakeLists.txt):
 """
 
 import argparse
-import importlib
-import json
-import math
 import os
 import random
-import re
 import shutil
 import struct
 import subprocess
@@ -33,9 +29,9 @@ from multiprocessing import shared_memory
 
 import grpc
 
-# Seconds; generous for a loaded CI machine, short enough that a hang shows.
-START_DEADLINE = 60.0
-CALL_TIMEOUT = 20.0
+from v2_test_support import (CALL_TIMEOUT, Checks, Daemon, classifier_reference, close,
+                             generate_stubs, mlp_reference, read_sim_neff, round_float32,
+                             write_model)
 
 # Every model tensor dtype with a v2 datatype: NRT name -> (v2 name, struct format of one
 # element, InferTensorContents field of its typed form or None when it travels only raw).
@@ -55,155 +51,6 @@ DTYPES = {
 IDENTITY_SHAPE = [2, 3]
 CONTENT_FIELDS = ("bool_contents", "int_contents", "int64_contents", "uint_contents",
                   "uint64_contents", "fp32_contents", "fp64_contents", "bytes_contents")
-
-
-class Checks:
-    """Counts and prints the outcome of each check."""
-
-    def __init__(self):
-        self.failed = []
-        self.passed = 0
-
-    def ok(self, name):
-        self.passed += 1
-        print(f"ok: {name}", flush=True)
-
-    def fail(self, name, why):
-        self.failed.append(name)
-        print(f"FAIL: {name}: {why}", flush=True)
-
-    def expect(self, name, condition, why):
-        if condition:
-            self.ok(name)
-        else:
-            self.fail(name, why)
-        return condition
-
-    def run(self, name, body):
-        """Runs body(); an exception (an RPC error above all) fails the check `name`."""
-        try:
-            body()
-        except grpc.RpcError as error:
-            self.fail(name, f"the call failed: {error.code().name}: {error.details()}")
-        except Exception as error:  # pylint: disable=broad-except
-            self.fail(name, f"{type(error).__name__}: {error}")
-
-    def expect_error(self, name, call, code, *words):
-        """call() must fail with `code` and a message containing every one of `words`."""
-        try:
-            call()
-        except grpc.RpcError as error:
-            problems = []
-            if error.code() != code:
-                problems.append(f"code {error.code().name}, expected {code.name}")
-            missing = [word for word in words if word not in (error.details() or "")]
-            if missing:
-                problems.append(f"message lacks {missing}")
-            if problems:
-                self.fail(name, "; ".join(problems) + f" (message: {error.details()!r})")
-            else:
-                self.ok(name)
-            return
-        self.fail(name, f"the call succeeded; expected {code.name}")
-
-
-# ---------------------------------------------------------------------------------------------
-# Setting up: stubs, models, the daemon.
-
-
-def generate_stubs(proto_dir, out_dir):
-    os.makedirs(out_dir)
-    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{proto_dir}",
-                    f"--python_out={out_dir}", f"--grpc_python_out={out_dir}",
-                    os.path.join(proto_dir, "inference", "grpc_service.proto")],
-                   check=True)
-    sys.path.insert(0, out_dir)
-    return (importlib.import_module("inference.grpc_service_pb2"),
-            importlib.import_module("inference.grpc_service_pb2_grpc"))
-
-
-def write_model(neuronctl, repository, name, sim_model_flags):
-    folder = os.path.join(repository, name)
-    os.makedirs(folder)
-    subprocess.run([neuronctl, "sim-model", *sim_model_flags, "--out",
-                    os.path.join(folder, "model.neff")], check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(folder, "config.pbtxt"), "w", encoding="utf-8") as config:
-        config.write(f'name: "{name}"\nreplicas: 1\n')
-
-
-def read_sim_neff(path):
-    """The JSON description of a sim NEFF: the magic "NRTSIM1\\n", then one JSON object."""
-    with open(path, "rb") as neff:
-        data = neff.read()
-    magic = b"NRTSIM1\n"
-    if not data.startswith(magic):
-        raise ValueError(f"{path} is not a sim NEFF")
-    return json.loads(data[len(magic):])
-
-
-def health_serving(channel):
-    """grpc.health.v1 Check of service "": True when SERVING. Encoded by hand (an empty
-    HealthCheckRequest; the response's field 1 is the status, SERVING = 1) so that starting
-    needs no stub beyond the project's own proto."""
-    check = channel.unary_unary("/grpc.health.v1.Health/Check",
-                                request_serializer=lambda request: request,
-                                response_deserializer=lambda response: response)
-    try:
-        return check(b"", timeout=2.0) == b"\x08\x01"
-    except grpc.RpcError:
-        return False
-
-
-class Daemon:
-    """neuron-serve on the simulator, listening on a loopback port it picks."""
-
-    def __init__(self, binary, nrtsim, repository, load_models, work_dir):
-        self.log_path = os.path.join(work_dir, "daemon.log")
-        env = dict(os.environ)
-        env["NRTSIM_CORES"] = "16"
-        # A lock directory of its own, so that parallel tests do not refuse each other's cores.
-        env["NRTSIM_LOCK_DIR"] = os.path.join(work_dir, "nrtsim-locks")
-        self.log = open(self.log_path, "wb")  # pylint: disable=consider-using-with
-        self.process = subprocess.Popen(  # pylint: disable=consider-using-with
-            [binary, "--listen=127.0.0.1:0", f"--nrt-library={nrtsim}",
-             f"--model-repository={repository}", f"--load-models={','.join(load_models)}",
-             "--allow-client-shared-memory"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env)
-        self.address = None
-
-    def log_text(self):
-        with open(self.log_path, "rb") as log:
-            return log.read().decode("utf-8", "replace")
-
-    def wait_listening(self):
-        deadline = time.monotonic() + START_DEADLINE
-        while time.monotonic() < deadline:
-            match = re.search(r"listening on ([^ \n]+:[0-9]+)", self.log_text())
-            if match:
-                self.address = match.group(1)
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError(f"neuron-serve did not start; its log:\n{self.log_text()}")
-
-    def wait_serving(self, channel):
-        deadline = time.monotonic() + START_DEADLINE
-        while time.monotonic() < deadline:
-            if health_serving(channel):
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"neuron-serve is not SERVING; its log:\n{self.log_text()}")
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,49 +78,6 @@ def pack(dtype, values):
 
 def unpack(fmt, data):
     return list(struct.unpack(f"<{len(data) // struct.calcsize(fmt)}{fmt}", data))
-
-
-def round_float32(value):
-    return struct.unpack("<f", struct.pack("<f", value))[0]
-
-
-def mlp_reference(model, x):
-    """The documented MLP (client/simmodel/mlp_model.h): matmul + bias and ReLU per layer but the
-    last, then softmax, in double precision from the file's float32 constants."""
-    constants = model["constants"]
-    layer = 0
-    values = list(x)
-    while f"w{layer}" in constants:
-        weight, bias = constants[f"w{layer}"], constants[f"b{layer}"]
-        rows, cols = weight["shape"]
-        values = [sum(values[r] * weight["data"][r * cols + c] for r in range(rows)) +
-                  bias["data"][c] for c in range(cols)]
-        layer += 1
-        if f"w{layer}" in constants:
-            values = [max(0.0, v) for v in values]
-    top = max(values)
-    exps = [math.exp(v - top) for v in values]
-    return [e / sum(exps) for e in exps]
-
-
-def classifier_reference(model, ids, mask):
-    """The documented classifier (client/simmodel/classifier_model.h): the mean of the embedding
-    rows the mask keeps, times dense.weight plus dense.bias."""
-    constants = model["constants"]
-    embeddings = constants["embeddings"]
-    hidden = embeddings["shape"][1]
-    weight, bias = constants["dense.weight"], constants["dense.bias"]
-    classes = weight["shape"][1]
-    kept = sum(mask)
-    pooled = [sum(embeddings["data"][ids[s] * hidden + h] * mask[s] for s in range(len(ids))) /
-              kept for h in range(hidden)]
-    return [sum(pooled[h] * weight["data"][h * classes + c] for h in range(hidden)) +
-            bias["data"][c] for c in range(classes)]
-
-
-def close(got, want, relative=1e-5, absolute=1e-6):
-    return len(got) == len(want) and all(
-        abs(g - w) <= absolute + relative * abs(w) for g, w in zip(got, want))
 
 
 def filled_fields(contents):
@@ -847,7 +651,8 @@ def main():
         write_model(args.neuronctl, repository, "spare", ["--identity", "1,4"])
         startup = sorted(name for name in os.listdir(repository) if name != "spare")
 
-        daemon = Daemon(args.neuron_serve, args.nrtsim, repository, startup, work_dir)
+        daemon = Daemon(args.neuron_serve, args.nrtsim, repository, startup, work_dir,
+                        extra_args=["--allow-client-shared-memory"])
         daemon.wait_listening()
         channel = grpc.insecure_channel(daemon.address)
         daemon.wait_serving(channel)
@@ -870,10 +675,7 @@ def main():
 
         if daemon.process.poll() is not None:
             checks.fail("daemon alive", f"neuron-serve exited with {daemon.process.returncode}")
-        print(f"{checks.passed} checks passed, {len(checks.failed)} failed", flush=True)
-        for name in checks.failed:
-            print(f"  failed: {name}", flush=True)
-        return 1 if checks.failed else 0
+        return checks.summary()
     except (RuntimeError, subprocess.CalledProcessError) as error:
         print(f"setup failed: {error}", file=sys.stderr, flush=True)
         return 2

@@ -23,14 +23,15 @@ TEST(RpcScopeTest, EachV2RpcNeedsItsScope) {
     EXPECT_EQ(RequiredScope(service + method), Scope::kNone) << method;
   }
   for (const char* method :
-       {"ServerMetadata", "ModelMetadata", "ModelInfer", "ModelStreamInfer", "ModelStatistics"}) {
+       {"ServerMetadata", "ModelMetadata", "ModelInfer", "ModelStreamInfer", "ModelStatistics",
+        "ModelConfig"}) {
     EXPECT_EQ(RequiredScope(service + method), Scope::kInfer) << method;
   }
   for (const char* method : {"RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload"}) {
     EXPECT_EQ(RequiredScope(service + method), Scope::kAdmin) << method;
   }
   // A method the table does not know stays closed; a v2 name under another service is not v2.
-  EXPECT_EQ(RequiredScope(service + "ModelConfig"), Scope::kAdmin);
+  EXPECT_EQ(RequiredScope(service + "TraceSetting"), Scope::kAdmin);
   EXPECT_EQ(RequiredScope("/neuronserve.v1.NeuronServing/ServerLive"), Scope::kAdmin);
   EXPECT_EQ(RequiredScope("/inference.GRPCInferenceService.Extra/ServerLive"), Scope::kAdmin);
   EXPECT_EQ(RpcName(service + "RepositoryModelLoad"), "RepositoryModelLoad");

@@ -1,0 +1,275 @@
+"""What the Python end-to-end tests of the Open Inference Protocol share.
+
+The stubs (generated at test time from the project's proto/ with grpc_tools.protoc, Debian's
+python3-grpc-tools), the sim models (`neuronctl sim-model`), the daemon on the simulated runtime
+on loopback ports it picks itself, a plain HTTP client for the REST front end, the references of
+the sim MLP and classifier, and the check counter that prints one line per check.
+
+Used by v2_client_test.py, tritonclient_style_test.py and perf_analyzer_reading_test.py (each
+run by ctest with Debian's /usr/bin/python3; see tests/e2e/CMakeLists.txt).
+"""
+
+import http.client
+import importlib
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import struct
+import time
+
+import grpc
+
+# Seconds; generous for a loaded CI machine, short enough that a hang shows.
+START_DEADLINE = 60.0
+CALL_TIMEOUT = 20.0
+
+
+class Checks:
+    """Counts and prints the outcome of each check."""
+
+    def __init__(self):
+        self.failed = []
+        self.passed = 0
+
+    def ok(self, name):
+        self.passed += 1
+        print(f"ok: {name}", flush=True)
+
+    def fail(self, name, why):
+        self.failed.append(name)
+        print(f"FAIL: {name}: {why}", flush=True)
+
+    def expect(self, name, condition, why):
+        if condition:
+            self.ok(name)
+        else:
+            self.fail(name, why)
+        return condition
+
+    def run(self, name, body):
+        """Runs body(); an exception (an RPC error above all) fails the check `name`."""
+        try:
+            body()
+        except grpc.RpcError as error:
+            self.fail(name, f"the call failed: {error.code().name}: {error.details()}")
+        except Exception as error:  # pylint: disable=broad-except
+            self.fail(name, f"{type(error).__name__}: {error}")
+
+    def expect_error(self, name, call, code, *words):
+        """call() must fail with `code` and a message containing every one of `words`."""
+        try:
+            call()
+        except grpc.RpcError as error:
+            problems = []
+            if error.code() != code:
+                problems.append(f"code {error.code().name}, expected {code.name}")
+            missing = [word for word in words if word not in (error.details() or "")]
+            if missing:
+                problems.append(f"message lacks {missing}")
+            if problems:
+                self.fail(name, "; ".join(problems) + f" (message: {error.details()!r})")
+            else:
+                self.ok(name)
+            return
+        self.fail(name, f"the call succeeded; expected {code.name}")
+
+    def summary(self):
+        """Prints the totals; the exit status of a test: 0 when every check passed, else 1."""
+        print(f"{self.passed} checks passed, {len(self.failed)} failed", flush=True)
+        for name in self.failed:
+            print(f"  failed: {name}", flush=True)
+        return 1 if self.failed else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Setting up: stubs, models, the daemon.
+
+
+def generate_stubs(proto_dir, out_dir):
+    """Python modules of inference/grpc_service.proto and the inference/model_config.proto it
+    imports (ModelConfigResponse carries an inference.ModelConfig), generated into out_dir."""
+    os.makedirs(out_dir)
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{proto_dir}",
+                    f"--python_out={out_dir}", f"--grpc_python_out={out_dir}",
+                    os.path.join(proto_dir, "inference", "grpc_service.proto"),
+                    os.path.join(proto_dir, "inference", "model_config.proto")],
+                   check=True)
+    sys.path.insert(0, out_dir)
+    return (importlib.import_module("inference.grpc_service_pb2"),
+            importlib.import_module("inference.grpc_service_pb2_grpc"))
+
+
+def sim_model(neuronctl, sim_model_flags, out):
+    """Writes one sim NEFF with `neuronctl sim-model FLAGS --out OUT`."""
+    subprocess.run([neuronctl, "sim-model", *sim_model_flags, "--out", out], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def write_model(neuronctl, repository, name, sim_model_flags, config=None):
+    """The repository folder `name`: model.neff from sim-model and a config.pbtxt (by default
+    the name and one replica)."""
+    folder = os.path.join(repository, name)
+    os.makedirs(folder)
+    sim_model(neuronctl, sim_model_flags, os.path.join(folder, "model.neff"))
+    with open(os.path.join(folder, "config.pbtxt"), "w", encoding="utf-8") as out:
+        out.write(config if config is not None else f'name: "{name}"\nreplicas: 1\n')
+
+
+def read_sim_neff(path):
+    """The JSON description of a sim NEFF: the magic "NRTSIM1\\n", then one JSON object."""
+    with open(path, "rb") as neff:
+        data = neff.read()
+    magic = b"NRTSIM1\n"
+    if not data.startswith(magic):
+        raise ValueError(f"{path} is not a sim NEFF")
+    return json.loads(data[len(magic):])
+
+
+def health_serving(channel):
+    """grpc.health.v1 Check of service "": True when SERVING. Encoded by hand (an empty
+    HealthCheckRequest; the response's field 1 is the status, SERVING = 1) so that starting
+    needs no stub beyond the project's own proto."""
+    check = channel.unary_unary("/grpc.health.v1.Health/Check",
+                                request_serializer=lambda request: request,
+                                response_deserializer=lambda response: response)
+    try:
+        return check(b"", timeout=2.0) == b"\x08\x01"
+    except grpc.RpcError:
+        return False
+
+
+class Daemon:
+    """neuron-serve on the simulator, listening on loopback ports it picks (gRPC, and HTTP with
+    http=True)."""
+
+    def __init__(self, binary, nrtsim, repository, load_models, work_dir, extra_args=(),
+                 http=False):
+        self.log_path = os.path.join(work_dir, "daemon.log")
+        env = dict(os.environ)
+        env["NRTSIM_CORES"] = "16"
+        # A lock directory of its own, so that parallel tests do not refuse each other's cores.
+        env["NRTSIM_LOCK_DIR"] = os.path.join(work_dir, "nrtsim-locks")
+        self.log = open(self.log_path, "wb")  # pylint: disable=consider-using-with
+        args = [binary, "--listen=127.0.0.1:0", f"--nrt-library={nrtsim}",
+                f"--model-repository={repository}", f"--load-models={','.join(load_models)}",
+                *extra_args]
+        if http:
+            args.append("--http-listen=127.0.0.1:0")
+        self.http = http
+        self.process = subprocess.Popen(  # pylint: disable=consider-using-with
+            args, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.address = None
+        self.http_address = None
+
+    def log_text(self):
+        with open(self.log_path, "rb") as log:
+            return log.read().decode("utf-8", "replace")
+
+    def wait_listening(self):
+        """Polls the log until the daemon says where it listens (the "listening on" line comes
+        once the startup models are done; the HTTP endpoint's line before it)."""
+        deadline = time.monotonic() + START_DEADLINE
+        while time.monotonic() < deadline:
+            text = self.log_text()
+            match = re.search(r"listening on ([^ \n]+:[0-9]+)", text)
+            http_match = re.search(r"HTTP endpoint on ([^ \n]+:[0-9]+) \(", text)
+            if match and (http_match or not self.http):
+                self.address = match.group(1)
+                self.http_address = http_match.group(1) if http_match else None
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"neuron-serve did not start; its log:\n{self.log_text()}")
+
+    def wait_serving(self, channel):
+        deadline = time.monotonic() + START_DEADLINE
+        while time.monotonic() < deadline:
+            if health_serving(channel):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"neuron-serve is not SERVING; its log:\n{self.log_text()}")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+class HttpAnswer:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers  # lower-cased names
+        self.body = body
+
+    def json(self):
+        return json.loads(self.body)
+
+
+def http_call(address, method, path, body=None, headers=None):
+    """One HTTP/1.1 exchange with the daemon's REST front end (address "127.0.0.1:PORT")."""
+    host, port = address.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=CALL_TIMEOUT)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        return HttpAnswer(response.status, {k.lower(): v for k, v in response.getheaders()},
+                          data)
+    finally:
+        connection.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# References of the sim models.
+
+
+def round_float32(value):
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def mlp_reference(model, x):
+    """The documented MLP (client/simmodel/mlp_model.h): matmul + bias and ReLU per layer but the
+    last, then softmax, in double precision from the file's float32 constants."""
+    constants = model["constants"]
+    layer = 0
+    values = list(x)
+    while f"w{layer}" in constants:
+        weight, bias = constants[f"w{layer}"], constants[f"b{layer}"]
+        rows, cols = weight["shape"]
+        values = [sum(values[r] * weight["data"][r * cols + c] for r in range(rows)) +
+                  bias["data"][c] for c in range(cols)]
+        layer += 1
+        if f"w{layer}" in constants:
+            values = [max(0.0, v) for v in values]
+    top = max(values)
+    exps = [math.exp(v - top) for v in values]
+    return [e / sum(exps) for e in exps]
+
+
+def classifier_reference(model, ids, mask):
+    """The documented classifier (client/simmodel/classifier_model.h): the mean of the embedding
+    rows the mask keeps, times dense.weight plus dense.bias."""
+    constants = model["constants"]
+    embeddings = constants["embeddings"]
+    hidden = embeddings["shape"][1]
+    weight, bias = constants["dense.weight"], constants["dense.bias"]
+    classes = weight["shape"][1]
+    kept = sum(mask)
+    pooled = [sum(embeddings["data"][ids[s] * hidden + h] * mask[s] for s in range(len(ids))) /
+              kept for h in range(hidden)]
+    return [sum(pooled[h] * weight["data"][h * classes + c] for h in range(hidden)) +
+            bias["data"][c] for c in range(classes)]
+
+
+def close(got, want, relative=1e-5, absolute=1e-6):
+    return len(got) == len(want) and all(
+        abs(g - w) <= absolute + relative * abs(w) for g, w in zip(got, want))
