@@ -13,6 +13,12 @@
 
 namespace neuronserve::testing {
 
+// The image the Kubernetes and KServe manifests run, as deploy/Dockerfile's `neuron` target
+// builds it (its header comment gives the command), and the Neuron runtime library that target
+// installs; deploy.DockerfileTest checks both against the Dockerfile.
+inline constexpr char kNeuronImage[] = "neuron-serve:0.1.0-neuron";
+inline constexpr char kImageNeuronRuntime[] = "/opt/aws/neuron/lib/libnrt.so.1";
+
 // The absolute path of `program` on PATH, or "" when it is not there.
 std::string FindProgram(const std::string& program);
 

@@ -1,12 +1,15 @@
 // Checks deploy/Dockerfile without building the image (no Docker daemon needed): that the
 // runtime stage installs Debian packages that exist and that hold every shared library the
-// built daemon and the simulator link against, and that what the manifests and the unit assume
-// of the image (paths, user) is what the Dockerfile makes.
+// built daemon and the simulator link against, that the `neuron` stage adds AWS's Neuron runtime
+// where the manifests look for it while the default image stays the simulator's, and that what
+// the manifests and the unit assume of the image (paths, user, tag) is what the Dockerfile makes.
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -14,14 +17,23 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "tests/deploy/deploy_tools.h"
-#include "tests/support/subprocess.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/subprocess.h"
 
 namespace neuronserve::testing {
 namespace {
 
 struct Dockerfile {
   std::vector<std::string> stages;  // each stage's instructions, continuation lines joined
+  std::vector<std::string> names;   // each stage's name (FROM ... AS name), "" for none
+  // The stage named `name`, or "" (and a test failure) when there is none.
+  std::string Stage(const std::string& name) const {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == name) return stages[i];
+    }
+    ADD_FAILURE() << "no stage named " << name;
+    return "";
+  }
 };
 
 Dockerfile ParseDockerfile(const std::string& text) {
@@ -35,7 +47,12 @@ Dockerfile ParseDockerfile(const std::string& text) {
     if (continued) line.remove_suffix(1);
     absl::StrAppend(&instruction, line, " ");
     if (continued) continue;
-    if (absl::StartsWith(instruction, "FROM ")) file.stages.emplace_back();
+    if (absl::StartsWith(instruction, "FROM ")) {
+      file.stages.emplace_back();
+      std::vector<std::string> words = absl::StrSplit(instruction, ' ', absl::SkipWhitespace());
+      file.names.push_back(words.size() == 4 && absl::AsciiStrToUpper(words[2]) == "AS" ? words[3]
+                                                                                        : "");
+    }
     if (!file.stages.empty()) absl::StrAppend(&file.stages.back(), instruction, "\n");
     instruction.clear();
   }
@@ -65,8 +82,11 @@ class DockerfileTest : public ::testing::Test {
     ASSERT_TRUE(text.ok()) << text.status();
     text_ = *text;
     dockerfile_ = ParseDockerfile(text_);
-    ASSERT_EQ(dockerfile_.stages.size(), 2u) << "a build stage and a runtime stage";
-    runtime_packages_ = InstalledPackages(dockerfile_.stages[1]);
+    // The build, the runtime (the image's common part), the runtime with AWS's Neuron runtime,
+    // and last, so the default of `docker build`, the simulator's image.
+    ASSERT_EQ(dockerfile_.names,
+              (std::vector<std::string>{"build", "runtime", "neuron", "simulator"}));
+    runtime_packages_ = InstalledPackages(dockerfile_.Stage("runtime"));
     ASSERT_FALSE(runtime_packages_.empty());
   }
 
@@ -76,13 +96,51 @@ class DockerfileTest : public ::testing::Test {
 };
 
 TEST_F(DockerfileTest, StagesAreDebianBookworm) {
-  EXPECT_TRUE(absl::StartsWith(dockerfile_.stages[0], "FROM debian:bookworm AS build"))
-      << dockerfile_.stages[0];
-  EXPECT_TRUE(absl::StartsWith(dockerfile_.stages[1], "FROM debian:bookworm-slim"));
+  const std::string build = dockerfile_.Stage("build");
+  const std::string runtime = dockerfile_.Stage("runtime");
+  EXPECT_TRUE(absl::StartsWith(build, "FROM debian:bookworm AS build")) << build;
+  EXPECT_TRUE(absl::StartsWith(runtime, "FROM debian:bookworm-slim AS runtime")) << runtime;
   // The build stage installs what CI installs, from the one list.
-  EXPECT_TRUE(absl::StrContains(dockerfile_.stages[0], "bash /src/.ci/install-deps"));
-  EXPECT_TRUE(absl::StrContains(dockerfile_.stages[1], "--no-install-recommends"));
-  EXPECT_TRUE(absl::StrContains(dockerfile_.stages[1], "rm -rf /var/lib/apt/lists/*"));
+  EXPECT_TRUE(absl::StrContains(build, "bash /src/.ci/install-deps"));
+  EXPECT_TRUE(absl::StrContains(runtime, "--no-install-recommends"));
+  EXPECT_TRUE(absl::StrContains(runtime, "rm -rf /var/lib/apt/lists/*"));
+}
+
+// Without --target the image is the simulator's: the runtime stage as it is, nothing added.
+TEST_F(DockerfileTest, TheDefaultImageIsTheSimulatorsWithoutANeuronRuntime) {
+  EXPECT_EQ(dockerfile_.stages.back(), "FROM runtime AS simulator \n");
+  EXPECT_FALSE(absl::StrContains(dockerfile_.Stage("runtime"), "neuron.amazonaws.com"));
+  EXPECT_FALSE(absl::StrContains(dockerfile_.Stage("runtime"), "/opt/aws/neuron"));
+}
+
+// The `neuron` stage: the runtime stage plus aws-neuronx-runtime-lib from AWS's Neuron apt
+// repository (signed by its key), at the path the manifests point NEURON_SERVE_NRT_LIBRARY at,
+// checked with ldd at build time, and back to the unprivileged user.
+TEST_F(DockerfileTest, TheNeuronStageInstallsTheRuntimeWhereTheManifestsLook) {
+  const std::string neuron = dockerfile_.Stage("neuron");
+  EXPECT_TRUE(absl::StartsWith(neuron, "FROM runtime AS neuron")) << neuron;
+  const std::vector<std::string> packages = InstalledPackages(neuron);
+  EXPECT_NE(std::find(packages.begin(), packages.end(),
+                      R"("aws-neuronx-runtime-lib=${NEURON_RUNTIME_VERSION}")"),
+            packages.end())
+      << absl::StrJoin(packages, " ");
+  EXPECT_TRUE(absl::StrContains(neuron, "ARG NEURON_RUNTIME_VERSION="));
+  EXPECT_TRUE(absl::StrContains(neuron, "ARG NEURON_APT_CODENAME="));
+  EXPECT_TRUE(absl::StrContains(
+      neuron,
+      "deb [signed-by=/etc/apt/keyrings/neuron.gpg] https://apt.repos.neuron.amazonaws.com"));
+  EXPECT_TRUE(absl::StrContains(neuron, "GPG-PUB-KEY-AMAZON-AWS-NEURON.PUB"));
+  EXPECT_TRUE(absl::StrContains(neuron, absl::StrCat("ldd ", kImageNeuronRuntime)));
+  EXPECT_TRUE(absl::StrContains(neuron, "grep \"not found\""));
+  EXPECT_TRUE(absl::StrContains(neuron, "rm -rf /var/lib/apt/lists/*"));
+  // Root only to install; the last USER is the image's unprivileged one.
+  EXPECT_TRUE(absl::StrContains(neuron, "USER root"));
+  EXPECT_TRUE(absl::EndsWith(neuron, "USER 10001:10001 \n")) << neuron;
+  EXPECT_FALSE(absl::StrContains(neuron, "ENV ")) << "the manifests' environment is all it gets";
+  // The command in the header builds the image the manifests name.
+  EXPECT_TRUE(absl::StrContains(
+      text_,
+      absl::StrCat("docker build -f deploy/Dockerfile --target neuron -t ", kNeuronImage, " .")));
 }
 
 TEST_F(DockerfileTest, RuntimePackagesExistInTheDebianArchive) {
@@ -165,14 +223,14 @@ TEST_F(DockerfileTest, RuntimePackagesHoldEveryLibraryTheSimulatorLinks) {
 }
 
 TEST_F(DockerfileTest, TheImageIsWhatTheManifestsExpect) {
-  const std::string& runtime = dockerfile_.stages[1];
+  const std::string runtime = dockerfile_.Stage("runtime");
   EXPECT_TRUE(absl::StrContains(runtime, R"(ENTRYPOINT ["/usr/local/bin/neuron-serve"])"));
   // A numeric, non-root user: Kubernetes' runAsNonRoot can only verify a number; the
   // manifests run as 10001 too.
   EXPECT_TRUE(absl::StrContains(runtime, "USER 10001:10001"));
   EXPECT_TRUE(absl::StrContains(runtime, "COPY --from=build /out/ /"));
   // The build stage puts the files where the manifests and the README say they are.
-  const std::string& build = dockerfile_.stages[0];
+  const std::string build = dockerfile_.Stage("build");
   for (const char* path :
        {"/out/usr/local/bin/neuron-serve", "/out/usr/local/bin/neuronctl",
         "/out/usr/local/lib/neuron-serve/libnrtsim.so",

@@ -1,9 +1,11 @@
-// deploy/kserve: renders it with `kubectl kustomize` and checks what KServe needs of the
-// ClusterServingRuntime (model format, protocols, the container KServe completes, its ports,
-// probes and NeuronCores) and of the example InferenceService; then runs the daemon with the
-// runtime's own arguments on the simulator, as KServe would start it (its {{.Name}} replaced by
-// the InferenceService's name, /mnt/models a folder the test fills in each layout the storage
-// initializer can leave), and asks it what KServe's clients and probes ask.
+// deploy/kserve: renders it (and its examples/) with `kubectl kustomize` and checks what KServe
+// needs of the two ClusterServingRuntimes, REST and gRPC (model format, the one protocol and the
+// one container port each, the container KServe completes, its probes and NeuronCores) and of the
+// example InferenceServices; then runs the daemon with each runtime's own arguments on the
+// simulator, as KServe would start it (its {{.Name}} replaced by the InferenceService's name,
+// /mnt/models a folder the test fills in each layout the storage initializer can leave), and asks
+// it what KServe's clients and probes ask. Which runtime KServe picks for which InferenceService,
+// and what Knative accepts of the pod, is deploy.KServeRuntimeSelection's (python/).
 #include <signal.h>
 
 #include <cstring>
@@ -31,6 +33,7 @@ namespace neuronserve::testing {
 namespace {
 
 const std::string kKServeDir = std::string(DEPLOY_DIR) + "/kserve";
+const std::string kExamplesDir = kKServeDir + "/examples";
 // The container KServe completes (adds the model volume to, merges resources into).
 constexpr char kKServeContainer[] = "kserve-container";
 constexpr char kModelMount[] = "/mnt/models";
@@ -40,11 +43,25 @@ constexpr char kNeuronCore[] = "aws.amazon.com/neuroncore";
 constexpr int kHttpPort = 8080;
 constexpr int kGrpcPort = 8081;
 constexpr int kHealthServing = 1;  // grpc.health.v1 SERVING
+constexpr char kKServeLivenessService[] = "neuronserve/liveness";
+constexpr char kRestRuntime[] = "neuron-serve";
+constexpr char kGrpcRuntime[] = "neuron-serve-grpc";
 
-YAML::Node Runtime(const Manifest& manifest) {
-  std::vector<YAML::Node> runtimes = manifest.OfKind("ClusterServingRuntime");
-  EXPECT_EQ(runtimes.size(), 1u);
-  return runtimes.empty() ? YAML::Node(YAML::NodeType::Undefined) : runtimes.front();
+// What each runtime is for: its one protocol and its one container port.
+struct RuntimeCase {
+  const char* name;
+  const char* protocol;
+  const char* port_name;
+  int port;
+};
+const RuntimeCase kRuntimes[] = {{kRestRuntime, "v2", "http1", kHttpPort},
+                                 {kGrpcRuntime, "grpc-v2", "h2c", kGrpcPort}};
+void PrintTo(const RuntimeCase& runtime, std::ostream* out) { *out << runtime.name; }
+
+YAML::Node Runtime(const Manifest& manifest, const std::string& name) {
+  std::optional<YAML::Node> runtime = manifest.Find("ClusterServingRuntime", name);
+  EXPECT_TRUE(runtime.has_value()) << "no ClusterServingRuntime " << name;
+  return runtime.value_or(YAML::Node(YAML::NodeType::Undefined));
 }
 
 YAML::Node Service(const Manifest& manifest) {
@@ -53,13 +70,14 @@ YAML::Node Service(const Manifest& manifest) {
   return services.empty() ? YAML::Node(YAML::NodeType::Undefined) : services.front();
 }
 
-class KServeManifestTest : public ::testing::Test {
+class KServeManifestTest : public ::testing::TestWithParam<RuntimeCase> {
  protected:
   void SetUp() override {
     absl::StatusOr<Manifest> manifest = Manifest::RenderDir(kKServeDir);
     ASSERT_TRUE(manifest.ok()) << manifest.status();
     manifest_ = *std::move(manifest);
-    runtime_ = Runtime(manifest_);
+    ASSERT_EQ(manifest_.OfKind("ClusterServingRuntime").size(), std::size(kRuntimes));
+    runtime_ = Runtime(manifest_, GetParam().name);
     ASSERT_TRUE(runtime_.IsDefined());
     std::optional<ContainerRef> container = ContainerNamed(runtime_["spec"], kKServeContainer);
     ASSERT_TRUE(container.has_value()) << "no container named " << kKServeContainer;
@@ -70,20 +88,13 @@ class KServeManifestTest : public ::testing::Test {
     EXPECT_TRUE(value.has_value()) << "the daemon has no flag --" << name;
     return value.value_or("");
   }
-  // The containerPort named `name`, or -1.
-  int PortNamed(const std::string& name) const {
-    for (const YAML::Node& port : container_["ports"]) {
-      if (port["name"].as<std::string>("") == name) return port["containerPort"].as<int>(-1);
-    }
-    return -1;
-  }
 
   Manifest manifest_;
   YAML::Node runtime_;
   YAML::Node container_;
 };
 
-TEST_F(KServeManifestTest, TheRuntimeServesTheNeuronFormatOverBothV2Protocols) {
+TEST_P(KServeManifestTest, TheRuntimeServesTheNeuronFormatOverItsOneProtocol) {
   EXPECT_EQ(runtime_["apiVersion"].as<std::string>(""), "serving.kserve.io/v1alpha1");
   const YAML::Node formats = At(runtime_, {"spec", "supportedModelFormats"});
   ASSERT_TRUE(formats.IsSequence());
@@ -95,17 +106,21 @@ TEST_F(KServeManifestTest, TheRuntimeServesTheNeuronFormatOverBothV2Protocols) {
     EXPECT_TRUE(format["autoSelect"].as<bool>(false));
   }
   EXPECT_TRUE(neuron) << "no supported model format named neuron";
-  const std::vector<std::string> protocols = StringList(At(runtime_, {"spec", "protocolVersions"}));
-  EXPECT_EQ(protocols, (std::vector<std::string>{"v2", "grpc-v2"}));
+  // One protocol each: KServe picks the runtime by the InferenceService's protocolVersion, and
+  // each protocol needs its own port in Serverless mode.
+  EXPECT_EQ(StringList(At(runtime_, {"spec", "protocolVersions"})),
+            std::vector<std::string>{GetParam().protocol});
+  EXPECT_FALSE(At(runtime_, {"spec", "multiModel"}).as<bool>(true));
 }
 
-TEST_F(KServeManifestTest, TheContainerIsTheImageOfTheOtherManifestsWithTheModelDirFlags) {
+TEST_P(KServeManifestTest, TheContainerIsTheImageOfTheOtherManifestsWithTheModelDirFlags) {
   absl::StatusOr<Manifest> daemonset = Manifest::Render("daemonset");
   ASSERT_TRUE(daemonset.ok()) << daemonset.status();
   std::optional<ContainerRef> daemon =
       ContainerNamed(PodSpecOf(*daemonset->Workload()), kDaemonContainer);
   ASSERT_TRUE(daemon.has_value());
   EXPECT_EQ(container_["image"].as<std::string>(""), daemon->node["image"].as<std::string>("-"));
+  EXPECT_EQ(container_["image"].as<std::string>(""), kNeuronImage);
   EXPECT_FALSE(container_["command"].IsDefined()) << "the image's ENTRYPOINT is the daemon";
 
   const std::vector<std::string> args = StringList(container_["args"]);
@@ -122,14 +137,26 @@ TEST_F(KServeManifestTest, TheContainerIsTheImageOfTheOtherManifestsWithTheModel
   }
   EXPECT_EQ(Flag("model_repository"), "");
   EXPECT_EQ(Flag("load_models"), "");
+  // Both runtimes are the same daemon: only the protocol, the port and the probes differ.
+  std::optional<ContainerRef> rest =
+      ContainerNamed(At(Runtime(manifest_, kRestRuntime), {"spec"}), kKServeContainer);
+  ASSERT_TRUE(rest.has_value());
+  EXPECT_EQ(StringList(container_["args"]), StringList(rest->node["args"]));
 }
 
-TEST_F(KServeManifestTest, PortsAreKServesAndTheDaemonListensOnThem) {
-  EXPECT_EQ(PortNamed("http1"), kHttpPort);
-  EXPECT_EQ(PortNamed("h2c"), kGrpcPort);
+TEST_P(KServeManifestTest, OneContainerPortThatTheDaemonListensOn) {
+  // Knative (Serverless mode) accepts exactly one, named h2c (gRPC) or http1.
+  const YAML::Node ports = container_["ports"];
+  ASSERT_TRUE(ports.IsSequence());
+  ASSERT_EQ(ports.size(), 1u);
+  EXPECT_EQ(ports[0]["name"].as<std::string>(""), GetParam().port_name);
+  EXPECT_EQ(ports[0]["containerPort"].as<int>(-1), GetParam().port);
+  EXPECT_EQ(ports[0]["protocol"].as<std::string>("TCP"), "TCP");
+  // The daemon listens for both protocols in either runtime (an InferenceService in
+  // RawDeployment mode may add the other port), on every interface: KServe's Service and the
+  // kubelet's probes come from outside the container.
   EXPECT_EQ(PortOf(Flag("http_listen")), kHttpPort);
   EXPECT_EQ(PortOf(Flag("listen")), kGrpcPort);
-  // Every interface: KServe's Service and the kubelet's probes come from outside the container.
   EXPECT_EQ(HostOf(Flag("http_listen")), "0.0.0.0");
   EXPECT_EQ(HostOf(Flag("listen")), "0.0.0.0");
   // The scrape annotation KServe copies to the pod points at the HTTP port's /metrics.
@@ -139,47 +166,83 @@ TEST_F(KServeManifestTest, PortsAreKServesAndTheDaemonListensOnThem) {
             "/metrics");
 }
 
-TEST_F(KServeManifestTest, ProbesAskTheV2HealthPathsOnTheHttpPort) {
-  const std::map<std::string, std::string> expected = {{"startupProbe", "/v2/health/ready"},
-                                                       {"readinessProbe", "/v2/health/ready"},
-                                                       {"livenessProbe", "/v2/health/live"}};
-  for (const auto& [probe, path] : expected) {
+TEST_P(KServeManifestTest, ProbesAskTheDaemonsHealthOnTheContainerPort) {
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      // probe -> (HTTP path, gRPC health service)
+      {"startupProbe", {"/v2/health/ready", ""}},
+      {"readinessProbe", {"/v2/health/ready", ""}},
+      {"livenessProbe", {"/v2/health/live", kKServeLivenessService}}};
+  for (const auto& [probe, wanted] : expected) {
     SCOPED_TRACE(probe);
-    const YAML::Node http = At(container_, {probe, "httpGet"});
-    ASSERT_TRUE(http.IsDefined()) << probe << " is not an httpGet probe";
-    EXPECT_EQ(http["path"].as<std::string>(""), path);
-    EXPECT_EQ(http["port"].as<int>(-1), kHttpPort);
+    if (GetParam().port == kHttpPort) {
+      const YAML::Node http = At(container_, {probe, "httpGet"});
+      ASSERT_TRUE(http.IsDefined()) << probe << " is not an httpGet probe";
+      EXPECT_EQ(http["path"].as<std::string>(""), wanted.first);
+      EXPECT_EQ(http["port"].as<int>(-1), kHttpPort);
+    } else {
+      // Knative points an HTTP liveness probe at the container port, here the gRPC one: the
+      // gRPC runtime's probes are gRPC probes, which keep their port.
+      const YAML::Node grpc = At(container_, {probe, "grpc"});
+      ASSERT_TRUE(grpc.IsDefined()) << probe << " is not a gRPC probe";
+      EXPECT_EQ(grpc["service"].as<std::string>(""), wanted.second);
+      EXPECT_EQ(grpc["port"].as<int>(-1), kGrpcPort);
+    }
   }
   // Loading a big model may take minutes: the startup probe allows them before liveness counts.
   const YAML::Node startup = container_["startupProbe"];
   EXPECT_GE(startup["periodSeconds"].as<int>(10) * startup["failureThreshold"].as<int>(3), 300);
 }
 
-TEST_F(KServeManifestTest, NeuronCoresAreRequestedAndTheRuntimeLibraryIsMounted) {
+TEST_P(KServeManifestTest, NeuronCoresAreRequestedAndTheRuntimeLibraryIsTheImages) {
   for (const char* kind : {"requests", "limits"}) {
     EXPECT_GE(At(container_, {"resources", kind, kNeuronCore}).as<int>(0), 1) << kind;
   }
-  // The runtime library the daemon opens lies on a volume of the pod (the host's).
+  // The runtime library the daemon opens is the image's (the Dockerfile's `neuron` target), on
+  // no volume: nothing of the host is mounted.
   const std::string library = Flag("nrt_library");
-  bool mounted = false;
+  EXPECT_EQ(library, kImageNeuronRuntime);
   for (const YAML::Node& mount : container_["volumeMounts"]) {
-    mounted |= absl::StartsWith(library, mount["mountPath"].as<std::string>("?") + "/");
+    EXPECT_FALSE(absl::StartsWith(library, mount["mountPath"].as<std::string>("?") + "/"))
+        << library;
   }
-  EXPECT_TRUE(mounted) << library;
+  for (const YAML::Node& volume : At(runtime_, {"spec", "volumes"})) {
+    EXPECT_TRUE(volume["emptyDir"].IsDefined()) << volume["name"].as<std::string>("");
+  }
 }
 
-TEST_F(KServeManifestTest, TheExampleInferenceServiceSelectsTheRuntime) {
-  const YAML::Node service = Service(manifest_);
-  ASSERT_TRUE(service.IsDefined());
-  EXPECT_EQ(service["apiVersion"].as<std::string>(""), "serving.kserve.io/v1beta1");
-  const YAML::Node model = At(service, {"spec", "predictor", "model"});
-  EXPECT_EQ(At(model, {"modelFormat", "name"}).as<std::string>(""), "neuron");
-  EXPECT_EQ(At(model, {"modelFormat", "version"}).as<std::string>(""), "1");
-  EXPECT_FALSE(model["storageUri"].as<std::string>("").empty());
-  EXPECT_GE(At(model, {"resources", "limits", kNeuronCore}).as<int>(0), 1);
-  // Its name becomes the model's (--model-name): it must be one the daemon accepts.
-  const std::string name = At(service, {"metadata", "name"}).as<std::string>("");
-  EXPECT_TRUE(ValidateModelName(name).ok()) << ValidateModelName(name);
+INSTANTIATE_TEST_SUITE_P(Runtimes, KServeManifestTest, ::testing::ValuesIn(kRuntimes),
+                         [](const ::testing::TestParamInfo<RuntimeCase>& info) {
+                           return std::string(info.param.port_name);
+                         });
+
+// The example InferenceServices: each names the format and the protocol of one runtime (which
+// one KServe picks is deploy.KServeRuntimeSelection's), and its name becomes the model's.
+TEST(KServeExamplesTest, EachExampleNamesTheFormatAndAProtocolOfTheRuntimes) {
+  std::vector<YAML::Node> services;
+  for (const std::string& dir : {kKServeDir, kExamplesDir}) {
+    absl::StatusOr<Manifest> manifest = Manifest::RenderDir(dir);
+    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    for (const YAML::Node& service : manifest->OfKind("InferenceService")) {
+      services.push_back(service);
+    }
+  }
+  std::map<std::string, std::string> protocol_of;  // example -> protocol
+  for (const YAML::Node& service : services) {
+    const std::string name = At(service, {"metadata", "name"}).as<std::string>("");
+    SCOPED_TRACE(name);
+    EXPECT_EQ(service["apiVersion"].as<std::string>(""), "serving.kserve.io/v1beta1");
+    const YAML::Node model = At(service, {"spec", "predictor", "model"});
+    EXPECT_EQ(At(model, {"modelFormat", "name"}).as<std::string>(""), "neuron");
+    EXPECT_EQ(At(model, {"modelFormat", "version"}).as<std::string>(""), "1");
+    EXPECT_FALSE(model["storageUri"].as<std::string>("").empty());
+    EXPECT_GE(At(model, {"resources", "limits", kNeuronCore}).as<int>(0), 1);
+    // Without it KServe asks for protocol v1 and finds no runtime.
+    protocol_of[name] = model["protocolVersion"].as<std::string>("");
+    // Its name becomes the model's (--model-name): it must be one the daemon accepts.
+    EXPECT_TRUE(ValidateModelName(name).ok()) << ValidateModelName(name);
+  }
+  EXPECT_EQ(protocol_of, (std::map<std::string, std::string>{
+                             {"mlp", "v2"}, {"mlp-grpc", "grpc-v2"}, {"mlp-raw", "v2"}}));
 }
 
 // The layouts KServe's storage initializer can leave in /mnt/models.
@@ -204,13 +267,14 @@ class KServeRun : public ::testing::Test {
   absl::StatusOr<RunningPod> Start(bool wait_until_listening) {
     return StartIn(root_, wait_until_listening);
   }
-  absl::StatusOr<RunningPod> StartIn(const TempDir& root, bool wait_until_listening) {
+  absl::StatusOr<RunningPod> StartIn(const TempDir& root, bool wait_until_listening,
+                                     const std::string& runtime = kRestRuntime) {
     PodOptions options;
     options.container = kKServeContainer;
     options.placeholders = {{kNameTemplate, isvc_}};
     options.provided_mounts = {kModelMount};
     options.wait_until_listening = wait_until_listening;
-    return StartPodSpec(manifest_, At(Runtime(manifest_), {"spec"}), options, root.path());
+    return StartPodSpec(manifest_, At(Runtime(manifest_, runtime), {"spec"}), options, root.path());
   }
 
   Manifest manifest_;
@@ -259,7 +323,7 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
   EXPECT_EQ(ready.status, 200) << ready.body;
   // The kubelet's probes as the runtime declares them (the v2 health paths): 200 now.
   std::optional<ContainerRef> container =
-      ContainerNamed(At(Runtime(manifest_), {"spec"}), kKServeContainer);
+      ContainerNamed(At(Runtime(manifest_, kRestRuntime), {"spec"}), kKServeContainer);
   ASSERT_TRUE(container.has_value());
   for (const char* probe : {"startupProbe", "readinessProbe", "livenessProbe"}) {
     const std::string path = At(container->node, {probe, "httpGet", "path"}).as<std::string>("");
@@ -345,6 +409,55 @@ INSTANTIATE_TEST_SUITE_P(
                       LayoutCase{"VersionFolderWithConfig", Layout::kVersionFolderWithConfig},
                       LayoutCase{"Repository", Layout::kRepository}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) { return std::string(info.param.name); });
+
+// The gRPC runtime's pod: its probes (gRPC, on the one container port) find the daemon serving,
+// and a ModelInfer on that port answers.
+using KServeGrpcRunTest = KServeRun;
+
+TEST_F(KServeGrpcRunTest, TheGrpcProbesAndAnInferenceOnTheContainerPort) {
+  root_.Write("mnt/models/model.neff", IdentityNeff());
+  absl::StatusOr<RunningPod> pod = StartIn(root_, /*wait_until_listening=*/true, kGrpcRuntime);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  SCOPED_TRACE(absl::StrCat("argv: ", absl::StrJoin(pod->daemon_argv, " "), "\ndaemon log:\n",
+                            pod->daemon->Stderr()));
+  std::optional<ContainerRef> container =
+      ContainerNamed(At(Runtime(manifest_, kGrpcRuntime), {"spec"}), kKServeContainer);
+  ASSERT_TRUE(container.has_value());
+  for (const char* probe : {"startupProbe", "readinessProbe", "livenessProbe"}) {
+    SCOPED_TRACE(probe);
+    const YAML::Node grpc = At(container->node, {probe, "grpc"});
+    ASSERT_TRUE(grpc.IsDefined());
+    const int port = grpc["port"].as<int>(-1);
+    ASSERT_TRUE(pod->address_for_port.contains(port)) << "the daemon does not listen on " << port;
+    EXPECT_TRUE(WaitForServing(pod->address_for_port[port], grpc["service"].as<std::string>(""),
+                               absl::Seconds(10)));
+  }
+  const int port = container->node["ports"][0]["containerPort"].as<int>(-1);
+  ASSERT_TRUE(pod->address_for_port.contains(port));
+  auto stub = inference::GRPCInferenceService::NewStub(
+      grpc::CreateChannel(pod->address_for_port[port], grpc::InsecureChannelCredentials()));
+  const std::vector<float> input = {1.5f, -2.0f, 0.25f, 8.0f};
+  grpc::ClientContext context;
+  inference::ModelInferRequest request;
+  request.set_model_name(isvc_);
+  inference::ModelInferRequest::InferInputTensor* tensor = request.add_inputs();
+  tensor->set_name("input");
+  tensor->set_datatype("FP32");
+  tensor->add_shape(1);
+  tensor->add_shape(4);
+  request.add_raw_input_contents(
+      std::string(reinterpret_cast<const char*>(input.data()), input.size() * sizeof(float)));
+  inference::ModelInferResponse response;
+  const grpc::Status status = stub->ModelInfer(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.raw_output_contents_size(), 1);
+  std::vector<float> output(input.size());
+  ASSERT_EQ(response.raw_output_contents(0).size(), input.size() * sizeof(float));
+  std::memcpy(output.data(), response.raw_output_contents(0).data(),
+              response.raw_output_contents(0).size());
+  EXPECT_EQ(output, input);
+  EXPECT_EQ(pod->daemon->StopWith(SIGTERM, absl::Seconds(30)), 0);
+}
 
 // What /mnt/models may wrongly hold: the daemon exits 1, and its last words name the folder
 // and what it expected, which is what `kubectl logs` shows of a crash-looping predictor.

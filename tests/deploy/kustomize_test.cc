@@ -301,7 +301,7 @@ TEST_P(KustomizeTest, ShutdownLeavesTheDrainItsTime) {
 
 TEST_P(KustomizeTest, WritablePathsAreVolumes) {
   // With readOnlyRootFilesystem every path the daemon writes must be a writable volume, and
-  // every path it reads (repository, runtime library) must be mounted.
+  // every path it reads from outside the image (the repository) must be mounted.
   std::map<std::string, bool> mounts;  // mount path -> writable
   for (const YAML::Node& mount : daemon()["volumeMounts"]) {
     mounts[mount["mountPath"].as<std::string>("")] = !mount["readOnly"].as<bool>(false);
@@ -323,7 +323,6 @@ TEST_P(KustomizeTest, WritablePathsAreVolumes) {
   EXPECT_EQ(mount_of(state_dir), std::optional<bool>(true)) << "--state-dir=" << state_dir;
   EXPECT_EQ(mount_of("/tmp"), std::optional<bool>(true)) << "/tmp";
   EXPECT_TRUE(mount_of(Flag("model_repository")).has_value());
-  EXPECT_TRUE(mount_of(Flag("nrt_library")).has_value()) << Flag("nrt_library");
   // The admin socket and its lock file are made at start, beside each other.
   const std::string admin_listen = Flag("admin_listen");
   if (absl::StartsWith(admin_listen, "unix:")) {
@@ -336,6 +335,27 @@ TEST_P(KustomizeTest, WritablePathsAreVolumes) {
   const std::string access_log = Flag("access_log");
   if (!access_log.empty() && access_log != "-") {
     EXPECT_EQ(mount_of(access_log), std::optional<bool>(true)) << "--access-log";
+  }
+}
+
+// Nothing of the host is mounted (Pod Security `baseline` and `restricted` forbid hostPath;
+// deploy.PodSecurityRestricted checks the rest): the runtime library is the image's, where the
+// Dockerfile's `neuron` target installs it, and the NEFFs come from a claim, read-only.
+TEST_P(KustomizeTest, TheRuntimeLibraryIsTheImagesAndNoHostPathIsMounted) {
+  const std::string library = Flag("nrt_library");
+  EXPECT_EQ(library, kImageNeuronRuntime);
+  EXPECT_TRUE(VolumeHolding(library).empty()) << library << " is on a volume";
+  for (const YAML::Node& volume : pod()["volumes"]) {
+    EXPECT_FALSE(volume["hostPath"].IsDefined()) << volume["name"].as<std::string>("");
+  }
+  const std::string neffs = VolumeHolding(Flag("model_repository") + "/.neffs/x");
+  ASSERT_FALSE(neffs.empty()) << "no NEFF volume";
+  const YAML::Node claim = Volume(neffs)["persistentVolumeClaim"];
+  ASSERT_TRUE(claim.IsDefined()) << neffs << " is not a PersistentVolumeClaim";
+  EXPECT_TRUE(claim["readOnly"].as<bool>(false));
+  EXPECT_FALSE(claim["claimName"].as<std::string>("").empty());
+  for (const ContainerRef& container : ContainersOf(pod_)) {
+    EXPECT_EQ(container.node["image"].as<std::string>(""), kNeuronImage) << container.name();
   }
 }
 

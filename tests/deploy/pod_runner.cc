@@ -180,6 +180,22 @@ absl::StatusOr<RunningPod> StartPodSpec(const Manifest& manifest, const YAML::No
     pod.substitutions.push_back(
         absl::StrCat("mount ", path, " (added by the controller) -> ", root, path));
   }
+  // The runtime library the daemon opens: on a volume, or a file of the image (the Dockerfile's
+  // `neuron` target installs it); then its folder maps like a mount's, to hold the simulator.
+  const std::optional<std::string> library = EffectiveFlag(daemon->node, "nrt_library");
+  if (!library.has_value() || !absl::StartsWith(*library, "/")) {
+    return absl::FailedPreconditionError(absl::StrCat("the runtime library '", library.value_or(""),
+                                                      "' is not an absolute path in the pod"));
+  }
+  const bool library_on_volume =
+      std::any_of(mount_paths.begin(), mount_paths.end(),
+                  [&](const std::string& mount) { return UnderPath(*library, mount); });
+  if (!library_on_volume) {
+    const std::string folder = fs::path(*library).parent_path().string();
+    mount_paths.push_back(folder);
+    pod.substitutions.push_back(
+        absl::StrCat("image folder ", folder, " (the runtime library's) -> ", root, folder));
+  }
   std::sort(mount_paths.begin(), mount_paths.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   const PodFilesystem files(root, mount_paths);
@@ -227,7 +243,8 @@ absl::StatusOr<RunningPod> StartPodSpec(const Manifest& manifest, const YAML::No
       if (absl::Status s = WriteSecretVolume(files.Map(path), data->second); !s.ok()) return s;
       pod.substitutions.push_back(absl::StrCat("Secret ", secret, " at ", path, " -> ",
                                                files.Map(path), " (the test's, kubelet layout)"));
-    } else if (v["emptyDir"].IsDefined() || v["hostPath"].IsDefined()) {
+    } else if (v["emptyDir"].IsDefined() || v["hostPath"].IsDefined() ||
+               v["persistentVolumeClaim"].IsDefined()) {
       pod.substitutions.push_back(
           absl::StrCat("volume ", name, " at ", path, " -> ", files.Map(path), " (empty)"));
     } else {
@@ -277,11 +294,6 @@ absl::StatusOr<RunningPod> StartPodSpec(const Manifest& manifest, const YAML::No
   absl::StatusOr<std::map<std::string, std::string>> env = EnvOf(d);
   if (!env.ok()) return env.status();
 
-  const std::optional<std::string> library = EffectiveFlag(d, "nrt_library");
-  if (!library.has_value() || !files.Mapped(*library)) {
-    return absl::FailedPreconditionError(absl::StrCat("the runtime library '", library.value_or(""),
-                                                      "' is not on a volume of the pod"));
-  }
   {
     std::error_code error;
     fs::create_directories(fs::path(files.Map(*library)).parent_path(), error);

@@ -7,12 +7,14 @@
 //     same way), and an argument or variable naming a path under a mount names the mapped one;
 //     a configMap volume holds the rendered ConfigMap's keys as files, a secret volume the
 //     test's data for that Secret in the kubelet's layout (key -> ..data/key, ..data -> a
-//     versioned folder), an emptyDir or hostPath starts empty, except for:
+//     versioned folder), an emptyDir, hostPath or persistentVolumeClaim starts empty, except for:
 //   - the NEFF volume (mounted at <repository>/.neffs, the layout assemble-model-repository
 //     expects): <model>/<file of its config.pbtxt> for every model of the ConfigMap, a copy of
 //     the example sim NEFF deploy/models/mlp/model.neff;
 //   - the runtime library the daemon is told to open (NEURON_SERVE_NRT_LIBRARY or
-//     --nrt-library, under a hostPath mount): a symlink to this build's libnrtsim.so;
+//     --nrt-library): a symlink to this build's libnrtsim.so, on its volume if it is on one, else
+//     in the image (the Dockerfile's `neuron` target installs it), whose folder then maps to
+//     <temporary root>/folder like a mount;
 //   - the image's executables: /usr/local/bin/neuron-serve (the ENTRYPOINT) is this build's
 //     binary and /usr/local/bin/assemble-model-repository is deploy/assemble-model-repository.sh,
 //     the files the Dockerfile installs there;
