@@ -206,6 +206,10 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     variant_tensors.push_back(ModelTensors::Split(*std::move(listed)));
   }
   if (status.ok() && !spec.variants.empty()) status = CheckBatchVariants(name, to_check);
+  if (status.ok() && !to_check.empty()) {
+    status = CheckDeclaredTensors(name, spec.declared_tensors, to_check.front().tensors,
+                                  spec.variants.empty() ? 0 : to_check.front().batch_size);
+  }
   const uint32_t pipeline_depth =
       spec.pipeline_depth != 0 ? spec.pipeline_depth : options_.pipeline_depth;
   if (status.ok() && (pipeline_depth == 0 || pipeline_depth > kMaxPipelineDepth)) {

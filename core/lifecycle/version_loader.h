@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
+#include "core/lifecycle/declared_tensors.h"
 #include "core/serving/dynamic_batcher.h"
 #include "core/serving/loaded_model.h"
 
@@ -91,6 +92,10 @@ struct LoadSpec {
   // does not hash the bytes a second time; empty: nobody did, and the store hashes them
   // (ModelStore::Save). The loader ignores it.
   std::string neff_sha256;
+  // The tensors the configuration declares (a Triton config.pbtxt's): checked against the
+  // runtime's once the NEFF is loaded, before the model takes a request
+  // (declared_tensors.h). Empty: nothing declared, nothing checked.
+  std::vector<DeclaredTensor> declared_tensors;
 
   // The bytes of every NEFF the spec carries: the one, or all the variants'.
   uint64_t TotalNeffBytes() const {

@@ -9,8 +9,10 @@
 #include "core/serving/version_number.h"
 #include "google/protobuf/util/json_util.h"
 #include "server/oip/v2_datatype.h"
+#include "server/repository/load_spec.h"
 #include "server/repository/model_repository.h"
 #include "server/repository/model_upload.h"
+#include "server/repository/triton_config.h"
 
 #ifndef NEURON_SERVE_VERSION
 #error "NEURON_SERVE_VERSION (the project's version) must be defined by the build"
@@ -48,8 +50,17 @@ void FillStatistics(const ModelInfo& info, inference::ModelStatistics* out) {
   out->set_last_inference(stats.last_request == absl::InfinitePast()
                               ? 0
                               : static_cast<uint64_t>(absl::ToUnixMillis(stats.last_request)));
-  // No batching across requests: one successful request is one inference.
-  out->set_inference_count(stats.success_count);
+  // Triton counts a request of r rows as r inferences. A model without a batch dimension runs one
+  // request, one inference; a batched model's rows are the ones its successful executions
+  // carried (RecordExecution counts useful rows, never the padding).
+  uint64_t inferences = stats.success_count;
+  if (info.max_batch_size != 0) {
+    inferences = 0;
+    for (const BatchStatistics& batch : info.batch_statistics) {
+      inferences += static_cast<uint64_t>(batch.batch_size) * batch.count;
+    }
+  }
+  out->set_inference_count(inferences);
   out->set_execution_count(stats.executions);
   inference::InferStatistics* infer = out->mutable_inference_stats();
   FillDuration(infer->mutable_success(), stats.success_count, stats.success_ns);
@@ -107,12 +118,12 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The overrides a RepositoryModelLoad's parameters give (Triton's "config": JSON of our
-// ModelConfig), or INVALID_ARGUMENT naming the parameter.
-absl::StatusOr<v1::ModelConfig> LoadOverrides(
+// RepositoryModelLoad's `config` parameter (JSON in either schema: triton_config.h), absent when
+// not given; INVALID_ARGUMENT naming any other parameter.
+absl::StatusOr<std::optional<std::string>> ConfigParameter(
     const std::string& model,
     const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
-  v1::ModelConfig overrides;
+  std::optional<std::string> config;
   // In name order, so that of several bad parameters the same one is named every time.
   std::map<std::string, const inference::ModelRepositoryParameter*> sorted;
   for (const auto& [key, value] : parameters) sorted.emplace(key, &value);
@@ -125,32 +136,26 @@ absl::StatusOr<v1::ModelConfig> LoadOverrides(
           "put the model in the --model-repository folder"));
     }
     if (key != "config") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("RepositoryModelLoad '", model, "': unknown parameter '", key,
-                       "'; the parameter taken is 'config' (a neuronserve.v1.ModelConfig "
-                       "in JSON)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RepositoryModelLoad '", model, "': unknown parameter '", key,
+          "'; the parameter taken is 'config' (the model's configuration in JSON, Triton's "
+          "inference.ModelConfig or neuronserve.v1.ModelConfig)"));
     }
     if (value->parameter_choice_case() != inference::ModelRepositoryParameter::kStringParam) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("RepositoryModelLoad '", model,
-                       "': parameter 'config' must be a string_param holding a "
-                       "neuronserve.v1.ModelConfig in JSON"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RepositoryModelLoad '", model,
+          "': parameter 'config' must be a string_param holding the configuration in JSON"));
     }
-    const google::protobuf::util::Status parsed =
-        google::protobuf::util::JsonStringToMessage(value->string_param(), &overrides);
-    if (!parsed.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("RepositoryModelLoad '", model,
-                       "': parameter 'config' is not a neuronserve.v1.ModelConfig in JSON: ",
-                       std::string(parsed.message())));
-    }
-    if (!overrides.name().empty() && overrides.name() != model) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("RepositoryModelLoad '", model, "': parameter 'config' names the model '",
-                       overrides.name(), "'; leave the name out or give '", model, "'"));
-    }
+    config = value->string_param();
   }
-  return overrides;
+  return config;
+}
+
+absl::Status CheckConfigName(const std::string& model, const std::string& named) {
+  if (named.empty() || named == model) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("RepositoryModelLoad '", model,
+                                                 "': parameter 'config' names the model '", named,
+                                                 "'; leave the name out or give '", model, "'"));
 }
 
 }  // namespace
@@ -301,8 +306,38 @@ void V2RepositoryLoad(
     return done(absl::InvalidArgumentError(
         "RepositoryModelLoadRequest.model_name is empty: name a model folder of the repository"));
   }
-  absl::StatusOr<v1::ModelConfig> overrides = LoadOverrides(name, parameters);
-  if (!overrides.ok()) return done(overrides.status());
+  absl::StatusOr<std::optional<std::string>> json = ConfigParameter(name, parameters);
+  if (!json.ok()) return done(json.status());
+  v1::ModelConfig overrides;
+  if (json->has_value()) {
+    // The folder's own configuration decides, with the JSON merged over it, which schema the
+    // JSON is (triton_config.h); a folder that does not resolve leaves that to the JSON alone.
+    absl::StatusOr<RepositoryModel> folder = loading.repository->Resolve(name);
+    absl::StatusOr<ParsedModelConfig> parsed =
+        ParseModelConfigJson(**json, folder.ok() ? folder->config : v1::ModelConfig(),
+                             absl::StrCat("RepositoryModelLoad '", name, "': parameter 'config'"));
+    if (!parsed.ok()) return done(parsed.status());
+    if (parsed->triton.has_value()) {
+      // Triton's meaning: this configuration replaces the folder's.
+      if (absl::Status named = CheckConfigName(name, parsed->triton->name()); !named.ok()) {
+        return done(named);
+      }
+      absl::StatusOr<RepositoryModel> model =
+          loading.repository->ResolveTriton(name, *parsed->triton);
+      if (!model.ok()) return done(model.status());
+      absl::StatusOr<LoadSpec> spec =
+          RepositoryModelLoadSpec(*model, model->config, /*persist=*/true);
+      if (!spec.ok()) return done(spec.status());
+      loading.registry->Load(
+          *std::move(spec),
+          [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
+      return;
+    }
+    overrides = *std::move(parsed->own);
+    if (absl::Status named = CheckConfigName(name, overrides.name()); !named.ok()) {
+      return done(named);
+    }
+  }
 
   // The native repository load's own path: a LoadModel header naming the folder, with the
   // overrides merged over its config.pbtxt (ModelUpload::Finish, server/repository/load_spec.h
@@ -310,7 +345,7 @@ void V2RepositoryLoad(
   v1::LoadModelRequest header_message;
   v1::LoadModelHeader* header = header_message.mutable_header();
   header->set_repository_path(name);
-  *header->mutable_config() = *std::move(overrides);
+  *header->mutable_config() = std::move(overrides);
   ModelUpload upload(loading.repository, loading.max_model_bytes);
   if (absl::Status taken = upload.TakeMessage(header_message); !taken.ok()) return done(taken);
   absl::StatusOr<LoadSpec> spec = upload.Finish();

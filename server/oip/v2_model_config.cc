@@ -9,6 +9,7 @@
 #include "core/serving/model_info.h"
 #include "core/serving/scheduler.h"
 #include "core/serving/version_number.h"
+#include "server/repository/triton_config.h"
 
 namespace neuronserve {
 namespace {
@@ -56,40 +57,6 @@ void FillDynamicBatching(const BatchingPolicy& policy, size_t capacity,
 }
 
 }  // namespace
-
-inference::DataType TritonDataType(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32:
-      return inference::TYPE_FP32;
-    case DataType::kFloat16:
-      return inference::TYPE_FP16;
-    case DataType::kBFloat16:
-      return inference::TYPE_BF16;
-    case DataType::kInt8:
-      return inference::TYPE_INT8;
-    case DataType::kUInt8:
-      return inference::TYPE_UINT8;
-    case DataType::kInt16:
-      return inference::TYPE_INT16;
-    case DataType::kUInt16:
-      return inference::TYPE_UINT16;
-    case DataType::kInt32:
-      return inference::TYPE_INT32;
-    case DataType::kUInt32:
-      return inference::TYPE_UINT32;
-    case DataType::kInt64:
-      return inference::TYPE_INT64;
-    case DataType::kUInt64:
-      return inference::TYPE_UINT64;
-    case DataType::kUnknown:
-    case DataType::kFp32R:
-    case DataType::kFp8E3:
-    case DataType::kFp8E4:
-    case DataType::kFp8E5:
-      break;
-  }
-  return inference::TYPE_INVALID;
-}
 
 absl::Status V2ModelConfig(const ModelRegistry& registry, const std::string& name,
                            const std::string& version, inference::ModelConfig& out) {

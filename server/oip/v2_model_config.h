@@ -6,7 +6,8 @@
 //   max_batch_size                    0 without a batch dimension; else the most rows a request
 //                                     may carry, and every tensor's dims leave the batch out
 //                                     (ModelMetadata reports dim 0 as -1 then)
-//   input, output                     name, data_type (TritonDataType), dims
+//   input, output                     name, data_type (TritonDataType, triton_config.h: fp8,
+//                                     fp32r and unknown dtypes are TYPE_INVALID), dims
 //   dynamic_batching                  for a model with batch variants: its preferred sizes,
 //                                     delay and queue policy
 //   instance_group                    one group of kind KIND_MODEL, count = the replicas
@@ -24,16 +25,10 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "base/dtype.h"
 #include "core/lifecycle/model_registry.h"
 #include "inference/model_config.pb.h"
 
 namespace neuronserve {
-
-// Triton's TYPE_ of a tensor dtype: TYPE_FP32, TYPE_FP16, TYPE_BF16, TYPE_INT8 .. TYPE_UINT64.
-// The dtypes Triton has no type for (fp8_e3, fp8_e4, fp8_e5, fp32r, and unknown) are
-// TYPE_INVALID; ModelMetadata names them (FP8_E4, ...).
-inference::DataType TritonDataType(DataType dtype);
 
 // The configuration of `name`'s serving version: NOT_FOUND naming the model when it has none,
 // FAILED_PRECONDITION when `version` is given and names another (ModelMetadata's errors).

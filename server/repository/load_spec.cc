@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "core/serving/loaded_model.h"
 #include "google/protobuf/text_format.h"
+#include "spdlog/spdlog.h"
 #include "util/posix_file.h"
 #include "util/sha256.h"
 
@@ -229,6 +231,13 @@ absl::StatusOr<LoadSpec> RepositoryModelLoadSpec(const RepositoryModel& model,
   absl::StatusOr<LoadSpec> spec =
       LoadSpecFromConfig(config, std::move(neffs), ModelSource::kRepository, persist);
   if (!spec.ok()) return spec;
+  spec->declared_tensors = model.declared_tensors;
+  if (!model.ignored_fields.empty()) {
+    spdlog::warn(
+        "model '{}': its Triton configuration sets {}, which neuron-serve accepts without "
+        "effect",
+        config.name(), absl::StrJoin(model.ignored_fields, ", "));
+  }
   // Hashed just above when the config states a digest: the store need not hash them again.
   for (int i = 0; i < config.variant_size(); ++i) {
     spec->variants[i].neff_sha256 = config.variant(i).sha256();

@@ -2,17 +2,35 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/text_format.h"
+#include "server/repository/triton_config.h"
 #include "util/posix_file.h"
 
 namespace neuronserve {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr char kDefaultNeffName[] = "model.neff";
+
+// A numeric subfolder: Triton's version folder.
+bool HasVersionFolder(const std::string& folder) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    std::error_code kind_error;
+    if (!name.empty() && std::all_of(name.begin(), name.end(), absl::ascii_isdigit) &&
+        fs::is_directory(entry.path(), kind_error)) {
+      return true;
+    }
+  }
+  return false;
+}
 
 bool IsInside(const fs::path& path, const fs::path& root) {
   auto [root_end, unused] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
@@ -71,35 +89,21 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
   if (fs::is_directory(*path)) {
     model.folder = *path;
     const fs::path config_path = fs::path(*path) / kModelConfigFileName;
+    const std::string where = absl::StrCat("'", relative, "/", kModelConfigFileName, "'");
+    std::optional<inference::ModelConfig> triton;
     if (fs::exists(config_path)) {
       absl::StatusOr<std::string> text = ReadFile(config_path.string());
       if (!text.ok()) return text.status();
-      if (!google::protobuf::TextFormat::ParseFromString(*text, &model.config)) {
-        return absl::InvalidArgumentError(absl::StrCat("'", relative, "/", kModelConfigFileName,
-                                                       "' is not a valid ModelConfig in "
-                                                       "protobuf text format"));
-      }
+      absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfigText(*text, where);
+      if (!parsed.ok()) return parsed.status();
+      if (parsed->own.has_value()) model.config = *std::move(parsed->own);
+      triton = std::move(parsed->triton);
+    } else if (!fs::exists(fs::path(*path) / default_file) && HasVersionFolder(*path)) {
+      triton.emplace();  // Triton's layout without a configuration: its defaults
     }
-    if (model.config.name().empty()) {
-      model.config.set_name(fs::path(*path).filename().string());
-    }
-    if (model.config.variant().empty()) {
-      if (model.config.file().empty()) model.config.set_file(default_file);
-      absl::StatusOr<std::string> neff = ConfineFile(relative, model.config.file());
-      if (!neff.ok()) return neff.status();
-      model.neff_path = *std::move(neff);
-      return model;
-    }
-    for (const v1::BatchVariant& variant : model.config.variant()) {
-      if (variant.file().empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "'", relative, "/", kModelConfigFileName, "': the variant of batch ",
-            variant.batch_size(),
-            " names no file (`variant { file: \"...\" batch_size: ", variant.batch_size(), " }`)"));
-      }
-      absl::StatusOr<std::string> neff = ConfineFile(relative, variant.file());
-      if (!neff.ok()) return neff.status();
-      model.variant_paths.push_back(*std::move(neff));
+    if (triton.has_value()) return ResolveTritonFolder(relative, *path, *triton, where);
+    if (absl::Status files = ResolveFiles(relative, default_file, model); !files.ok()) {
+      return files;
     }
     return model;
   }
@@ -112,6 +116,64 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
   model.config.set_file(fs::path(*path).filename().string());
   model.config.set_name(fs::path(*path).stem().string());
   return model;
+}
+
+absl::StatusOr<RepositoryModel> ModelRepository::ResolveTriton(
+    const std::string& relative, const inference::ModelConfig& config) const {
+  absl::StatusOr<std::string> path = Confine(relative);
+  if (!path.ok()) return path.status();
+  if (!fs::is_directory(*path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("repository path '", relative,
+                     "' is not a model folder, which a Triton configuration "
+                     "needs (its NEFFs in version folders, 1/model.neff)"));
+  }
+  return ResolveTritonFolder(relative, *path, config,
+                             absl::StrCat("the configuration of '", relative, "'"));
+}
+
+absl::StatusOr<RepositoryModel> ModelRepository::ResolveTritonFolder(
+    const std::string& relative, const std::string& path, const inference::ModelConfig& config,
+    const std::string& where) const {
+  absl::StatusOr<TritonModelConfig> converted = FromTritonConfig(config, path, where);
+  if (!converted.ok()) return converted.status();
+  RepositoryModel model;
+  model.folder = path;
+  model.config = std::move(converted->config);
+  model.triton = true;
+  model.declared_tensors = std::move(converted->declared_tensors);
+  model.ignored_fields = std::move(converted->ignored_fields);
+  if (absl::Status files = ResolveFiles(relative, kDefaultNeffName, model); !files.ok()) {
+    return files;
+  }
+  return model;
+}
+
+absl::Status ModelRepository::ResolveFiles(const std::string& relative,
+                                           const std::string& default_file,
+                                           RepositoryModel& model) const {
+  if (model.config.name().empty()) {
+    model.config.set_name(fs::path(model.folder).filename().string());
+  }
+  if (model.config.variant().empty()) {
+    if (model.config.file().empty()) model.config.set_file(default_file);
+    absl::StatusOr<std::string> neff = ConfineFile(relative, model.config.file());
+    if (!neff.ok()) return neff.status();
+    model.neff_path = *std::move(neff);
+    return absl::OkStatus();
+  }
+  for (const v1::BatchVariant& variant : model.config.variant()) {
+    if (variant.file().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", relative, "/", kModelConfigFileName, "': the variant of batch ",
+          variant.batch_size(),
+          " names no file (`variant { file: \"...\" batch_size: ", variant.batch_size(), " }`)"));
+    }
+    absl::StatusOr<std::string> neff = ConfineFile(relative, variant.file());
+    if (!neff.ok()) return neff.status();
+    model.variant_paths.push_back(*std::move(neff));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ModelRepository::ConfineFile(const std::string& folder,

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/lifecycle/declared_tensors.h"
+#include "inference/model_config.pb.h"
 #include "neuronserve/v1/model_config.pb.h"
 
 namespace neuronserve {
@@ -26,6 +28,12 @@ struct RepositoryModel {
   std::string neff_path;
   // A batched model: each config.variant()'s file, in its order, as neff_path.
   std::vector<std::string> variant_paths;
+  // A folder configured in Triton's schema (triton_config.h), converted into `config`: the
+  // tensors it declares, checked once the NEFF loads, and the fields it sets without effect
+  // here, for one warning when the model loads.
+  bool triton = false;
+  std::vector<DeclaredTensor> declared_tensors;
+  std::vector<std::string> ignored_fields;
 };
 
 class ModelRepository {
@@ -40,8 +48,16 @@ class ModelRepository {
   // that resolves outside the repository, NOT_FOUND when it does not exist. `default_file` is
   // the NEFF of a folder whose config names no `file` (relative to the folder); --model-dir
   // passes the one NEFF it found there, which need not be called model.neff.
+  // A folder's config.pbtxt is read in either schema (triton_config.h says how they are told
+  // apart); a folder without one whose NEFFs sit in version folders (`1/model.neff`) is read
+  // as Triton's layout with an empty configuration.
   absl::StatusOr<RepositoryModel> Resolve(const std::string& relative,
                                           const std::string& default_file = "model.neff") const;
+
+  // The model folder `relative` with `config` (Triton's schema, RepositoryModelLoad's `config`
+  // parameter) in place of its config.pbtxt, as Triton replaces it.
+  absl::StatusOr<RepositoryModel> ResolveTriton(const std::string& relative,
+                                                const inference::ModelConfig& config) const;
 
   // The model folders directly under the root, by name.
   absl::StatusOr<std::vector<std::string>> ModelFolders() const;
@@ -51,6 +67,14 @@ class ModelRepository {
  private:
   explicit ModelRepository(std::string root) : root_(std::move(root)) {}
   absl::StatusOr<std::string> Confine(const std::string& relative) const;
+  // The files of the folder `model.folder` (at `relative`) for its config: the one NEFF (the
+  // config's `file`, else `default_file`) or each variant's, confined.
+  absl::StatusOr<RepositoryModel> ResolveTritonFolder(const std::string& relative,
+                                                      const std::string& path,
+                                                      const inference::ModelConfig& config,
+                                                      const std::string& where) const;
+  absl::Status ResolveFiles(const std::string& relative, const std::string& default_file,
+                            RepositoryModel& model) const;
   // `file` of the model folder `folder` (both relative), confined, and a regular file.
   absl::StatusOr<std::string> ConfineFile(const std::string& folder, const std::string& file) const;
 

@@ -826,7 +826,7 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
                 R"({"parameters":{"config":"{\"replicas\": \"x\"}"}})", {admin});
   EXPECT_EQ(bad_config.status, 400);
   EXPECT_THAT(bad_config.ErrorField(),
-              HasSubstr("parameter 'config' is not a neuronserve.v1.ModelConfig"));
+              HasSubstr("parameter 'config' is neither a neuronserve.v1.ModelConfig"));
   const HttpResult load = rest.Post("/v2/repository/models/id/load",
                                     R"({"parameters":{"config":"{\"version\": \"7\"}"}})", {admin});
   ASSERT_EQ(load.status, 200) << load.body;

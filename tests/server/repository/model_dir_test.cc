@@ -118,9 +118,9 @@ TEST_F(ModelDirTest, ErrorsNameTheFolderAndWhatWasExpected) {
   dir_.Write("models/config.pbtxt", "file: [");
   absl::StatusOr<ModelDirContents> broken = Inspect();
   EXPECT_EQ(broken.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      broken.status().message(),
-      HasSubstr("--model-dir '" + Dir() + "': './config.pbtxt' is not a valid ModelConfig"));
+  EXPECT_THAT(broken.status().message(),
+              HasSubstr("--model-dir '" + Dir() +
+                        "': './config.pbtxt' is neither a neuronserve.v1.ModelConfig"));
 
   dir_.Write("models/config.pbtxt", "file: \"../escape.neff\"\n");
   dir_.Write("escape.neff", "outside");

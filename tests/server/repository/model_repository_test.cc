@@ -114,7 +114,9 @@ TEST_F(ModelRepositoryTest, MissingBrokenAndNonFileModelsSayWhich) {
             absl::NotFoundError("repository path 'absent' does not exist in the model repository"));
   EXPECT_EQ(repository_->Resolve("broken").status(),
             absl::InvalidArgumentError(
-                "'broken/config.pbtxt' is not a valid ModelConfig in protobuf text format"));
+                "'broken/config.pbtxt' is neither a neuronserve.v1.ModelConfig (1:7: Expected "
+                "string, got: [) nor a Triton inference.ModelConfig (1:5: Message type "
+                "\"inference.ModelConfig\" has no field named \"file\".) in protobuf text format"));
   EXPECT_EQ(repository_->Resolve("neff-is-a-folder").status(),
             absl::NotFoundError("repository path 'neff-is-a-folder': '" +
                                 Canonical("repo/neff-is-a-folder/model.neff") +

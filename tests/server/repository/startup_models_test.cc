@@ -61,8 +61,11 @@ TEST_F(RepositoryLoadSpecsTest, NamedModelsLoadInOrderAndEachFailureIsReportedBy
             "repository path 'missing' does not exist in the model repository");
   EXPECT_EQ(failures[1].identity.name, "bad-config");
   EXPECT_EQ(failures[1].error.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(failures[1].error.message(),
-            "'bad-config/config.pbtxt' is not a valid ModelConfig in protobuf text format");
+  EXPECT_EQ(std::string(failures[1].error.message()),
+            "'bad-config/config.pbtxt' is neither a neuronserve.v1.ModelConfig (1:6: Message type "
+            "\"neuronserve.v1.ModelConfig\" has no field named \"this\".) nor a Triton "
+            "inference.ModelConfig (1:6: Message type \"inference.ModelConfig\" has no field "
+            "named \"this\".) in protobuf text format");
 }
 
 TEST_F(RepositoryLoadSpecsTest, AllIsEveryModelFolderByName) {
