@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
 #include "server/repository/triton_config.h"
 #include "util/posix_file.h"
 
@@ -30,6 +31,14 @@ bool HasVersionFolder(const std::string& folder) {
     }
   }
   return false;
+}
+
+// A folder whose NEFFs sit in version folders, with a configuration (or none) that names no NEFF
+// of its own: Triton's layout (triton_config.h, rule 1's exception).
+bool LaidOutAsTriton(const v1::ModelConfig& config, const std::string& folder,
+                     const std::string& default_file) {
+  return config.file().empty() && config.variant().empty() &&
+         !fs::exists(fs::path(folder) / default_file) && HasVersionFolder(folder);
 }
 
 bool IsInside(const fs::path& path, const fs::path& root) {
@@ -98,7 +107,12 @@ absl::StatusOr<RepositoryModel> ModelRepository::Resolve(const std::string& rela
       if (!parsed.ok()) return parsed.status();
       if (parsed->own.has_value()) model.config = *std::move(parsed->own);
       triton = std::move(parsed->triton);
-    } else if (!fs::exists(fs::path(*path) / default_file) && HasVersionFolder(*path)) {
+      if (parsed->own.has_value() && LaidOutAsTriton(model.config, *path, default_file)) {
+        // Only fields both schemas have (a name), over Triton's layout: Triton's reading.
+        triton.emplace();
+        if (!google::protobuf::TextFormat::ParseFromString(*text, &*triton)) triton.reset();
+      }
+    } else if (LaidOutAsTriton(model.config, *path, default_file)) {
       triton.emplace();  // Triton's layout without a configuration: its defaults
     }
     if (triton.has_value()) return ResolveTritonFolder(relative, *path, *triton, where);

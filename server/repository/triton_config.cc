@@ -241,9 +241,6 @@ absl::Status ApplyBatching(const inference::ModelConfig& triton, const std::stri
                                           " is not a row count"));
       }
     }
-    if (triton.dynamic_batching().default_queue_policy().max_queue_size() < 0) {
-      return Refuse(where, "dynamic_batching default_queue_policy max_queue_size is negative");
-    }
     // neuron-serve's DynamicBatching is Triton's message by field names and numbers, so the
     // bytes of one are the other (CheckBatchingConfig then refuses what is not implemented).
     if (!config.mutable_dynamic_batching()->ParseFromString(

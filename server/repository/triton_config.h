@@ -7,6 +7,9 @@
 //   1. A configuration that parses as neuron-serve's schema is neuron-serve's, unless it (merged
 //      with the folder's, for RepositoryModelLoad) sets `max_batch_size` or `dynamic_batching`
 //      without `variant` - which neuron-serve's schema refuses and Triton's means.
+//      A config.pbtxt is also Triton's when it names no `file` and no `variant`, no NEFF sits
+//      beside it under the default name, and the folder has version folders (`1/`): Triton's
+//      layout, with only fields both schemas have (a `name`).
 //   2. Otherwise one that parses as Triton's schema is Triton's.
 //   3. Otherwise it is refused, with each parser's first error.
 // A field only Triton has (`backend`, `platform`, `input`, `instance_group`, ...) makes rule 1

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -168,4 +169,41 @@ TEST_F(ModelRepositoryTest, EachVariantFileIsConfinedAndMustExist) {
 }
 
 }  // namespace
+
+namespace model_repository_triton_test {
+
+// A folder laid out as Triton's: a Triton config.pbtxt, a config of fields both schemas have, or
+// none, over version folders.
+TEST(ModelRepositoryTritonTest, VersionFoldersAreReadAsTritonsLayout) {
+  testing::TempDir dir;
+  dir.Write("repo/triton/config.pbtxt", "backend: \"neuron\"\ninstance_group [{ count: 2 }]\n");
+  dir.Write("repo/triton/1/model.neff", "one");
+  dir.Write("repo/triton/4/model.neff", "four");
+  dir.Write("repo/named/config.pbtxt", "name: \"named\"\n");
+  dir.Write("repo/named/2/model.neff", "two");
+  dir.Write("repo/bare/7/model.neff", "seven");
+  dir.Write("repo/own/config.pbtxt", "version: \"5\"\n");
+  dir.Write("repo/own/model.neff", "own");
+  dir.Write("repo/own/1/model.neff", "a folder the own config does not use");
+  absl::StatusOr<ModelRepository> repository = ModelRepository::Open(dir.Join("repo"));
+  ASSERT_TRUE(repository.ok()) << repository.status();
+  const std::tuple<std::string, std::string, std::string, bool> expected[] = {
+      {"triton", "4", "4/model.neff", true},
+      {"named", "2", "2/model.neff", true},
+      {"bare", "7", "7/model.neff", true},
+      {"own", "5", "model.neff", false},
+  };
+  for (const auto& [folder, version, file, triton] : expected) {
+    absl::StatusOr<RepositoryModel> model = repository->Resolve(folder);
+    ASSERT_TRUE(model.ok()) << folder << ": " << model.status();
+    EXPECT_EQ(model->config.name(), folder);
+    EXPECT_EQ(model->config.version(), version) << folder;
+    EXPECT_EQ(model->config.file(), file) << folder;
+    EXPECT_EQ(model->triton, triton) << folder;
+    EXPECT_EQ(model->neff_path, fs::canonical(dir.Join("repo/" + folder + "/" + file)).string());
+  }
+  EXPECT_EQ(repository->Resolve("triton")->config.replicas(), 2u);
+}
+
+}  // namespace model_repository_triton_test
 }  // namespace neuronserve
