@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/serving/version_number.h"
+
 namespace neuronserve {
 
 absl::string_view ModelSourceName(ModelSource source) {
@@ -66,6 +68,7 @@ LoadedModel::LoadedModel(ModelIdentity identity,
                          uint64_t placement_id, absl::Time ready_at, absl::Duration load_duration,
                          std::unique_ptr<Scheduler> scheduler)
     : identity_(std::move(identity)),
+      version_number_(VersionNumber(identity_.version)),
       replicas_(std::move(replicas)),
       tensors_(std::move(tensors)),
       scheduler_(std::move(scheduler)),

@@ -168,6 +168,9 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
               absl::Duration load_duration, std::unique_ptr<Scheduler> scheduler = nullptr);
 
   const ModelIdentity& identity() const { return identity_; }
+  // The version's number on the Open Inference Protocol (version_number.h), computed once: the
+  // v2 front ends answer every request with it.
+  const std::string& version_number() const { return version_number_; }
   const std::vector<std::unique_ptr<ModelReplica>>& replicas() const { return replicas_; }
   const std::vector<TensorSpec>& tensors() const { return tensors_.all; }
   const std::vector<TensorSpec>& inputs() const { return tensors_.inputs; }
@@ -206,6 +209,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
                                    absl::StatusCode code, const RequestDurations& durations);
 
   ModelIdentity identity_;
+  std::string version_number_;
   std::vector<std::unique_ptr<ModelReplica>> replicas_;
   ModelTensors tensors_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -6,7 +6,6 @@
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/model_info.h"
 #include "core/serving/request_outcome.h"
-#include "core/serving/version_number.h"
 #include "server/logs/access_log.h"
 #include "server/shared_memory/shared_memory_registry.h"
 
@@ -27,7 +26,8 @@ absl::Status InferCall::AcquireModel(absl::string_view model, absl::string_view 
   if (lease_->request_metrics() != nullptr) request_metrics_ = lease_->request_metrics();
   const ModelIdentity& serving = lease_->identity();
   version_ = serving.version;
-  if (!NamesVersion(version, serving.version)) {
+  // The label or the number (version_number.h), the number cached: no hashing per request.
+  if (!version.empty() && version != serving.version && version != lease_->version_number()) {
     return VersionMismatchError(serving.name, version, serving.version);
   }
   return absl::OkStatus();

@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "core/serving/version_number.h"
 #include "server/admission/drain_gate.h"
 #include "server/http/http_status.h"
 #include "server/logs/traceparent.h"
@@ -141,7 +140,7 @@ absl::Status V2RestInferCall::Bind() {
   Begin(infer_, model_, request_.id);
   if (!framing.ok()) return framing;
   absl::Status status = AcquireModel(model_, version_);
-  if (model_acquired()) served_version_ = VersionNumber(model().identity().version);
+  if (model_acquired()) served_version_ = model().version_number();
   if (!status.ok()) return status;
   const std::string& name = model().identity().name;
   if (request_.timeout_us.has_value()) {

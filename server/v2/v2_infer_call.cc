@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/serving/version_number.h"
 #include "server/frontend/raw_message.h"
 #include "server/frontend/repeated_field_resize.h"
 #include "server/oip/v2_datatype.h"
@@ -101,7 +100,7 @@ absl::Status V2InferCall::Bind(const InferContext& context, const Request& reque
         "ModelInferRequest.model_name is empty: name the model to run");
   }
   absl::Status status = AcquireModel(request.model_name(), request.model_version());
-  if (model_acquired()) response.set_model_version(VersionNumber(model().identity().version));
+  if (model_acquired()) response.set_model_version(model().version_number());
   if (!status.ok()) return status;  // on an error FillResponse counts it and lets the model go
   const std::string& name = model().identity().name;
   absl::StatusOr<absl::Duration> timeout = QueueTimeout(name, request);
