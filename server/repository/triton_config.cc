@@ -488,6 +488,8 @@ absl::StatusOr<TritonModelConfig> FromTritonConfig(const inference::ModelConfig&
   std::vector<const google::protobuf::FieldDescriptor*> set;
   triton.GetReflection()->ListFields(triton, &set);
   for (const google::protobuf::FieldDescriptor* field : set) {
+    // A disabled response cache (as ModelConfig reports it) is what neuron-serve does anyway.
+    if (field->name() == "response_cache" && !triton.response_cache().enable()) continue;
     if (!ReadFields().contains(field->name())) out.ignored_fields.push_back(field->name());
   }
   return out;

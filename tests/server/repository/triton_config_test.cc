@@ -157,6 +157,19 @@ TEST_F(TritonFolderTest, FieldsWithoutEffectAreNamedAndTheOnesThatWouldChangeBeh
               ElementsAre("parameters 'foo'", "output 'y' label_filename", "optimization",
                           "model_warmup", "response_cache"));
 
+  // What ModelConfig reports reads back without a warning.
+  absl::StatusOr<TritonModelConfig> reported = Convert(R"(
+    platform: "neuron" backend: "neuron"
+    version_policy { latest { num_versions: 1 } }
+    instance_group [{ name: "m" kind: KIND_MODEL count: 1 }]
+    model_transaction_policy { decoupled: false }
+    response_cache { enable: false }
+    parameters { key: "neuron_cores" value { string_value: "0" } }
+    parameters { key: "neuron_version_label" value { string_value: "" } }
+  )");
+  ASSERT_TRUE(reported.ok()) << reported.status();
+  EXPECT_THAT(reported->ignored_fields, ::testing::IsEmpty());
+
   const std::pair<const char*, const char*> refused[] = {
       {"backend: \"onnxruntime\"", "backend 'onnxruntime' is not served here"},
       {"platform: \"ensemble\"", "platform 'ensemble' is not served here"},
