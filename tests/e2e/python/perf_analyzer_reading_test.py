@@ -43,22 +43,17 @@ Every check prints `ok: NAME` or `FAIL: NAME: why`; exit
       --proto-dir=DIR --models-dir=DIR
 """
 
-import argparse
 import hashlib
 import json
 import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 
-import grpc
 from google.protobuf import json_format
 
-from v2_test_support import (CALL_TIMEOUT, Checks, Daemon, generate_stubs, http_call,
-                             sim_model, write_model)
+from v2_test_support import CALL_TIMEOUT, http_call, run_daemon_test, sim_model, write_model
 
 LABEL = "2024-06-01"
 REQUESTS = 4          # inferences sent between the two statistics reads
@@ -559,55 +554,21 @@ def build_repository(neuronctl, models_dir, repository):
                 config=f'name: "labeled"\nversion: "{LABEL}"\nreplicas: 1\n')
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--neuron-serve", required=True)
-    parser.add_argument("--neuronctl", required=True)
-    parser.add_argument("--nrtsim", required=True)
-    parser.add_argument("--proto-dir", required=True)
-    parser.add_argument("--models-dir", required=True, help="deploy/models")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    args = parser.parse_args()
-
-    work_dir = tempfile.mkdtemp(prefix="perf-analyzer-reading-")
-    daemon = None
-    try:
-        pb, pb_grpc = generate_stubs(args.proto_dir, os.path.join(work_dir, "stubs"))
-        repository = os.path.join(work_dir, "models")
-        build_repository(args.neuronctl, args.models_dir, repository)
-        models = sorted(os.listdir(repository))
-        daemon = Daemon(args.neuron_serve, args.nrtsim, repository, models, work_dir, http=True)
-        daemon.wait_listening()
-        channel = grpc.insecure_channel(daemon.address)
-        daemon.wait_serving(channel)
-        print(f"neuron-serve on {daemon.address} (HTTP {daemon.http_address}) with models "
-              f"{models}", flush=True)
-
-        checks = Checks()
-        test = PerfAnalyzerReadingTest(checks)
-        backends = [GrpcBackend(pb, pb_grpc.GRPCInferenceServiceStub(channel)),
-                    HttpBackend(daemon.http_address)]
-        for backend in backends:
-            for model in ("mlp", "classifier", "mlpb", "labeled"):
-                test.run_model(backend, model, "")
-            # perf_analyzer -x VERSION: the version asked for by its number.
-            test.run_model(backend, "labeled", EXPECTED["labeled"][4])
-            test.run_model(backend, "mlpb", "1")
-        channel.close()
-        if daemon.process.poll() is not None:
-            checks.fail("daemon alive", f"neuron-serve exited with {daemon.process.returncode}")
-        return checks.summary()
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
-        print(f"setup failed: {error}", file=sys.stderr, flush=True)
-        return 2
-    finally:
-        if daemon is not None:
-            daemon.stop()
-        if args.keep:
-            print(f"kept {work_dir}", flush=True)
-        else:
-            shutil.rmtree(work_dir, ignore_errors=True)
+def run_checks(checks, pb, pb_grpc, channel, daemon, repository):
+    del repository  # the models are named below
+    test = PerfAnalyzerReadingTest(checks)
+    backends = [GrpcBackend(pb, pb_grpc.GRPCInferenceServiceStub(channel)),
+                HttpBackend(daemon.http_address)]
+    for backend in backends:
+        for model in ("mlp", "classifier", "mlpb", "labeled"):
+            test.run_model(backend, model, "")
+        # perf_analyzer -x VERSION: the version asked for by its number.
+        test.run_model(backend, "labeled", EXPECTED["labeled"][4])
+        test.run_model(backend, "mlpb", "1")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_daemon_test(__doc__.split("\n", 1)[0], "perf-analyzer-reading-",
+                             lambda args, repository: build_repository(
+                                 args.neuronctl, args.models_dir, repository),
+                             run_checks, models_dir=True, http=True))

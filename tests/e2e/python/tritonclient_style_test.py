@@ -38,21 +38,17 @@ a bad setup. Usage (ctest passes these; see tests/e2e/CMakeLists.txt):
       --proto-dir=DIR --models-dir=DIR
 """
 
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 import grpc
 import numpy as np
 from google.protobuf import json_format
 
-from v2_test_support import (CALL_TIMEOUT, Checks, Daemon, classifier_reference, close,
-                             generate_stubs, http_call, mlp_reference, read_sim_neff, sim_model,
-                             write_model)
+from v2_test_support import (CALL_TIMEOUT, classifier_reference, close, http_call, mlp_reference,
+                             read_sim_neff, run_daemon_test, sim_model, write_model)
 
 IDENTITY_SHAPE = [2, 3]
 # Identity models: (model, v2 datatype).
@@ -704,54 +700,19 @@ def build_repository(neuronctl, models_dir, repository):
                     ["--identity", shape, "--dtype", model[len("id_"):]])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--neuron-serve", required=True)
-    parser.add_argument("--neuronctl", required=True)
-    parser.add_argument("--nrtsim", required=True)
-    parser.add_argument("--proto-dir", required=True)
-    parser.add_argument("--models-dir", required=True, help="deploy/models")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    args = parser.parse_args()
-
-    work_dir = tempfile.mkdtemp(prefix="tritonclient-style-")
-    daemon = None
-    try:
-        pb, pb_grpc = generate_stubs(args.proto_dir, os.path.join(work_dir, "stubs"))
-        repository = os.path.join(work_dir, "models")
-        build_repository(args.neuronctl, args.models_dir, repository)
-        models = sorted(os.listdir(repository))
-        daemon = Daemon(args.neuron_serve, args.nrtsim, repository, models, work_dir, http=True)
-        daemon.wait_listening()
-        channel = grpc.insecure_channel(daemon.address)
-        daemon.wait_serving(channel)
-        print(f"neuron-serve on {daemon.address} (HTTP {daemon.http_address}) with models "
-              f"{models}", flush=True)
-
-        checks = Checks()
-        test = TritonClientStyleTest(pb, pb_grpc.GRPCInferenceServiceStub(channel),
-                                     daemon.http_address, checks, repository)
-        test.check_grpc_identity()
-        test.check_grpc_models()
-        test.check_http_identity()
-        test.check_http_models()
-        test.check_grpc_model_information()
-        test.check_http_model_information()
-        channel.close()
-        if daemon.process.poll() is not None:
-            checks.fail("daemon alive", f"neuron-serve exited with {daemon.process.returncode}")
-        return checks.summary()
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
-        print(f"setup failed: {error}", file=sys.stderr, flush=True)
-        return 2
-    finally:
-        if daemon is not None:
-            daemon.stop()
-        if args.keep:
-            print(f"kept {work_dir}", flush=True)
-        else:
-            shutil.rmtree(work_dir, ignore_errors=True)
+def run_checks(checks, pb, pb_grpc, channel, daemon, repository):
+    test = TritonClientStyleTest(pb, pb_grpc.GRPCInferenceServiceStub(channel),
+                                 daemon.http_address, checks, repository)
+    test.check_grpc_identity()
+    test.check_grpc_models()
+    test.check_http_identity()
+    test.check_http_models()
+    test.check_grpc_model_information()
+    test.check_http_model_information()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_daemon_test(__doc__.split("\n", 1)[0], "tritonclient-style-",
+                             lambda args, repository: build_repository(
+                                 args.neuronctl, args.models_dir, repository),
+                             run_checks, models_dir=True, http=True))

@@ -16,22 +16,17 @@ Usage (ctest passes these; see tests/e2e/CMakeLists.txt):
   v2_client_test.py --neuron-serve=PATH --neuronctl=PATH --nrtsim=PATH --proto-dir=DIR
 """
 
-import argparse
 import os
 import random
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 import time
 from multiprocessing import shared_memory
 
 import grpc
 
-from v2_test_support import (CALL_TIMEOUT, Checks, Daemon, classifier_reference, close,
-                             generate_stubs, mlp_reference, read_sim_neff, round_float32,
-                             write_model)
+from v2_test_support import (CALL_TIMEOUT, classifier_reference, close, mlp_reference,
+                             read_sim_neff, round_float32, run_daemon_test, write_model)
 
 # Every model tensor dtype with a v2 datatype: NRT name -> (v2 name, struct format of one
 # element, InferTensorContents field of its typed form or None when it travels only raw).
@@ -624,69 +619,36 @@ class V2ClientTest:
             region.unlink()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--neuron-serve", required=True)
-    parser.add_argument("--neuronctl", required=True)
-    parser.add_argument("--nrtsim", required=True)
-    parser.add_argument("--proto-dir", required=True)
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    args = parser.parse_args()
+def build_repository(args, repository):
+    write_model(args.neuronctl, repository, "mlp", ["--mlp", "16,32,8", "--softmax", "--seed", "1"])
+    write_model(args.neuronctl, repository, "classifier",
+                ["--classifier", "512,16,32,4", "--seed", "1"])
+    shape = ",".join(str(d) for d in IDENTITY_SHAPE)
+    for dtype in [*DTYPES, "fp8_e4"]:
+        write_model(args.neuronctl, repository, f"id_{dtype}",
+                    ["--identity", shape, "--dtype", dtype])
+    write_model(args.neuronctl, repository, "stats", ["--identity", shape])
+    # In the repository, not loaded at start: RepositoryModelLoad loads it.
+    write_model(args.neuronctl, repository, "spare", ["--identity", "1,4"])
+    return sorted(name for name in os.listdir(repository) if name != "spare")
 
-    work_dir = tempfile.mkdtemp(prefix="v2-python-client-")
-    daemon = None
-    try:
-        pb, pb_grpc = generate_stubs(args.proto_dir, os.path.join(work_dir, "stubs"))
-        repository = os.path.join(work_dir, "models")
-        write_model(args.neuronctl, repository, "mlp",
-                    ["--mlp", "16,32,8", "--softmax", "--seed", "1"])
-        write_model(args.neuronctl, repository, "classifier",
-                    ["--classifier", "512,16,32,4", "--seed", "1"])
-        shape = ",".join(str(d) for d in IDENTITY_SHAPE)
-        for dtype in [*DTYPES, "fp8_e4"]:
-            write_model(args.neuronctl, repository, f"id_{dtype}",
-                        ["--identity", shape, "--dtype", dtype])
-        write_model(args.neuronctl, repository, "stats", ["--identity", shape])
-        # In the repository, not loaded at start: RepositoryModelLoad loads it.
-        write_model(args.neuronctl, repository, "spare", ["--identity", "1,4"])
-        startup = sorted(name for name in os.listdir(repository) if name != "spare")
 
-        daemon = Daemon(args.neuron_serve, args.nrtsim, repository, startup, work_dir,
-                        extra_args=["--allow-client-shared-memory"])
-        daemon.wait_listening()
-        channel = grpc.insecure_channel(daemon.address)
-        daemon.wait_serving(channel)
-        print(f"neuron-serve on {daemon.address} with {len(startup)} models", flush=True)
-
-        checks = Checks()
-        test = V2ClientTest(pb, pb_grpc.GRPCInferenceServiceStub(channel), checks, repository)
-        test.check_server()
-        test.check_model_ready()
-        test.check_model_metadata()
-        test.check_datatypes()
-        test.check_mlp()
-        test.check_classifier()
-        test.check_errors()
-        test.check_stream()
-        test.check_statistics()
-        test.check_repository()
-        test.check_shared_memory()
-        channel.close()
-
-        if daemon.process.poll() is not None:
-            checks.fail("daemon alive", f"neuron-serve exited with {daemon.process.returncode}")
-        return checks.summary()
-    except (RuntimeError, subprocess.CalledProcessError) as error:
-        print(f"setup failed: {error}", file=sys.stderr, flush=True)
-        return 2
-    finally:
-        if daemon is not None:
-            daemon.stop()
-        if args.keep:
-            print(f"kept {work_dir}", flush=True)
-        else:
-            shutil.rmtree(work_dir, ignore_errors=True)
+def run_checks(checks, pb, pb_grpc, channel, daemon, repository):
+    del daemon  # gRPC only
+    test = V2ClientTest(pb, pb_grpc.GRPCInferenceServiceStub(channel), checks, repository)
+    test.check_server()
+    test.check_model_ready()
+    test.check_model_metadata()
+    test.check_datatypes()
+    test.check_mlp()
+    test.check_classifier()
+    test.check_errors()
+    test.check_stream()
+    test.check_statistics()
+    test.check_repository()
+    test.check_shared_memory()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_daemon_test(__doc__.split("\n", 1)[0], "v2-python-client-", build_repository,
+                             run_checks, extra_args=["--allow-client-shared-memory"]))

@@ -9,15 +9,18 @@ Used by v2_client_test.py, tritonclient_style_test.py and perf_analyzer_reading_
 run by ctest with Debian's /usr/bin/python3; see tests/e2e/CMakeLists.txt).
 """
 
+import argparse
 import http.client
 import importlib
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import struct
+import tempfile
 import time
 
 import grpc
@@ -202,6 +205,58 @@ class Daemon:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+
+
+def run_daemon_test(description, work_prefix, build_repository, run_checks, *,
+                    models_dir=False, http=False, extra_args=()):
+    """The main of every test here: parses the flags ctest passes (--neuron-serve, --neuronctl,
+    --nrtsim, --proto-dir, --models-dir when `models_dir`, and --keep), generates the stubs, has
+    build_repository(args, repository) write the models (it returns the ones loaded at start, or
+    None for every folder), starts the daemon and waits until it serves, then calls
+    run_checks(checks, pb, pb_grpc, channel, daemon, repository). Returns the exit code: 0 when
+    every check passed (and the daemon is still alive), 1 otherwise, 2 when the setup failed."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--neuron-serve", required=True)
+    parser.add_argument("--neuronctl", required=True)
+    parser.add_argument("--nrtsim", required=True)
+    parser.add_argument("--proto-dir", required=True)
+    if models_dir:
+        parser.add_argument("--models-dir", required=True, help="deploy/models")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args()
+
+    work_dir = tempfile.mkdtemp(prefix=work_prefix)
+    daemon = None
+    try:
+        pb, pb_grpc = generate_stubs(args.proto_dir, os.path.join(work_dir, "stubs"))
+        repository = os.path.join(work_dir, "models")
+        startup = build_repository(args, repository)
+        if startup is None:
+            startup = sorted(os.listdir(repository))
+        daemon = Daemon(args.neuron_serve, args.nrtsim, repository, startup, work_dir,
+                        extra_args=extra_args, http=http)
+        daemon.wait_listening()
+        channel = grpc.insecure_channel(daemon.address)
+        daemon.wait_serving(channel)
+        http_note = f" (HTTP {daemon.http_address})" if http else ""
+        print(f"neuron-serve on {daemon.address}{http_note} with models {startup}", flush=True)
+
+        checks = Checks()
+        run_checks(checks, pb, pb_grpc, channel, daemon, repository)
+        channel.close()
+        if daemon.process.poll() is not None:
+            checks.fail("daemon alive", f"neuron-serve exited with {daemon.process.returncode}")
+        return checks.summary()
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+        print(f"setup failed: {error}", file=sys.stderr, flush=True)
+        return 2
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        if args.keep:
+            print(f"kept {work_dir}", flush=True)
+        else:
+            shutil.rmtree(work_dir, ignore_errors=True)
 
 
 class HttpAnswer:
