@@ -287,6 +287,30 @@ class KServeRunTest : public KServeRun, public ::testing::WithParamInterface<Lay
 // An identity model y = x of float32 [1,4]: the answer is the request, computed by no one.
 std::string IdentityNeff() { return EncodeNeff(IdentityModel({1, 4})); }
 
+// One ModelInfer of the identity model `model` ([1, 4] float32) as KServe's gRPC clients send it
+// (raw contents), checking the answer is the input; `*answer` gets the response.
+void InferIdentity(inference::GRPCInferenceService::Stub& stub, const std::string& model,
+                   const std::vector<float>& input, inference::ModelInferResponse* answer) {
+  grpc::ClientContext context;
+  inference::ModelInferRequest request;
+  request.set_model_name(model);
+  inference::ModelInferRequest::InferInputTensor* tensor = request.add_inputs();
+  tensor->set_name("input");
+  tensor->set_datatype("FP32");
+  tensor->add_shape(1);
+  tensor->add_shape(4);
+  request.add_raw_input_contents(
+      std::string(reinterpret_cast<const char*>(input.data()), input.size() * sizeof(float)));
+  const grpc::Status status = stub.ModelInfer(&context, request, answer);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(answer->raw_output_contents_size(), 1);
+  ASSERT_EQ(answer->raw_output_contents(0).size(), input.size() * sizeof(float));
+  std::vector<float> output(input.size());
+  std::memcpy(output.data(), answer->raw_output_contents(0).data(),
+              answer->raw_output_contents(0).size());
+  EXPECT_EQ(output, input);
+}
+
 TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
   // The models served, by name.
   std::vector<std::string> models;
@@ -351,25 +375,8 @@ TEST_P(KServeRunTest, TheDaemonServesWhatTheStorageInitializerLeft) {
     ASSERT_TRUE(stub->ModelReady(&ready_context, ready_request, &ready_response).ok());
     EXPECT_TRUE(ready_response.ready());
 
-    grpc::ClientContext context;
-    inference::ModelInferRequest request;
-    request.set_model_name(model);
-    inference::ModelInferRequest::InferInputTensor* tensor = request.add_inputs();
-    tensor->set_name("input");
-    tensor->set_datatype("FP32");
-    tensor->add_shape(1);
-    tensor->add_shape(4);
-    request.add_raw_input_contents(
-        std::string(reinterpret_cast<const char*>(input.data()), input.size() * sizeof(float)));
     inference::ModelInferResponse response;
-    const grpc::Status status = stub->ModelInfer(&context, request, &response);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    ASSERT_EQ(response.raw_output_contents_size(), 1);
-    ASSERT_EQ(response.raw_output_contents(0).size(), input.size() * sizeof(float));
-    std::vector<float> output(input.size());
-    std::memcpy(output.data(), response.raw_output_contents(0).data(),
-                response.raw_output_contents(0).size());
-    EXPECT_EQ(output, input);
+    ASSERT_NO_FATAL_FAILURE(InferIdentity(*stub, model, input, &response));
     if (GetParam().layout == Layout::kVersionFolderWithConfig) {
       EXPECT_EQ(response.model_version(), "2") << "the newest version folder";
     }
@@ -437,25 +444,8 @@ TEST_F(KServeGrpcRunTest, TheGrpcProbesAndAnInferenceOnTheContainerPort) {
   auto stub = inference::GRPCInferenceService::NewStub(
       grpc::CreateChannel(pod->address_for_port[port], grpc::InsecureChannelCredentials()));
   const std::vector<float> input = {1.5f, -2.0f, 0.25f, 8.0f};
-  grpc::ClientContext context;
-  inference::ModelInferRequest request;
-  request.set_model_name(isvc_);
-  inference::ModelInferRequest::InferInputTensor* tensor = request.add_inputs();
-  tensor->set_name("input");
-  tensor->set_datatype("FP32");
-  tensor->add_shape(1);
-  tensor->add_shape(4);
-  request.add_raw_input_contents(
-      std::string(reinterpret_cast<const char*>(input.data()), input.size() * sizeof(float)));
   inference::ModelInferResponse response;
-  const grpc::Status status = stub->ModelInfer(&context, request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  ASSERT_EQ(response.raw_output_contents_size(), 1);
-  std::vector<float> output(input.size());
-  ASSERT_EQ(response.raw_output_contents(0).size(), input.size() * sizeof(float));
-  std::memcpy(output.data(), response.raw_output_contents(0).data(),
-              response.raw_output_contents(0).size());
-  EXPECT_EQ(output, input);
+  ASSERT_NO_FATAL_FAILURE(InferIdentity(*stub, isvc_, input, &response));
   EXPECT_EQ(pod->daemon->StopWith(SIGTERM, absl::Seconds(30)), 0);
 }
 
