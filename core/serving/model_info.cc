@@ -54,4 +54,12 @@ absl::Status VersionMismatchError(absl::string_view model, absl::string_view ask
                                                     DescribeVersion(serving), " is serving)"));
 }
 
+absl::Status CheckServingVersion(const LoadedModel& model, absl::string_view asked) {
+  const ModelIdentity& identity = model.identity();
+  if (asked.empty() || asked == identity.version || asked == model.version_number()) {
+    return absl::OkStatus();
+  }
+  return VersionMismatchError(identity.name, asked, identity.version);
+}
+
 }  // namespace neuronserve

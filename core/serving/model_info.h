@@ -58,6 +58,11 @@ struct ModelInfo {
 absl::Status VersionMismatchError(absl::string_view model, absl::string_view asked,
                                   absl::string_view serving);
 
+// OK when `asked` is empty or names `model`'s version, by its label or its number
+// (version_number.h, the number cached by the model); VersionMismatchError otherwise. The one
+// version check of every request that names a version.
+absl::Status CheckServingVersion(const LoadedModel& model, absl::string_view asked);
+
 // The snapshot of a READY (or UNLOADING) version.
 ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state);
 

@@ -24,13 +24,8 @@ absl::Status InferCall::AcquireModel(absl::string_view model, absl::string_view 
   if (!lease.ok()) return lease.status();
   lease_ = *std::move(lease);
   if (lease_->request_metrics() != nullptr) request_metrics_ = lease_->request_metrics();
-  const ModelIdentity& serving = lease_->identity();
-  version_ = serving.version;
-  // The label or the number (version_number.h), the number cached: no hashing per request.
-  if (!version.empty() && version != serving.version && version != lease_->version_number()) {
-    return VersionMismatchError(serving.name, version, serving.version);
-  }
-  return absl::OkStatus();
+  version_ = lease_->identity().version;
+  return CheckServingVersion(*lease_, version);
 }
 
 absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,

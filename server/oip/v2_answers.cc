@@ -198,12 +198,9 @@ absl::Status V2ModelMetadata(const ModelRegistry& registry, const std::string& n
   absl::StatusOr<LoadedModel::Lease> lease = registry.Acquire(name);
   if (!lease.ok()) return lease.status();
   const LoadedModel& model = **lease;
-  const ModelIdentity& identity = model.identity();
-  if (!NamesVersion(version, identity.version)) {
-    return VersionMismatchError(identity.name, version, identity.version);
-  }
-  out.set_name(identity.name);
-  out.add_versions(VersionNumber(identity.version));
+  if (absl::Status named = CheckServingVersion(model, version); !named.ok()) return named;
+  out.set_name(model.identity().name);
+  out.add_versions(model.version_number());
   out.set_platform("neuron");
   FillTensors(model.inputs(), model.max_batch_size() != 0, out.mutable_inputs());
   FillTensors(model.outputs(), model.max_batch_size() != 0, out.mutable_outputs());

@@ -8,7 +8,6 @@
 #include "core/serving/dynamic_batcher.h"
 #include "core/serving/model_info.h"
 #include "core/serving/scheduler.h"
-#include "core/serving/version_number.h"
 #include "server/repository/triton_config.h"
 
 namespace neuronserve {
@@ -63,10 +62,8 @@ absl::Status V2ModelConfig(const ModelRegistry& registry, const std::string& nam
   absl::StatusOr<LoadedModel::Lease> lease = registry.Acquire(name);
   if (!lease.ok()) return lease.status();
   const LoadedModel& model = **lease;
+  if (absl::Status named = CheckServingVersion(model, version); !named.ok()) return named;
   const ModelIdentity& identity = model.identity();
-  if (!NamesVersion(version, identity.version)) {
-    return VersionMismatchError(identity.name, version, identity.version);
-  }
   const bool batched = model.max_batch_size() != 0;
   out.set_name(identity.name);
   out.set_platform("neuron");
