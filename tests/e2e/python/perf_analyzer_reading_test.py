@@ -45,15 +45,14 @@ Every check prints `ok: NAME` or `FAIL: NAME: why`; exit
 
 import hashlib
 import json
-import os
 import re
-import shutil
 import struct
 import sys
 
 from google.protobuf import json_format
 
-from v2_test_support import CALL_TIMEOUT, http_call, run_daemon_test, sim_model, write_model
+from v2_test_support import (CALL_TIMEOUT, copy_shipped_models, http_call, run_daemon_test,
+                             write_batched_mlp, write_model)
 
 LABEL = "2024-06-01"
 REQUESTS = 4          # inferences sent between the two statistics reads
@@ -538,18 +537,9 @@ class PerfAnalyzerReadingTest:
 
 
 def build_repository(neuronctl, models_dir, repository):
-    os.makedirs(repository)
-    for model in ("mlp", "classifier"):
-        shutil.copytree(os.path.join(models_dir, model), os.path.join(repository, model))
-    folder = os.path.join(repository, "mlpb")
-    os.makedirs(folder)
-    for rows in (1, 4):
-        sim_model(neuronctl, ["--mlp", "8,16,4", "--seed", "11", "--batch", str(rows)],
-                  os.path.join(folder, f"b{rows}.neff"))
-    with open(os.path.join(folder, "config.pbtxt"), "w", encoding="utf-8") as out:
-        out.write('variant { file: "b1.neff" batch_size: 1 }\n'
-                  'variant { file: "b4.neff" batch_size: 4 }\n'
-                  "max_batch_size: 8\ndynamic_batching { }\n")
+    copy_shipped_models(models_dir, repository)
+    write_batched_mlp(neuronctl, repository, "mlpb", ["--mlp", "8,16,4", "--seed", "11"],
+                      "max_batch_size: 8\ndynamic_batching { }\n")
     write_model(neuronctl, repository, "labeled", ["--identity", "1,4"],
                 config=f'name: "labeled"\nversion: "{LABEL}"\nreplicas: 1\n')
 

@@ -40,15 +40,15 @@ a bad setup. Usage (ctest passes these; see tests/e2e/CMakeLists.txt):
 
 import json
 import os
-import shutil
 import sys
 
 import grpc
 import numpy as np
 from google.protobuf import json_format
 
-from v2_test_support import (CALL_TIMEOUT, classifier_reference, close, http_call, mlp_reference,
-                             read_sim_neff, run_daemon_test, sim_model, write_model)
+from v2_test_support import (CALL_TIMEOUT, classifier_reference, close, copy_shipped_models,
+                             http_call, mlp_reference, read_sim_neff, run_daemon_test,
+                             write_batched_mlp, write_model)
 
 IDENTITY_SHAPE = [2, 3]
 # Identity models: (model, v2 datatype).
@@ -678,22 +678,13 @@ class TritonClientStyleTest:
 
 
 def build_repository(neuronctl, models_dir, repository):
-    os.makedirs(repository)
-    # The shipped examples, as they are.
-    for model in ("mlp", "classifier"):
-        shutil.copytree(os.path.join(models_dir, model), os.path.join(repository, model))
+    copy_shipped_models(models_dir, repository)
     # A batched MLP: one network compiled for 1 and for 4 rows.
-    folder = os.path.join(repository, "mlpb")
-    os.makedirs(folder)
-    for rows in (1, 4):
-        sim_model(neuronctl, ["--mlp", f"{BATCHED_IN},16,{BATCHED_OUT}", "--softmax", "--seed",
-                              "11", "--batch", str(rows)], os.path.join(folder, f"b{rows}.neff"))
-    with open(os.path.join(folder, "config.pbtxt"), "w", encoding="utf-8") as out:
-        out.write('variant { file: "b1.neff" batch_size: 1 }\n'
-                  'variant { file: "b4.neff" batch_size: 4 }\n'
-                  f"replicas: 2\nmax_batch_size: {BATCHED_MAX}\n"
-                  "dynamic_batching { preferred_batch_size: 4 "
-                  "max_queue_delay_microseconds: 100 }\n")
+    write_batched_mlp(neuronctl, repository, "mlpb",
+                      ["--mlp", f"{BATCHED_IN},16,{BATCHED_OUT}", "--softmax", "--seed", "11"],
+                      f"replicas: 2\nmax_batch_size: {BATCHED_MAX}\n"
+                      "dynamic_batching { preferred_batch_size: 4 "
+                      "max_queue_delay_microseconds: 100 }\n")
     shape = ",".join(str(d) for d in IDENTITY_SHAPE)
     for model, _ in IDENTITIES:
         write_model(neuronctl, repository, model,

@@ -121,6 +121,27 @@ def write_model(neuronctl, repository, name, sim_model_flags, config=None):
         out.write(config if config is not None else f'name: "{name}"\nreplicas: 1\n')
 
 
+def copy_shipped_models(models_dir, repository):
+    """The shipped example models (deploy/models: mlp and classifier), as they are."""
+    os.makedirs(repository, exist_ok=True)
+    for model in ("mlp", "classifier"):
+        shutil.copytree(os.path.join(models_dir, model), os.path.join(repository, model))
+
+
+def write_batched_mlp(neuronctl, repository, name, mlp_flags, config_tail):
+    """A batched sim MLP `name`: one network (`neuronctl sim-model` flags `mlp_flags`) compiled
+    for 1 and for 4 rows, b1.neff and b4.neff, and a config.pbtxt naming both variants, followed
+    by `config_tail` (max_batch_size, dynamic_batching, ...)."""
+    folder = os.path.join(repository, name)
+    os.makedirs(folder)
+    for rows in (1, 4):
+        sim_model(neuronctl, [*mlp_flags, "--batch", str(rows)],
+                  os.path.join(folder, f"b{rows}.neff"))
+    with open(os.path.join(folder, "config.pbtxt"), "w", encoding="utf-8") as out:
+        out.write('variant { file: "b1.neff" batch_size: 1 }\n'
+                  'variant { file: "b4.neff" batch_size: 4 }\n' + config_tail)
+
+
 def read_sim_neff(path):
     """The JSON description of a sim NEFF: the magic "NRTSIM1\\n", then one JSON object."""
     with open(path, "rb") as neff:
