@@ -5,7 +5,6 @@
 #include <optional>
 #include <system_error>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
@@ -19,26 +18,12 @@ namespace {
 
 constexpr char kDefaultNeffName[] = "model.neff";
 
-// A numeric subfolder: Triton's version folder.
-bool HasVersionFolder(const std::string& folder) {
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
-    const std::string name = entry.path().filename().string();
-    std::error_code kind_error;
-    if (!name.empty() && std::all_of(name.begin(), name.end(), absl::ascii_isdigit) &&
-        fs::is_directory(entry.path(), kind_error)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // A folder whose NEFFs sit in version folders, with a configuration (or none) that names no NEFF
 // of its own: Triton's layout (triton_config.h, rule 1's exception).
 bool LaidOutAsTriton(const v1::ModelConfig& config, const std::string& folder,
                      const std::string& default_file) {
   return config.file().empty() && config.variant().empty() &&
-         !fs::exists(fs::path(folder) / default_file) && HasVersionFolder(folder);
+         !fs::exists(fs::path(folder) / default_file) && !VersionFolders(folder).empty();
 }
 
 bool IsInside(const fs::path& path, const fs::path& root) {

@@ -84,23 +84,6 @@ absl::Status Refuse(const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
 }
 
-// The numeric subfolders of `folder`, ascending.
-std::vector<int64_t> VersionFolders(const std::string& folder) {
-  std::vector<int64_t> versions;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
-    const std::string name = entry.path().filename().string();
-    int64_t version = 0;
-    std::error_code kind_error;
-    if (!name.empty() && absl::ascii_isdigit(name[0]) && absl::SimpleAtoi(name, &version) &&
-        fs::is_directory(entry.path(), kind_error)) {
-      versions.push_back(version);
-    }
-  }
-  std::sort(versions.begin(), versions.end());
-  return versions;
-}
-
 // The version folder the policy picks: nullopt when the folder has none (the NEFF is in the
 // model folder itself).
 absl::StatusOr<std::optional<int64_t>> PickVersion(const inference::ModelConfig& triton,
@@ -402,6 +385,22 @@ absl::Status DeclareTensors(const inference::ModelConfig& triton, const std::str
 }
 
 }  // namespace
+
+std::vector<int64_t> VersionFolders(const std::string& folder) {
+  std::vector<int64_t> versions;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    int64_t version = 0;
+    std::error_code kind_error;
+    if (!name.empty() && absl::ascii_isdigit(name[0]) && absl::SimpleAtoi(name, &version) &&
+        fs::is_directory(entry.path(), kind_error)) {
+      versions.push_back(version);
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
 
 bool BatchesWithoutVariants(const v1::ModelConfig& config) {
   return config.variant().empty() &&

@@ -42,6 +42,7 @@
 #ifndef NEURON_SERVE_SERVER_REPOSITORY_TRITON_CONFIG_H_
 #define NEURON_SERVE_SERVER_REPOSITORY_TRITON_CONFIG_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,9 @@ absl::StatusOr<ParsedModelConfig> ParseModelConfigText(const std::string& text,
 absl::StatusOr<ParsedModelConfig> ParseModelConfigJson(const std::string& json,
                                                        const v1::ModelConfig& base,
                                                        const std::string& where);
+
+// Triton's version folders of the model folder `folder`: its numeric subfolders, ascending.
+std::vector<int64_t> VersionFolders(const std::string& folder);
 
 // True when `config` sets max_batch_size or dynamic_batching without variant (rule 1).
 bool BatchesWithoutVariants(const v1::ModelConfig& config);
