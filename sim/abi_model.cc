@@ -1,17 +1,18 @@
 // extern "C" entry points: loading, describing, executing and unloading models.
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 
 #include "base/nrt_abi.h"
 #include "sim/abi_guard.h"
 #include "sim/abort_hook.h"
+#include "sim/call_faults.h"
 #include "sim/load_placement.h"
-#include "sim/resident_model.h"
 #include "sim/log.h"
+#include "sim/resident_model.h"
 #include "sim/runtime_state.h"
 #include "sim/simmodel/model_graph.h"
 #include "sim/simmodel/sim_model_reader.h"
@@ -69,6 +70,12 @@ NRT_STATUS Load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_co
     return s;
   }
   const uint32_t start = cores->start();
+  // Here the start core is known (-1 resolved) and nothing is taken yet but the claim on the
+  // cores, which returning releases: a fault leaves no trace.
+  if (std::optional<NRT_STATUS> fault =
+          nrtsim::InjectedCallFault(nrtsim::RuntimeCall::kLoad, start)) {
+    return *fault;
+  }
   std::optional<nrtsim::HbmReservation> constants =
       nrtsim::HbmReservation::TryReserve(session->cores[start], graph.value().constant_bytes);
   if (!constants) {

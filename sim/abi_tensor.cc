@@ -3,6 +3,7 @@
 
 #include "base/nrt_abi.h"
 #include "sim/abi_guard.h"
+#include "sim/call_faults.h"
 #include "sim/log.h"
 #include "sim/runtime_state.h"
 #include "sim/tensor.h"
@@ -48,6 +49,13 @@ NRT_STATUS Allocate(nrt_tensor_placement_t placement, int vnc, size_t size, cons
     return RejectAllocate(NRT_RESOURCE, std::to_string(size) + " bytes is more than the " +
                                             "simulator backs with host memory");
   }
+  // Every argument is valid; nothing is taken yet. Only a DEVICE tensor is on a core.
+  std::optional<uint32_t> on_core;
+  if (placement == NRT_TENSOR_PLACEMENT_DEVICE) on_core = core->visible_index();
+  if (std::optional<NRT_STATUS> fault =
+          nrtsim::InjectedCallFault(nrtsim::RuntimeCall::kTensorAllocate, on_core)) {
+    return *fault;
+  }
   std::optional<nrtsim::HbmReservation> hbm;
   if (placement == NRT_TENSOR_PLACEMENT_DEVICE) {
     hbm = nrtsim::HbmReservation::TryReserve(core, size);
@@ -90,6 +98,19 @@ NRT_STATUS ChargeCopy(const nrt_tensor_t* tensor, const nrtsim::Session& session
   return copied;
 }
 
+// nrt_tensor_read and nrt_tensor_write up to the copy: the tensor, the runtime and the range
+// must be valid (else the status says which is not), then a fault rule may fail the copy before
+// it moves a byte. A DEVICE tensor is on its core; HOST and VIRTUAL ones are on none.
+NRT_STATUS CheckCopy(nrtsim::RuntimeCall call, const nrt_tensor_t* tensor, const void* buffer,
+                     size_t offset, size_t size, std::shared_ptr<const nrtsim::Session>* session) {
+  if (NRT_STATUS s = CheckTensorAccess(tensor, session); s != NRT_SUCCESS) return s;
+  if (!tensor->CanCopy(buffer, offset, size)) return NRT_INVALID;
+  std::optional<uint32_t> on_core;
+  if (tensor->core() != nullptr) on_core = tensor->core()->visible_index();
+  if (std::optional<NRT_STATUS> fault = nrtsim::InjectedCallFault(call, on_core)) return *fault;
+  return NRT_SUCCESS;
+}
+
 NRT_STATUS CheckTensorSet(const nrt_tensor_set_t* set) {
   if (set == nullptr) return NRT_INVALID;
   if (!static_cast<const nrtsim::TensorSet*>(set)->valid_handle()) return NRT_INVALID_HANDLE;
@@ -117,15 +138,31 @@ void nrt_tensor_free(nrt_tensor_t** tensor) {
 }
 
 NRT_STATUS nrt_tensor_read(const nrt_tensor_t* tensor, void* buf, size_t offset, size_t size) {
-  std::shared_ptr<const nrtsim::Session> session;
-  if (NRT_STATUS s = CheckTensorAccess(tensor, &session); s != NRT_SUCCESS) return s;
-  return ChargeCopy(tensor, *session, size, tensor->Read(buf, offset, size));
+  try {
+    std::shared_ptr<const nrtsim::Session> session;
+    if (NRT_STATUS s =
+            CheckCopy(nrtsim::RuntimeCall::kTensorRead, tensor, buf, offset, size, &session);
+        s != NRT_SUCCESS) {
+      return s;
+    }
+    return ChargeCopy(tensor, *session, size, tensor->Read(buf, offset, size));
+  } catch (...) {
+    return nrtsim::StatusForCurrentException("nrt_tensor_read");
+  }
 }
 
 NRT_STATUS nrt_tensor_write(nrt_tensor_t* tensor, const void* buf, size_t offset, size_t size) {
-  std::shared_ptr<const nrtsim::Session> session;
-  if (NRT_STATUS s = CheckTensorAccess(tensor, &session); s != NRT_SUCCESS) return s;
-  return ChargeCopy(tensor, *session, size, tensor->Write(buf, offset, size));
+  try {
+    std::shared_ptr<const nrtsim::Session> session;
+    if (NRT_STATUS s =
+            CheckCopy(nrtsim::RuntimeCall::kTensorWrite, tensor, buf, offset, size, &session);
+        s != NRT_SUCCESS) {
+      return s;
+    }
+    return ChargeCopy(tensor, *session, size, tensor->Write(buf, offset, size));
+  } catch (...) {
+    return nrtsim::StatusForCurrentException("nrt_tensor_write");
+  }
 }
 
 NRT_STATUS nrt_tensor_memset(nrt_tensor_t* tensor, uint64_t offset, int value, size_t size) {
@@ -141,6 +178,10 @@ size_t nrt_tensor_get_size(const nrt_tensor_t* tensor) {
 NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t** result) {
   try {
     if (result == nullptr) return NRT_INVALID;
+    if (std::optional<NRT_STATUS> fault =
+            nrtsim::InjectedCallFault(nrtsim::RuntimeCall::kAllocateTensorSet, std::nullopt)) {
+      return *fault;
+    }
     *result = new nrtsim::TensorSet();
     return NRT_SUCCESS;
   } catch (...) {
@@ -162,6 +203,10 @@ NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t* tensor_set, const char
     if (NRT_STATUS s = CheckTensorSet(tensor_set); s != NRT_SUCCESS) return s;
     if (tensor_name == nullptr || tensor == nullptr) return NRT_INVALID;
     if (!tensor->valid_handle()) return NRT_INVALID_HANDLE;
+    if (std::optional<NRT_STATUS> fault =
+            nrtsim::InjectedCallFault(nrtsim::RuntimeCall::kAddTensorToTensorSet, std::nullopt)) {
+      return *fault;  // the set keeps the binding it had (or none)
+    }
     static_cast<nrtsim::TensorSet*>(tensor_set)->Bind(tensor_name, tensor);
     return NRT_SUCCESS;
   } catch (...) {

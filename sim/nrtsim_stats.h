@@ -24,7 +24,9 @@ typedef struct nrtsim_stats {
   // The most nrt_execute calls that were inside the device section (cores held) at once, across
   // all cores, since the library was loaded or nrtsim_reset_peak.
   uint64_t peak_concurrent_executions;
-  uint64_t faults_injected;  // nrt_execute calls that returned a fault's status
+  // Calls failed by an injected fault (a model file's rule in nrt_execute, or a rule of
+  // NRTSIM_FAULTS / NRTSIM_FAULTS_FILE in any call it can fail), and model-file latency faults.
+  uint64_t faults_injected;
 } nrtsim_stats_t;
 
 // What one core of the open session did since nrt_init, in the simulator's own (nominal) times,

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/nrt_status_names.h"
+#include "sim/call_faults.h"
 #include "sim/compute/kernels.h"
 #include "sim/graph_executor.h"
 #include "sim/log.h"
@@ -81,9 +82,17 @@ std::span<const std::shared_ptr<DeviceCore>> ResidentModel::cores() const {
 
 NRT_STATUS ResidentModel::Execute(const TensorSet& inputs, TensorSet& outputs) {
   // Faults come first, before any check of the sets, so that a test can make the Nth execution
-  // fail whatever it passes.
+  // fail whatever it passes. Both kinds count every execution, so neither shifts the other's
+  // numbering; a rule of NRTSIM_FAULTS(_FILE) that fires wins over the model file's (and
+  // wrote its line). Either way the status returns before the inputs are read or the outputs
+  // touched.
+  std::optional<FaultInjector::Fired> fault = faults_.NextExecution();
+  if (std::optional<NRT_STATUS> call_fault =
+          InjectedCallFault(RuntimeCall::kExecute, placement_.cores.start())) {
+    return *call_fault;
+  }
   uint64_t latency_us = spec_.latency_us;
-  if (std::optional<FaultInjector::Fired> fault = faults_.NextExecution()) {
+  if (fault) {
     Counters().faults_injected.fetch_add(1);
     if (fault->latency_us) {
       latency_us = *fault->latency_us;  // a slow execution: it runs, just longer

@@ -5,6 +5,7 @@
 
 #include "base/instance_size_names.h"
 #include "base/mutex.h"
+#include "sim/call_faults.h"
 #include "sim/core_locks.h"
 #include "sim/log.h"
 #include "sim/sim_counters.h"
@@ -63,11 +64,16 @@ void LogInit(const Session& session) {
   std::string timeout = c.exec_timeout_seconds ? ", executions time out after " +
                                                      std::to_string(*c.exec_timeout_seconds) + " s"
                                                : "";
+  std::string faults;
+  if (!c.call_fault_rules.empty()) {
+    faults += ", " + std::to_string(c.call_fault_rules.size()) + " fault rule(s) in NRTSIM_FAULTS";
+  }
+  if (!c.call_faults_file.empty()) faults += ", fault rules file " + c.call_faults_file;
   LogLine("nrt_init: simulated runtime " + c.version.ToString() + " (dtype numbering " +
           std::string(DtypeNumberingName(c.dtype_numbering)) + "), instance " +
           std::string(c.family->name) + "." + NrtInstanceSizeName(c.instance_size) + " (" +
           std::string(c.family->arch_name) + "), " + cores + ", " + hbm + timeout +
-          ", core locks in " + c.lock_dir);
+          ", core locks in " + c.lock_dir + faults);
 }
 
 // "NeuronCores 1,2 are in use by process 4242": one clause per holder, cores in the machine's
@@ -146,6 +152,8 @@ NRT_STATUS OpenRuntime() {
   session->occupancy =
       std::make_shared<CoreOccupancy>(static_cast<uint32_t>(c.visible_cores.size()));
   LogInit(*session);
+  // Before the session is published, so that no call of this session sees the last one's rules.
+  InstallCallFaults(session->config);
   state.session = std::move(session);
   state.core_locks = std::move(locks);
   state.phase = RuntimePhase::kOpen;

@@ -186,6 +186,25 @@ bool ReadVoidDtypeTensors(SimConfig* config, std::string* error) {
   return true;
 }
 
+// NRTSIM_FAULTS is parsed here, so that a bad rule fails nrt_init like any bad variable. The
+// file's content is not: it may change while the runtime runs (call_faults.h reads it).
+bool ReadCallFaults(SimConfig* config, std::string* error) {
+  if (std::optional<std::string_view> text = GetEnv("NRTSIM_FAULTS")) {
+    std::string problem;
+    std::optional<std::vector<CallFaultRule>> rules =
+        ParseCallFaultRules(*text, static_cast<uint32_t>(config->visible_cores.size()), &problem);
+    if (!rules) {
+      *error = Describe("NRTSIM_FAULTS", *text, "has a bad " + problem);
+      return false;
+    }
+    config->call_fault_rules = std::move(*rules);
+  }
+  if (std::optional<std::string_view> file = GetEnv("NRTSIM_FAULTS_FILE")) {
+    config->call_faults_file = std::string(*file);
+  }
+  return true;
+}
+
 // NRTSIM_LOCK_DIR, else $XDG_RUNTIME_DIR/nrtsim, else /dev/shm/nrtsim-<uid>: per user, on a
 // file system that is cleared at boot, so a stale lock file never outlives the machine.
 void ReadLockDir(SimConfig* config) {
@@ -216,12 +235,13 @@ bool SimConfig::ReportsVoidDtype(std::string_view tensor_name) const {
 std::optional<SimConfig> ReadSimConfigFromEnvironment(std::string* error) {
   SimConfig config;
   // Order matters: the instance size needs the core count, the logical core count and the HBM
-  // default need the family, the visible cores need the logical core count.
+  // default need the family, the visible cores need the logical core count, and the fault rules'
+  // core= the visible cores.
   if (!ReadCoreCount(&config, error) || !ReadInstance(&config, error) ||
       !ReadLogicalNcConfig(&config, error) || !ReadHbm(&config, error) ||
       !ReadDmaBandwidth(&config, error) || !ReadVersion(&config, error) ||
       !ReadVisibleCores(&config, error) || !ReadExecTimeout(&config, error) ||
-      !ReadVoidDtypeTensors(&config, error)) {
+      !ReadVoidDtypeTensors(&config, error) || !ReadCallFaults(&config, error)) {
     return std::nullopt;
   }
   ReadLockDir(&config);

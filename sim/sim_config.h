@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "sim/call_fault_rules.h"
 #include "sim/instance_table.h"
 #include "sim/text_parse.h"
 
@@ -51,6 +52,11 @@ struct SimConfig {
   std::vector<std::string> void_dtype_tensors;
   // Where the per-physical-core lock files live (NRTSIM_LOCK_DIR or its default).
   std::string lock_dir;
+  // NRTSIM_FAULTS: rules that fail runtime calls (call_faults.h), checked against the visible
+  // cores; NRTSIM_FAULTS_FILE: the file of more such rules, read while the runtime runs (empty:
+  // none).
+  std::vector<CallFaultRule> call_fault_rules;
+  std::string call_faults_file;
 
   uint32_t physical_core_count() const { return core_count * lnc; }
   // The physical cores of the visible cores, ascending.

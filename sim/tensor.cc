@@ -31,13 +31,13 @@ bool Tensor::InRange(uint64_t offset, size_t count) const {
 }
 
 NRT_STATUS Tensor::Read(void* buffer, size_t offset, size_t count) const {
-  if (buffer == nullptr || memory_ == nullptr || !InRange(offset, count)) return NRT_INVALID;
+  if (!CanCopy(buffer, offset, count)) return NRT_INVALID;
   std::memcpy(buffer, memory_.get() + offset, count);
   return NRT_SUCCESS;
 }
 
 NRT_STATUS Tensor::Write(const void* buffer, size_t offset, size_t count) {
-  if (buffer == nullptr || memory_ == nullptr || !InRange(offset, count)) return NRT_INVALID;
+  if (!CanCopy(buffer, offset, count)) return NRT_INVALID;
   std::memcpy(memory_.get() + offset, buffer, count);
   return NRT_SUCCESS;
 }

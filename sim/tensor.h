@@ -34,8 +34,12 @@ class Tensor {
   // The core a DEVICE tensor lives on; nullptr for HOST and VIRTUAL.
   const DeviceCore* core() const { return hbm_ ? hbm_->core().get() : nullptr; }
 
-  // Bounds-checked byte access; NRT_INVALID for a VIRTUAL tensor, a null buffer or a range past
-  // the end.
+  // Whether Read or Write of `count` bytes at `offset` with `buffer` would be valid: not for a
+  // VIRTUAL tensor, a null buffer or a range past the end.
+  bool CanCopy(const void* buffer, uint64_t offset, size_t count) const {
+    return buffer != nullptr && memory_ != nullptr && InRange(offset, count);
+  }
+  // Bounds-checked byte access (CanCopy), else NRT_INVALID.
   NRT_STATUS Read(void* buffer, size_t offset, size_t count) const;
   NRT_STATUS Write(const void* buffer, size_t offset, size_t count);
   NRT_STATUS Fill(uint64_t offset, int value, size_t count);

@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "base/nrt_status_names.h"
+
 namespace neuronserve::nrtsim {
 
 std::optional<uint64_t> ParseUnsigned(std::string_view text) {
@@ -64,6 +66,15 @@ std::optional<RuntimeVersion> ParseRuntimeVersion(std::string_view text) {
   version.patch = parts[2];
   if (parts.size() == 4) version.maintenance = parts[3];
   return version;
+}
+
+std::optional<NRT_STATUS> ParseNrtStatus(std::string_view text) {
+  if (std::optional<NRT_STATUS> named = NrtStatusFromName(text)) return named;
+  std::optional<uint64_t> number = ParseUnsigned(text);
+  if (!number || *number > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+    return std::nullopt;
+  }
+  return static_cast<NRT_STATUS>(static_cast<int32_t>(*number));
 }
 
 }  // namespace neuronserve::nrtsim

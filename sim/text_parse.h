@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/nrt_abi.h"
+
 namespace neuronserve::nrtsim {
 
 // Decimal digits only; nullopt on overflow of uint64_t.
@@ -35,6 +37,11 @@ struct RuntimeVersion {
 
 // "major.minor.patch" or "major.minor.patch.maintenance".
 std::optional<RuntimeVersion> ParseRuntimeVersion(std::string_view text);
+
+// An NRT_STATUS as a name, full ("NRT_TIMEOUT") or without its prefix ("TIMEOUT"), as
+// base/nrt_status_names.h reads names, or as a decimal number up to INT32_MAX, declared in the ABI
+// or not (the caller decides which statuses it accepts). nullopt for anything else.
+std::optional<NRT_STATUS> ParseNrtStatus(std::string_view text);
 
 }  // namespace neuronserve::nrtsim
 

@@ -32,16 +32,6 @@ absl::Status ErrnoError(int error, absl::string_view what, const std::string& pa
                       absl::StrCat("cannot ", what, " ", path, ": ", reason));
 }
 
-ScopedFd::~ScopedFd() {
-  if (fd_ >= 0) close(fd_);
-}
-
-int ScopedFd::Close() {
-  int rc = close(fd_);
-  fd_ = -1;
-  return rc;
-}
-
 absl::Status ReadFileInChunks(const std::string& path,
                               const std::function<void(absl::string_view)>& consume) {
   ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));

@@ -8,26 +8,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/scoped_fd.h"  // ScopedFd, for this header's users
 
 namespace neuronserve {
 
 // "cannot <what> <path>: <strerror>", with the code absl::ErrnoToStatusCode gives `error`.
 absl::Status ErrnoError(int error, absl::string_view what, const std::string& path);
-
-// Owns a file descriptor; closes it on destruction.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd();
-  int get() const { return fd_; }
-  // Closes now and reports the error, which for a written file can be the first sign of trouble.
-  int Close();
-
- private:
-  int fd_;
-};
 
 // Reads `path` in chunks of at most 1 MiB, handing each to `consume`, so a large file never
 // needs to be in memory at once.

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/scoped_fd.h"
 
 namespace neuronserve {
 namespace {
@@ -19,21 +20,6 @@ namespace {
 std::string RegionPrefix(absl::string_view name) {
   return absl::StrCat("shared memory region '", name, "': ");
 }
-
-// The descriptor of an open object, closed on every path.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  const int fd_;
-};
 
 absl::Status OpenError(absl::string_view name, int error) {
   const std::string prefix = RegionPrefix(name);
