@@ -13,6 +13,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -102,6 +103,23 @@ MHD_Result HttpServer::Impl::Access(void* cls, MHD_Connection* connection, const
   }
   if (!exchange->answered_) return exchange->SendOrSuspend();
   return MHD_YES;
+}
+
+void HttpServer::Impl::Exchange::WatchForHangup() {
+  std::function<void()> on_gone = std::move(on_gone_);
+  on_gone_ = nullptr;
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection_, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == nullptr) return;
+  absl::StatusOr<HangupWatcher::Id> watch =
+      server_->hangups_.Watch(info->connect_fd, std::move(on_gone));
+  if (watch.ok()) {
+    watch_ = *watch;
+  } else {
+    // Per request, so not at the default level; the request is answered all the same.
+    spdlog::debug("HTTP server: {} {}: {}", method_, raw_path_,
+                  std::string(watch.status().message()));
+  }
 }
 
 void HttpServer::Impl::Completed(void* cls, MHD_Connection* /*connection*/, void** con_cls,
@@ -207,11 +225,18 @@ HttpServer::Impl::~Impl() {
   // New requests get 503 from here on; the exchanges already handed to handlers are answered
   // (the daemon drained inference first), then MHD stops. A suspended connection must be
   // resumed before MHD_stop_daemon, which waiting for every answer guarantees.
+  //
+  // The hang-up watcher runs through that wait, since a client leaving is what lets its request
+  // be cancelled and answered early. Once nothing is owed it watches nothing (every Respond
+  // unwatched its connection before resuming it), and no handler runs any more to add a watch;
+  // stopping it then joins the one `on_gone` that may still be running after answering from
+  // inside itself. Before MHD_stop_daemon, so that no `on_gone` outlives the server.
   {
     MutexLock lock(&mutex_);
     stopping_.store(true);
     all_paid_.Wait(&mutex_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return owed_ == 0; });
   }
+  hangups_.Stop();
   MHD_stop_daemon(daemon_);
 }
 

@@ -5,9 +5,12 @@
 //
 // Thread safety: Impl's options and routes are read-only after Start; `owed_` is guarded by its
 // mutex. An Exchange is driven by libmicrohttpd's thread for its connection, except Respond,
-// which any thread may call once; its answer is guarded by its own mutex. Ownership: HttpServer
-// owns the Impl; libmicrohttpd holds each Exchange (con_cls) from the first access call until
-// Completed deletes it.
+// which any thread may call once; its answer, its suspension and its hang-up watch are guarded
+// by its own mutex, taken before the HangupWatcher's (Watch runs under it) and never held while
+// an `on_gone` runs. Ownership: HttpServer owns the Impl, which owns the HangupWatcher;
+// libmicrohttpd holds each Exchange (con_cls) from the first access call until Completed deletes
+// it. An `on_gone` moves into the watcher when the connection is suspended, so it never lives in
+// an exchange that its own Respond may free.
 #ifndef NEURON_SERVE_SERVER_HTTP_HTTP_SERVER_INTERNAL_H_
 #define NEURON_SERVE_SERVER_HTTP_HTTP_SERVER_INTERNAL_H_
 
@@ -17,6 +20,7 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +30,7 @@
 
 #include "base/mutex.h"
 #include "server/http/body_inflater.h"
+#include "server/http/hangup_watcher.h"
 #include "server/http/http_exchange.h"
 #include "server/http/http_route_table.h"
 #include "server/http/http_server.h"
@@ -95,6 +100,9 @@ class HttpServer::Impl {
   Mutex mutex_;
   CondVar all_paid_;
   int owed_ ABSL_GUARDED_BY(mutex_) = 0;
+  // The suspended connections whose handler asked OnClientGone; its thread starts with the
+  // first such request and stops in the destructor, after the last exchange was paid.
+  HangupWatcher hangups_;
 };
 
 // One request: what the access handler learned, the body, and the answer once it is given.
@@ -127,15 +135,27 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
   std::string_view peer() const override { return peer_; }
   std::string_view identity() const override { return identity_; }
 
+  void OnClientGone(std::function<void()> on_gone) override {
+    MutexLock lock(&mutex_);
+    on_gone_ = std::move(on_gone);
+  }
+
   void Respond(HttpResponse response) override {
     MHD_Connection* connection = connection_;
+    HangupWatcher& hangups = server_->hangups_;
     bool resume = false;
+    HangupWatcher::Id watch = 0;
     {
       MutexLock lock(&mutex_);
       answer_ = std::move(response);
       resume = suspended_;
       suspended_ = false;
+      watch = std::exchange(watch_, 0);
     }
+    // The watch goes before the resume: once resumed, MHD may close the socket and the kernel
+    // give its number to another connection. Unwatch waits for an `on_gone` running on the
+    // watcher's thread, unless this is that `on_gone` answering.
+    if (watch != 0) hangups.Unwatch(watch);
     // A suspended connection is not touched by MHD until resumed, so the exchange is still
     // here up to this call; after it, the access handler sends the answer and MHD may free the
     // exchange at any moment. The debt is settled in Completed, once the answer went out: a
@@ -164,6 +184,11 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
       if (!answer_.has_value()) {
         MHD_suspend_connection(connection_);
         suspended_ = true;
+        // MHD does not watch a suspended connection: a handler that asked OnClientGone has its
+        // socket watched for the client's hang-up (not for bytes: a pipelined request is not
+        // one) until Respond. Under this lock, so that a Respond on another thread finds the
+        // watch to remove.
+        if (on_gone_) WatchForHangup();
         return MHD_YES;
       }
       answer = std::move(answer_);
@@ -197,9 +222,17 @@ class HttpServer::Impl::Exchange final : public HttpExchange {
   bool counted_as_owed_ = false;
 
  private:
+  // Hands `on_gone_` to the server's HangupWatcher for this connection's socket. A socket that
+  // cannot be watched (epoll refused it) only loses the early notice: the answer still goes out.
+  void WatchForHangup() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
   Mutex mutex_;
   std::optional<HttpResponse> answer_ ABSL_GUARDED_BY(mutex_);
   bool suspended_ ABSL_GUARDED_BY(mutex_) = false;
+  // From OnClientGone until the connection is suspended, then the watcher's.
+  std::function<void()> on_gone_ ABSL_GUARDED_BY(mutex_);
+  // The hang-up watch while suspended with an `on_gone` (0: none).
+  HangupWatcher::Id watch_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace neuronserve

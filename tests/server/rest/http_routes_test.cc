@@ -26,6 +26,7 @@ class CapturingExchange : public HttpExchange {
   std::string_view body() const override { return {}; }
   std::string_view peer() const override { return "ipv4:127.0.0.1:1"; }
   std::string_view identity() const override { return {}; }
+  void OnClientGone(std::function<void()>) override {}
   void Respond(HttpResponse response) override {
     ++responses;
     last = std::move(response);
