@@ -21,7 +21,7 @@ ModelRegistry::ModelRegistry(const NrtRuntime& runtime, WorkerPool& workers, Mod
       allocator_(workers.core_count()),
       loader_(runtime, allocator_, workers,
               VersionLoaderOptions{options.drain_timeout, options.max_queue, options.pipeline_depth,
-                                   options.metrics}),
+                                   options.metrics, options.queued_bytes}),
       executor_(std::make_unique<SerialExecutor>()) {}
 
 ModelRegistry::~ModelRegistry() {

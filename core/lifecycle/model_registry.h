@@ -37,6 +37,7 @@ namespace neuronserve {
 // Borrowed by reference or pointer only.
 class ModelStore;
 class NrtRuntime;
+class QueuedBytesBudget;
 class ServingMetrics;
 class WorkerPool;
 
@@ -56,6 +57,9 @@ struct RegistryOptions {
   // Where each model's requests are counted (nullable; must outlive the registry). Executions
   // per core are counted by the WorkerPool's metrics, which its creator passes.
   ServingMetrics* metrics = nullptr;
+  // Bounds the input bytes queued for every model together (nullable: no bound; must outlive
+  // the registry).
+  QueuedBytesBudget* queued_bytes = nullptr;
   // Most models loaded, loading or unloading at once (the daemon's --max-models); 0: no limit.
   // A FAILED model does not count; a new version of a model that already counts is no new one.
   uint32_t max_models = 0;

@@ -139,6 +139,12 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   absl::StatusOr<Placement> placement = allocator_.Allocate(request);
   if (!placement.ok()) return placement.status();
 
+  // Held from here, so that the variants' metrics live as long as the model; a failed load
+  // lets go of it, which retires whatever series it made.
+  std::shared_ptr<const ModelRequestMetrics> version_metrics;
+  if (options_.metrics != nullptr) {
+    version_metrics = options_.metrics->ForModel(spec.identity.name, spec.identity.version);
+  }
   std::vector<std::unique_ptr<ModelReplica>> replicas;
   absl::Status status;
   for (const CoreRange& range : placement->ranges) {
@@ -147,9 +153,8 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
     for (size_t v = 0; v < compiled.size(); ++v) {
       ReplicaVariant& variant = replica->variants.emplace_back();
       variant.batch_size = compiled[v].batch_size;
-      if (options_.metrics != nullptr && variant.batch_size > 0) {
-        variant.metrics =
-            options_.metrics->ForVariant(name, spec.identity.version, variant.batch_size);
+      if (version_metrics != nullptr && variant.batch_size > 0) {
+        variant.metrics = options_.metrics->ForVariant(*version_metrics, variant.batch_size);
       }
       if (v == 0 && range.start == probe_core && first->get() != nullptr) {
         variant.model = *std::move(first);
@@ -241,10 +246,11 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   std::unique_ptr<Scheduler> scheduler;
   if (spec.variants.empty()) {
     scheduler = std::make_unique<FifoScheduler>(name, capacity, replicas.size(),
-                                                std::move(doorbells));
+                                                std::move(doorbells), options_.queued_bytes);
   } else {
-    scheduler = std::make_unique<DynamicBatcher>(name, std::move(batching), capacity,
-                                                 replicas.size(), std::move(doorbells));
+    scheduler =
+        std::make_unique<DynamicBatcher>(name, std::move(batching), capacity, replicas.size(),
+                                         std::move(doorbells), options_.queued_bytes);
     if (absl::Status warmed = WarmUp(name, replicas, *scheduler); !warmed.ok()) {
       scheduler.reset();  // it rings the workers, none of which serves the model yet
       replicas.clear();
@@ -255,10 +261,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   auto model = std::make_shared<LoadedModel>(spec.identity, std::move(replicas),
                                              std::move(tensors), placement->id, absl::Now(),
                                              absl::Now() - started, std::move(scheduler));
-  if (options_.metrics != nullptr) {
-    model->set_request_metrics(
-        options_.metrics->ForModel(spec.identity.name, spec.identity.version));
-  }
+  model->set_request_metrics(std::move(version_metrics));
   return model;
 }
 

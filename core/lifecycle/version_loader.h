@@ -45,6 +45,7 @@ namespace neuronserve {
 
 // Borrowed by reference or pointer only.
 class NrtRuntime;
+class QueuedBytesBudget;
 class ServingMetrics;
 class WorkerPool;
 
@@ -117,6 +118,8 @@ struct VersionLoaderOptions {
   uint32_t pipeline_depth = 2;
   // Where each loaded version's requests are counted (nullable).
   ServingMetrics* metrics = nullptr;
+  // Bounds the input bytes queued for every version together (nullable: no bound).
+  QueuedBytesBudget* queued_bytes = nullptr;
 };
 
 class VersionLoader {

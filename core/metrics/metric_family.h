@@ -1,9 +1,10 @@
 // Family<Metric>: all the metrics of one name, one per set of label values.
 //
 // The daemon looks a metric up once (WithLabels) and keeps the reference for its hot path, so
-// metrics live in node-stable storage and are never removed, except by Clear() for gauges a
-// scrape hook recomputes. A per-family Mutex guards the lookup table only; the metrics
-// themselves are lock-free.
+// metrics live in node-stable storage and are removed only when nobody holds them any more:
+// by Clear() for gauges a scrape hook recomputes, and by Remove() for the series of a model
+// version that is gone (ServingMetrics retires them). A per-family Mutex guards the lookup
+// table only; the metrics themselves are lock-free.
 #ifndef NEURON_SERVE_CORE_METRICS_METRIC_FAMILY_H_
 #define NEURON_SERVE_CORE_METRICS_METRIC_FAMILY_H_
 
@@ -101,6 +102,19 @@ class Family final : public internal::FamilyBase {
   void Clear() {
     MutexLock lock(&mutex_);
     metrics_.clear();
+  }
+
+  // Forgets one label set (nothing if it has none). Invalidates the reference WithLabels
+  // returned for it: the caller makes sure nobody holds it.
+  void Remove(const Labels& values) {
+    MutexLock lock(&mutex_);
+    metrics_.erase(values);
+  }
+
+  // How many label sets the family holds now.
+  size_t size() const {
+    MutexLock lock(&mutex_);
+    return metrics_.size();
   }
 
   const std::string& name() const { return name_; }

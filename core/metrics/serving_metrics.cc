@@ -1,6 +1,7 @@
 #include "core/metrics/serving_metrics.h"
 
 #include "absl/status/status.h"
+#include "absl/time/clock.h"
 
 namespace neuronserve {
 void ModelRequestMetrics::CountRequest(absl::StatusCode code) const {
@@ -9,7 +10,8 @@ void ModelRequestMetrics::CountRequest(absl::StatusCode code) const {
       ->Increment();
 }
 
-ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
+ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry,
+                               absl::Duration retired_series_grace)
     : queue_depth(registry.AddGauge("neuronserve_queue_depth",
                                     "Requests waiting in the model's queue for a core.",
                                     {"model", "version"})),
@@ -39,6 +41,11 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
       live(registry.AddGauge(
           "neuronserve_live",
           "1 unless a core worker is stuck in one execution past --execution-timeout.", {})),
+      queued_request_bytes(registry.AddGauge(
+          "neuronserve_queued_request_bytes",
+          "Input bytes of the requests waiting in every model's queue (bounded by "
+          "--max-queued-bytes).",
+          {})),
       registry_(registry),
       requests_(registry.AddCounter("neuronserve_requests_total",
                                     "Inference requests answered, by model and gRPC code.",
@@ -86,7 +93,8 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
           "neuronserve_batch_queue_duration_seconds",
           "Time a request (or a range of its rows) waited before the variant's execution began.",
           {"model", "version", "variant"}, metrics::LatencyBucketsSeconds())),
-      unknown_model_(ForModel("", "")) {
+      retired_series_grace_(retired_series_grace),
+      unknown_model_(Hold("", "")) {
   metrics::Family<metrics::Counter>& by_protocol = registry.AddCounter(
       "neuronserve_requests_by_protocol_total",
       "Inference requests answered, by the front end that carried them: native "
@@ -95,15 +103,31 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry)
   by_protocol_[static_cast<int>(RequestProtocol::kNative)] = &by_protocol.WithLabels({"native"});
   by_protocol_[static_cast<int>(RequestProtocol::kV2)] = &by_protocol.WithLabels({"v2"});
   by_protocol_[static_cast<int>(RequestProtocol::kV2Http)] = &by_protocol.WithLabels({"v2_http"});
+  registry.AddScrapeHook([this] {
+    MutexLock lock(&handles_mutex_);
+    RemoveRetired(absl::Now(), /*scraping=*/true);
+  });
 }
 
-const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,
-                                                    const std::string& version) {
+std::shared_ptr<const ModelRequestMetrics> ServingMetrics::ForModel(const std::string& model,
+                                                                    const std::string& version) {
+  ModelRequestMetrics* handles = Hold(model, version);
+  // The deleter lets go of the hold; the series themselves belong to versions_.
+  return std::shared_ptr<const ModelRequestMetrics>(
+      handles,
+      [this, key = VersionKey(model, version)](const ModelRequestMetrics*) { Release(key); });
+}
+
+ModelRequestMetrics* ServingMetrics::Hold(const std::string& model, const std::string& version) {
   MutexLock lock(&handles_mutex_);
-  std::unique_ptr<ModelRequestMetrics>& cached = handles_[{model, version}];
-  if (cached != nullptr) return cached.get();
-  cached = std::make_unique<ModelRequestMetrics>();
-  ModelRequestMetrics* handles = cached.get();
+  RemoveRetired(absl::Now(), /*scraping=*/false);
+  VersionSeries& series = versions_[{model, version}];
+  ++series.holders;
+  if (series.requests != nullptr) return series.requests.get();
+  series.requests = std::make_unique<ModelRequestMetrics>();
+  ModelRequestMetrics* handles = series.requests.get();
+  handles->model = model;
+  handles->version = version;
   const metrics::Labels labels = {model, version};
   handles->queue_seconds = &queue_seconds_.WithLabels(labels);
   handles->device_seconds = &device_seconds_.WithLabels(labels);
@@ -118,13 +142,64 @@ const ModelRequestMetrics* ServingMetrics::ForModel(const std::string& model,
   return handles;
 }
 
-const VariantMetrics* ServingMetrics::ForVariant(const std::string& model,
-                                                 const std::string& version, uint32_t batch_size) {
+void ServingMetrics::Release(const VersionKey& key) {
   MutexLock lock(&handles_mutex_);
-  std::unique_ptr<VariantMetrics>& cached = variant_handles_[{model, version, batch_size}];
+  auto it = versions_.find(key);
+  if (it == versions_.end() || --it->second.holders > 0) return;
+  it->second.retired_at = absl::Now();
+  it->second.rendered_since_retired = false;
+}
+
+void ServingMetrics::RemoveRetired(absl::Time now, bool scraping) {
+  for (auto it = versions_.begin(); it != versions_.end();) {
+    VersionSeries& series = it->second;
+    const bool remove = series.holders == 0 && ((scraping && series.rendered_since_retired) ||
+                                                now - series.retired_at >= retired_series_grace_);
+    if (remove) {
+      RemoveSeries(it->first, series);
+      it = versions_.erase(it);
+      continue;
+    }
+    // This scrape renders the final values of the versions retired before it began.
+    if (scraping && series.holders == 0) series.rendered_since_retired = true;
+    ++it;
+  }
+}
+
+void ServingMetrics::RemoveSeries(const VersionKey& key, const VersionSeries& series) {
+  const auto& [model, version] = key;
+  const metrics::Labels labels = {model, version};
+  queue_seconds_.Remove(labels);
+  device_seconds_.Remove(labels);
+  total_seconds_.Remove(labels);
+  tensor_bytes_in_.Remove(labels);
+  tensor_bytes_out_.Remove(labels);
+  for (int code = 0; code < 17; ++code) {
+    requests_.Remove(
+        {model, version, absl::StatusCodeToString(static_cast<absl::StatusCode>(code))});
+  }
+  for (const auto& [batch_size, variant] : series.variants) {
+    const metrics::Labels variant_labels = {model, version, std::to_string(batch_size)};
+    batch_executions_.Remove(variant_labels);
+    batch_rows_.Remove(variant_labels);
+    batch_padded_rows_.Remove(variant_labels);
+    batch_queue_seconds_.Remove(variant_labels);
+  }
+}
+
+size_t ServingMetrics::versions_with_series() const {
+  MutexLock lock(&handles_mutex_);
+  return versions_.size();
+}
+
+const VariantMetrics* ServingMetrics::ForVariant(const ModelRequestMetrics& version,
+                                                 uint32_t batch_size) {
+  MutexLock lock(&handles_mutex_);
+  VersionSeries& series = versions_.at({version.model, version.version});
+  std::unique_ptr<VariantMetrics>& cached = series.variants[batch_size];
   if (cached != nullptr) return cached.get();
   cached = std::make_unique<VariantMetrics>();
-  const metrics::Labels labels = {model, version, std::to_string(batch_size)};
+  const metrics::Labels labels = {version.model, version.version, std::to_string(batch_size)};
   cached->executions = &batch_executions_.WithLabels(labels);
   cached->rows = &batch_rows_.WithLabels(labels);
   cached->padded_rows = &batch_padded_rows_.WithLabels(labels);

@@ -2,8 +2,11 @@
 // once at startup, and the per-model and per-core handles the hot paths increment without a
 // lookup.
 //
-// Counters count from process start and never reset: a model's counters outlive its unload,
-// so a scrape after an unload still adds up. Gauges that describe current state (queue depth,
+// A model version's series live while the version is loaded, and one scrape longer: once the
+// last holder of its handles lets go (the version was unloaded or replaced, or its load
+// failed), the version is retired, one more scrape renders its final values, and the scrape
+// after it removes them (see ForModel). So /metrics and memory are bounded by what is loaded,
+// not by how many versions were ever loaded. Gauges that describe current state (queue depth,
 // memory, models by state, ...) are refreshed by the daemon's scrape hook.
 #ifndef NEURON_SERVE_CORE_METRICS_SERVING_METRICS_H_
 #define NEURON_SERVE_CORE_METRICS_SERVING_METRICS_H_
@@ -12,17 +15,21 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "base/mutex.h"
 #include "core/metrics/metrics_registry.h"
 
 namespace neuronserve {
 
-// One model version's request metrics, labelled {model, version}.
+// One model version's request metrics, labelled {model, version}. Valid while a handle of the
+// version is held (ServingMetrics::ForModel).
 struct ModelRequestMetrics {
+  std::string model;
+  std::string version;
+
   metrics::Histogram* queue_seconds = nullptr;
   metrics::Histogram* device_seconds = nullptr;
   metrics::Histogram* total_seconds = nullptr;
@@ -57,20 +64,34 @@ enum class RequestProtocol { kNative, kV2, kV2Http };
 
 class ServingMetrics {
  public:
-  explicit ServingMetrics(metrics::MetricsRegistry& registry);
+  // How long a retired version's series stay when no scrape comes to remove them.
+  static constexpr absl::Duration kRetiredSeriesGrace = absl::Minutes(5);
+
+  // Registers the families and a scrape hook on `registry`, which must outlive this object.
+  explicit ServingMetrics(metrics::MetricsRegistry& registry,
+                          absl::Duration retired_series_grace = kRetiredSeriesGrace);
+  ServingMetrics(const ServingMetrics&) = delete;
+  ServingMetrics& operator=(const ServingMetrics&) = delete;
 
   metrics::MetricsRegistry& registry() { return registry_; }
 
-  // Handles for a model version, valid as long as this object (the same pointer for the same
-  // labels: a reloaded version counts on). Model "" (version "") counts requests answered
-  // before a served model was found (unknown names, refusals while draining), so clients
-  // cannot grow the label set without bound.
-  const ModelRequestMetrics* ForModel(const std::string& model, const std::string& version);
+  // Handles for a model version: the same object for the same labels while any handle of them
+  // is held, so two loads of one version count together. When the last one is released the
+  // version is retired: the next scrape renders its series (and its variants') with their
+  // final values, and the scrape after that removes them; when no scrape comes they are
+  // removed by the first ForModel after `retired_series_grace`. Asking for a retired version
+  // before its series are removed takes them back: its counters go on. Model "" (version "")
+  // counts requests answered before a served model was found (unknown names, refusals while
+  // draining), so clients cannot grow the label set without bound; it is never retired. The
+  // handle must be released before this object is destroyed.
+  std::shared_ptr<const ModelRequestMetrics> ForModel(const std::string& model,
+                                                      const std::string& version);
   const ModelRequestMetrics& unknown_model() const { return *unknown_model_; }
-  // A batched model version's handles for its variant of `batch_size`, valid as long as this
-  // object (the same pointer for the same labels).
-  const VariantMetrics* ForVariant(const std::string& model, const std::string& version,
-                                   uint32_t batch_size);
+  // A batched model version's handles for its variant of `batch_size`, valid while a handle of
+  // the version (`version`, from ForModel) is held.
+  const VariantMetrics* ForVariant(const ModelRequestMetrics& version, uint32_t batch_size);
+  // Model versions that have series now, held or retired.
+  size_t versions_with_series() const;
   CoreExecutionMetrics ForCore(uint32_t core);
   // neuronserve_nrt_errors_total{core, status}: an execution that failed with this status.
   void CountNrtError(uint32_t core, const std::string& status_name);
@@ -91,6 +112,7 @@ class ServingMetrics {
   metrics::Family<metrics::Gauge>& model_load_seconds;   // {model, version}
   metrics::Family<metrics::Gauge>& ready;                // {} 1 while "" is SERVING
   metrics::Family<metrics::Gauge>& live;                 // {} 1 while the watchdog is content
+  metrics::Family<metrics::Gauge>& queued_request_bytes;  // {} held against --max-queued-bytes
 
  private:
   metrics::MetricsRegistry& registry_;
@@ -107,11 +129,29 @@ class ServingMetrics {
   metrics::Family<metrics::Histogram>& batch_rows_;
   metrics::Family<metrics::Counter>& batch_padded_rows_;
   metrics::Family<metrics::Histogram>& batch_queue_seconds_;
-  Mutex handles_mutex_;
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<ModelRequestMetrics>> handles_
-      ABSL_GUARDED_BY(handles_mutex_);
-  std::map<std::tuple<std::string, std::string, uint32_t>, std::unique_ptr<VariantMetrics>>
-      variant_handles_ ABSL_GUARDED_BY(handles_mutex_);
+  using VersionKey = std::pair<std::string, std::string>;  // {model, version}
+  // One model version's series and who holds them.
+  struct VersionSeries {
+    std::unique_ptr<ModelRequestMetrics> requests;
+    std::map<uint32_t, std::unique_ptr<VariantMetrics>> variants;  // by batch size
+    int holders = 0;
+    absl::Time retired_at;  // when `holders` fell to 0
+    bool rendered_since_retired = false;
+  };
+
+  // Takes a hold on the version's series, making them if needed.
+  ModelRequestMetrics* Hold(const std::string& model, const std::string& version)
+      ABSL_LOCKS_EXCLUDED(handles_mutex_);
+  // Lets go of a hold taken by Hold; the last one retires the version.
+  void Release(const VersionKey& key) ABSL_LOCKS_EXCLUDED(handles_mutex_);
+  // Removes the series of retired versions that a scrape has rendered since they were retired
+  // (when `scraping`) or that were retired `retired_series_grace_` before `now`.
+  void RemoveRetired(absl::Time now, bool scraping) ABSL_EXCLUSIVE_LOCKS_REQUIRED(handles_mutex_);
+  void RemoveSeries(const VersionKey& key, const VersionSeries& series);
+
+  const absl::Duration retired_series_grace_;
+  mutable Mutex handles_mutex_;
+  std::map<VersionKey, VersionSeries> versions_ ABSL_GUARDED_BY(handles_mutex_);
   const ModelRequestMetrics* unknown_model_;
   std::array<metrics::Counter*, 3> by_protocol_{};
 };

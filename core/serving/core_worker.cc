@@ -9,6 +9,7 @@
 #include "base/thread_name.h"
 #include "core/nrt/nrt_status.h"
 #include "core/serving/execution_failure.h"
+#include "core/serving/job_withdrawal.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
@@ -33,10 +34,7 @@ bool GaveUp(const InferenceJob& job, absl::Time now) {
 
 // The answer of a job that GaveUp at `now`.
 absl::Status GaveUpStatus(const InferenceJob& job, absl::Time now, const std::string& model) {
-  if (job.Cancelled()) {
-    return absl::CancelledError(
-        absl::StrCat("model '", model, "': the request was cancelled while queued"));
-  }
+  if (job.Cancelled()) return CancelledWhileQueuedError(model);
   return absl::DeadlineExceededError(
       absl::StrCat("model '", model, "': the deadline passed after ",
                    absl::FormatDuration(absl::Trunc(now - job.enqueued_at, absl::Microseconds(1))),

@@ -32,8 +32,10 @@ uint32_t BatchingPolicy::largest_batch_size() const {
 }
 
 DynamicBatcher::DynamicBatcher(std::string model_name, BatchingPolicy policy, size_t capacity,
-                               size_t healthy_replicas, std::vector<Doorbell*> doorbells)
-    : SchedulerBase(std::move(model_name), capacity, healthy_replicas, std::move(doorbells)),
+                               size_t healthy_replicas, std::vector<Doorbell*> doorbells,
+                               QueuedBytesBudget* budget)
+    : SchedulerBase(std::move(model_name), capacity, healthy_replicas, std::move(doorbells),
+                    budget),
       policy_(std::move(policy)),
       largest_batch_(policy_.largest_batch_size()),
       ready_rows_(ReadyRows(policy_)),
@@ -45,7 +47,7 @@ absl::Status DynamicBatcher::Submit(InferenceJob* job) {
         absl::StrCat("model '", model_name(), "': the request has no rows"));
   }
   MutexLock lock(&mutex_);
-  if (absl::Status admitted = AdmitLocked(); !admitted.ok()) return admitted;
+  if (absl::Status admitted = AdmitLocked(*job); !admitted.ok()) return admitted;
   const absl::Time now = absl::Now();
   job->enqueued_at = now;
   if (policy_.default_timeout != absl::InfiniteDuration()) {
@@ -142,6 +144,7 @@ void DynamicBatcher::Fill(size_t variant, ExecutionUnit& unit) {
       room -= remaining;
       main_rows_ -= remaining;
       if (next.urgent) --urgent_;
+      LeftMainLocked(*next.job);
       main_.pop_front();
       continue;
     }
@@ -165,11 +168,24 @@ void DynamicBatcher::Executed(size_t variant, uint32_t /*rows*/, absl::Duration 
 
 void DynamicBatcher::TakeMainLocked(std::vector<JobRows>* held) {
   for (const Waiting& waiting : main_) {
+    LeftMainLocked(*waiting.job);
     held->push_back(JobRows{waiting.job, waiting.next_row, waiting.job->rows - waiting.next_row});
   }
   main_.clear();
   main_rows_ = 0;
   urgent_ = 0;
+}
+
+void DynamicBatcher::TakeJobLocked(const InferenceJob* job, std::vector<JobRows>* held) {
+  const auto it = std::find_if(main_.begin(), main_.end(),
+                               [job](const Waiting& waiting) { return waiting.job == job; });
+  if (it == main_.end()) return;
+  const uint32_t remaining = it->job->rows - it->next_row;
+  held->push_back(JobRows{it->job, it->next_row, remaining});
+  main_rows_ -= remaining;
+  if (it->urgent) --urgent_;
+  LeftMainLocked(*it->job);
+  main_.erase(it);
 }
 
 }  // namespace neuronserve

@@ -69,7 +69,8 @@ class DynamicBatcher final : public SchedulerBase {
   // `policy.variant_batch_sizes` must not be empty; `capacity` (max_queue_size, the model's
   // max queue) >= 1 (0 is taken as 1); `doorbells` must outlive the batcher.
   DynamicBatcher(std::string model_name, BatchingPolicy policy, size_t capacity,
-                 size_t healthy_replicas, std::vector<Doorbell*> doorbells);
+                 size_t healthy_replicas, std::vector<Doorbell*> doorbells,
+                 QueuedBytesBudget* budget = nullptr);
 
   absl::Status Submit(InferenceJob* job) override;
   bool Next(const ModelReplica& replica, absl::Time now, ExecutionUnit& unit,
@@ -101,6 +102,9 @@ class DynamicBatcher final : public SchedulerBase {
   }
   // The rows of a split request not yet handed to a worker come back as one range.
   void TakeMainLocked(std::vector<JobRows>* held) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // A split request keeps the ranges already handed out; the rest come back as one range.
+  void TakeJobLocked(const InferenceJob* job, std::vector<JobRows>* held) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const BatchingPolicy policy_;
   const uint32_t largest_batch_;

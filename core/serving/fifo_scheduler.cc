@@ -1,10 +1,12 @@
 #include "core/serving/fifo_scheduler.h"
 
+#include <algorithm>
+
 namespace neuronserve {
 
 absl::Status FifoScheduler::Submit(InferenceJob* job) {
   MutexLock lock(&mutex_);
-  if (absl::Status admitted = AdmitLocked(); !admitted.ok()) return admitted;
+  if (absl::Status admitted = AdmitLocked(*job); !admitted.ok()) return admitted;
   job->enqueued_at = absl::Now();
   main_.push_back(job);
   RingAllLocked();
@@ -22,6 +24,7 @@ bool FifoScheduler::Next(const ModelReplica& replica, absl::Time /*now*/, Execut
       if (main_.empty()) return false;
       job = main_.front();
       main_.pop_front();
+      LeftMainLocked(*job);
     }
   }
   unit.parts.push_back(WholeJob(job));
@@ -29,8 +32,19 @@ bool FifoScheduler::Next(const ModelReplica& replica, absl::Time /*now*/, Execut
 }
 
 void FifoScheduler::TakeMainLocked(std::vector<JobRows>* held) {
-  for (InferenceJob* job : main_) held->push_back(WholeJob(job));
+  for (InferenceJob* job : main_) {
+    LeftMainLocked(*job);
+    held->push_back(WholeJob(job));
+  }
   main_.clear();
+}
+
+void FifoScheduler::TakeJobLocked(const InferenceJob* job, std::vector<JobRows>* held) {
+  const auto it = std::find(main_.begin(), main_.end(), job);
+  if (it == main_.end()) return;
+  LeftMainLocked(**it);
+  held->push_back(WholeJob(*it));
+  main_.erase(it);
 }
 
 }  // namespace neuronserve

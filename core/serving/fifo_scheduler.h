@@ -31,8 +31,9 @@ class FifoScheduler final : public SchedulerBase {
  public:
   // As SchedulerBase's.
   FifoScheduler(std::string model_name, size_t capacity, size_t healthy_replicas,
-                std::vector<Doorbell*> doorbells)
-      : SchedulerBase(std::move(model_name), capacity, healthy_replicas, std::move(doorbells)) {}
+                std::vector<Doorbell*> doorbells, QueuedBytesBudget* budget = nullptr)
+      : SchedulerBase(std::move(model_name), capacity, healthy_replicas, std::move(doorbells),
+                      budget) {}
 
   absl::Status Submit(InferenceJob* job) override;
   // A retry that may run on `replica` first, else the oldest job of the main lane; always
@@ -48,6 +49,8 @@ class FifoScheduler final : public SchedulerBase {
   }
   // Whole jobs only: this scheduler never splits one.
   void TakeMainLocked(std::vector<JobRows>* held) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void TakeJobLocked(const InferenceJob* job, std::vector<JobRows>* held) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   std::deque<InferenceJob*> main_ ABSL_GUARDED_BY(mutex_);
 };

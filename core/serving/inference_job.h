@@ -61,6 +61,10 @@ class InferenceJob {
   // output); 1 for a model without one, whose whole tensors are one row.
   uint32_t rows = 1;
 
+  // The request's input bytes, set by the owner before Submit: what the request holds while it
+  // waits, counted against the daemon's QueuedBytesBudget.
+  uint64_t input_bytes = 0;
+
   // Set by the scheduler and the workers.
   absl::Time enqueued_at;
   // Set by a scheduler that splits the request's rows over several executions; null when the

@@ -40,8 +40,9 @@ struct ReplicaVariant {
   // ExecutionUnit names the one it uses, which no other unit uses until it ends. Declared after
   // the model so they are freed before it is unloaded.
   std::vector<ReplicaTensors> tensor_sets;
-  // A batched model's per-variant metrics (owned by ServingMetrics); null when unbatched or
-  // when the daemon keeps no metrics. Set at load, before the replica is attached.
+  // A batched model's per-variant metrics (owned by ServingMetrics, valid while the model holds
+  // its request metrics); null when unbatched or when the daemon keeps no metrics. Set at
+  // load, before the replica is attached.
   const VariantMetrics* metrics = nullptr;
 };
 
@@ -183,8 +184,12 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   absl::Duration load_duration() const { return load_duration_; }
   // Where this version's requests are counted; null when the daemon keeps no metrics. Set
   // before the version is published (attached, acquirable), never after.
-  const ModelRequestMetrics* request_metrics() const { return request_metrics_; }
-  void set_request_metrics(const ModelRequestMetrics* metrics) { request_metrics_ = metrics; }
+  // Valid while the caller holds a lease: the model keeps its version's series until it is
+  // destroyed (ServingMetrics::ForModel).
+  const ModelRequestMetrics* request_metrics() const { return request_metrics_.get(); }
+  void set_request_metrics(std::shared_ptr<const ModelRequestMetrics> metrics) {
+    request_metrics_ = std::move(metrics);
+  }
 
   // Requests answered OK / with an error, as RecordRequestOutcome counted them.
   uint64_t requests_succeeded() const { return requests_succeeded_.load(); }
@@ -216,7 +221,8 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   uint64_t placement_id_;
   absl::Time ready_at_;
   absl::Duration load_duration_;
-  const ModelRequestMetrics* request_metrics_ = nullptr;  // owned by ServingMetrics
+  // A hold on the version's series (and its variants'): releasing it retires them.
+  std::shared_ptr<const ModelRequestMetrics> request_metrics_;
   std::atomic<uint64_t> requests_succeeded_{0};
   std::atomic<uint64_t> requests_failed_{0};
   // Sums behind statistics(): lock-free, every request adds to them on its own thread.

@@ -11,4 +11,12 @@ absl::Status QueueFullError(absl::string_view model, size_t capacity) {
                                              "replicas"));
 }
 
+absl::Status QueuedBytesFullError(absl::string_view model, uint64_t request_bytes, uint64_t held,
+                                  uint64_t limit) {
+  return absl::UnavailableError(
+      absl::StrCat("model '", model, "': the request's ", request_bytes,
+                   " input bytes do not fit the daemon's queues (", held, " of ", limit,
+                   " bytes held by queued requests, --max-queued-bytes); retry later"));
+}
+
 }  // namespace neuronserve

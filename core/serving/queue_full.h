@@ -11,6 +11,7 @@
 #define NEURON_SERVE_CORE_SERVING_QUEUE_FULL_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -19,6 +20,12 @@ namespace neuronserve {
 
 // "model 'm': request queue is full (64 waiting, its max_queue); retry later or add replicas".
 absl::Status QueueFullError(absl::string_view model, size_t capacity);
+
+// The same answer when the daemon's queues together hold their most bytes
+// (QueuedBytesBudget): "model 'm': the request's 1048576 input bytes do not fit the daemon's
+// queues (1073741000 of 1073741824 bytes held, --max-queued-bytes); retry later".
+absl::Status QueuedBytesFullError(absl::string_view model, uint64_t request_bytes, uint64_t held,
+                                  uint64_t limit);
 
 }  // namespace neuronserve
 

@@ -10,7 +10,7 @@
 //
 // Ownership of a job. The front end owns the InferenceJob object and keeps it alive until its
 // Complete() has been called. From a successful Submit until then, exactly one party is
-// responsible for answering it:
+// responsible for answering it (Cancel hands the rows still queued back to the front end):
 //   - while it is queued (waiting in the scheduler, including a job a batcher holds back for
 //     company, and a job waiting in the retry lane): the scheduler. Close and ReplicaLost hand
 //     back every row they hold, and their caller answers them (AnswerRows, job_rows.h);
@@ -28,8 +28,8 @@
 // Threads. Submit: any thread (the front ends); it never blocks beyond the scheduler's own
 // mutex. Next, Executed, Requeue: the worker threads of the replica's first core (Executed
 // also the loader, warming a batched version up before it is attached). Close: the loader
-// thread, when it drains or unloads. ReplicaLost: whoever takes a replica out of rotation (a worker after a
-// hardware error, or the loader attaching a replica to a failed core). Any two may overlap.
+// thread, when it drains or unloads. ReplicaLost: whoever takes a replica out of rotation (a worker
+// after a hardware error, or the loader attaching a replica to a failed core). Any two may overlap.
 //
 // Waking. The scheduler rings the doorbells of the workers that serve it whenever work may
 // have become ready (a submit, a requeue), with its lock held (lock order: scheduler, then the
@@ -113,6 +113,13 @@ class Scheduler {
   // another replica when there is one. False (the job not kept, the caller answers it) once
   // closed.
   virtual bool Requeue(InferenceJob* job, const ModelReplica& failed_on) = 0;
+
+  // The owner of `job` gave up on it (the client cancelled or left): takes out every row of it
+  // still held, at once, and returns them for the caller to answer with AnswerRows, as Close
+  // does (a split job keeps the ranges a worker already has; it completes when they end).
+  // Empty when the scheduler holds none of it (a worker has it and sees Cancelled() before it
+  // touches the device, or it was answered): `job` is only compared then, never touched.
+  virtual std::vector<JobRows> Cancel(const InferenceJob* job) = 0;
 
   // Closes for good: later submits get `code` and `reason`. Returns every row still held (whole
   // jobs, and the rows of a split job not yet handed to a worker), retries first then oldest

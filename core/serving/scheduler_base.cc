@@ -8,16 +8,33 @@
 namespace neuronserve {
 
 SchedulerBase::SchedulerBase(std::string model_name, size_t capacity, size_t healthy_replicas,
-                             std::vector<Doorbell*> doorbells)
+                             std::vector<Doorbell*> doorbells, QueuedBytesBudget* budget)
     : model_name_(std::move(model_name)),
       capacity_(capacity == 0 ? 1 : capacity),
+      budget_(budget),
       doorbells_(std::move(doorbells)),
       healthy_replicas_(healthy_replicas) {}
 
-absl::Status SchedulerBase::AdmitLocked() const {
+absl::Status SchedulerBase::AdmitLocked(const InferenceJob& job) {
   if (closed_) return absl::Status(closed_code_, closed_reason_);
   if (MainDepthLocked() >= capacity_) return QueueFullError(model_name_, capacity_);
+  if (budget_ != nullptr && !budget_->TryAdd(job.input_bytes)) {
+    return QueuedBytesFullError(model_name_, job.input_bytes, budget_->held(), budget_->limit());
+  }
   return absl::OkStatus();
+}
+
+std::vector<JobRows> SchedulerBase::Cancel(const InferenceJob* job) {
+  std::vector<JobRows> held;
+  MutexLock lock(&mutex_);
+  for (auto it = retries_.begin(); it != retries_.end(); ++it) {
+    if (*it != job) continue;
+    held.push_back(WholeJob(*it));
+    retries_.erase(it);
+    return held;
+  }
+  TakeJobLocked(job, &held);
+  return held;
 }
 
 InferenceJob* SchedulerBase::TakeRetryLocked(const ModelReplica& replica) {

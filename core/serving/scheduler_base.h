@@ -5,8 +5,10 @@
 //
 // A derived scheduler keeps its main queue under the same mutex_ (annotated ABSL_GUARDED_BY
 // it) and tells the base how many jobs that queue holds (MainDepthLocked) and how to hand them
-// back when closing (TakeMainLocked). Its Submit admits with AdmitLocked and rings with
-// RingAllLocked, and its Next takes retries first with TakeRetryLocked.
+// back when closing (TakeMainLocked) or when one is cancelled (TakeJobLocked). Its Submit admits
+// with AdmitLocked and rings with RingAllLocked, its Next takes retries first with
+// TakeRetryLocked, and it calls LeftMainLocked for every job that leaves its main queue (the
+// bytes budget counts the main queue only: a retry was admitted once already).
 //
 // Thread safety: as Scheduler; mutex_ guards the base's state and the derived main queue alike.
 #ifndef NEURON_SERVE_CORE_SERVING_SCHEDULER_BASE_H_
@@ -22,6 +24,7 @@
 #include "core/serving/doorbell.h"
 #include "core/serving/inference_job.h"
 #include "core/serving/job_rows.h"
+#include "core/serving/queued_bytes_budget.h"
 #include "core/serving/scheduler.h"
 
 namespace neuronserve {
@@ -32,6 +35,8 @@ class SchedulerBase : public Scheduler {
   SchedulerBase& operator=(const SchedulerBase&) = delete;
 
   bool Requeue(InferenceJob* job, const ModelReplica& failed_on) final;
+  // A retry, else what the main queue holds of it (TakeJobLocked).
+  std::vector<JobRows> Cancel(const InferenceJob* job) final;
   // Retries first, then the main queue (oldest first).
   std::vector<JobRows> Close(absl::StatusCode code, std::string reason) final;
   std::vector<JobRows> ReplicaLost(const std::string& why) final;
@@ -43,13 +48,19 @@ class SchedulerBase : public Scheduler {
 
  protected:
   // `doorbells` (the workers of the replicas' cores) must outlive the scheduler; `capacity` >= 1
-  // (0 is taken as 1).
+  // (0 is taken as 1). `budget`, when not null, bounds the input bytes of the jobs in the main
+  // queues of every scheduler that shares it; it must outlive the scheduler.
   SchedulerBase(std::string model_name, size_t capacity, size_t healthy_replicas,
-                std::vector<Doorbell*> doorbells);
+                std::vector<Doorbell*> doorbells, QueuedBytesBudget* budget);
 
-  // OK when a new job may join the main queue; else the closing status, or QueueFullError when
-  // the main queue holds `capacity` jobs.
-  absl::Status AdmitLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // OK when `job` may join the main queue, its input bytes then counted in the budget until
+  // LeftMainLocked; else the closing status, QueueFullError when the main queue holds
+  // `capacity` jobs, or QueuedBytesFullError when its bytes do not fit the budget.
+  absl::Status AdmitLocked(const InferenceJob& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // `job` left the main queue for good (its last rows were taken, or it was handed back).
+  void LeftMainLocked(const InferenceJob& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    if (budget_ != nullptr) budget_->Remove(job.input_bytes);
+  }
   // Removes and returns the oldest retry that may run on `replica` (any retry when `replica` is
   // the only healthy one left, else one that did not fail on it); null when there is none.
   InferenceJob* TakeRetryLocked(const ModelReplica& replica) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -62,6 +73,9 @@ class SchedulerBase : public Scheduler {
   // ... and handing back every row it still holds, appended to `*held` oldest first, leaving
   // it empty.
   virtual void TakeMainLocked(std::vector<JobRows>* held) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) = 0;
+  // ... and handing back the rows of `job` it still holds (appended to `*held`), if any.
+  virtual void TakeJobLocked(const InferenceJob* job, std::vector<JobRows>* held)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) = 0;
 
   const std::string& model_name() const { return model_name_; }
 
@@ -73,6 +87,7 @@ class SchedulerBase : public Scheduler {
 
   const std::string model_name_;
   const size_t capacity_;
+  QueuedBytesBudget* const budget_;
   // Fixed at construction. Rung with mutex_ held (lock order: scheduler, then doorbell).
   const std::vector<Doorbell*> doorbells_;
 

@@ -86,6 +86,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   RegistryOptions registry_options;
   registry_options.drain_timeout = options.unload_timeout;
   registry_options.max_queue = options.max_queue;
+  daemon->queued_bytes_ = std::make_unique<QueuedBytesBudget>(options.max_queued_bytes);
+  registry_options.queued_bytes = daemon->queued_bytes_.get();
   registry_options.pipeline_depth = options.pipeline_depth;
   registry_options.on_state_change = &daemon->state_changes_;
   registry_options.metrics = daemon->metrics_.get();
@@ -137,7 +139,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   daemon->metrics_registry_.AddScrapeHook([self] {
     self->gauges_->Refresh(
         GatherGaugeInputs(*self->registry_, self->registry_->workers(), *self->runtime_,
-                          self->inventory_, self->health_.get()),
+                          self->inventory_, self->health_.get(), self->queued_bytes_.get()),
         absl::Now());
   });
   if (!options.http_listen.empty()) {

@@ -30,6 +30,7 @@
 #include "base/mutex.h"
 #include "core/device/device_inventory.h"
 #include "core/metrics/metrics_registry.h"
+#include "core/serving/queued_bytes_budget.h"
 #include "server/admission/drain_gate.h"
 #include "server/daemon/daemon_options.h"
 #include "server/frontend/infer_context.h"
@@ -153,6 +154,7 @@ class Daemon {
   const absl::Time runtime_started_ = absl::Now();
   std::unique_ptr<ModelStore> store_;
   std::optional<ModelRepository> repository_;
+  std::unique_ptr<QueuedBytesBudget> queued_bytes_;  // before registry_, which borrows it
   std::unique_ptr<WorkerPool> workers_;  // before registry_, which borrows it
   std::unique_ptr<ModelRegistry> registry_;
   // --max-concurrent-uploads; outlives every LoadModel call (they hold its slots).

@@ -30,6 +30,8 @@ struct DaemonOptions {
   uint64_t max_model_bytes = uint64_t{2} << 30;
   absl::Duration unload_timeout = absl::Seconds(30);
   uint32_t max_queue = 1024;
+  // Input bytes queued for every model together (QueuedBytesBudget); 0: no limit.
+  uint64_t max_queued_bytes = uint64_t{2} << 30;
   // Tensor sets per replica and variant when a model's config sets no pipeline_depth (1 to
   // kMaxPipelineDepth; main.cc refuses others).
   uint32_t pipeline_depth = 2;

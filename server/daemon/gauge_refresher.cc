@@ -9,13 +9,14 @@
 #include "core/lifecycle/model_registry.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/nrt/nrt_runtime.h"
+#include "core/serving/queued_bytes_budget.h"
 #include "core/serving/worker_pool.h"
 
 namespace neuronserve {
 
 GaugeInputs GatherGaugeInputs(const ModelRegistry& registry, const WorkerPool& workers,
                               const NrtRuntime& runtime, const DeviceInventory& inventory,
-                              const HealthMonitor* health) {
+                              const HealthMonitor* health, const QueuedBytesBudget* queued_bytes) {
   GaugeInputs inputs;
   inputs.models = registry.List();
   const std::vector<bool> executing = workers.ExecutingByCore();
@@ -28,6 +29,7 @@ GaugeInputs GatherGaugeInputs(const ModelRegistry& registry, const WorkerPool& w
     if (core < inventory.cores.size()) entry.memory_total = inventory.cores[core].memory_bytes;
   }
   if (health != nullptr) inputs.health = health->Latest();
+  if (queued_bytes != nullptr) inputs.queued_request_bytes = queued_bytes->held();
   return inputs;
 }
 
@@ -77,6 +79,7 @@ void GaugeRefresher::Refresh(const GaugeInputs& inputs, absl::Time now) {
   if (elapsed >= 0.1) last_scrape_ = now;
   m.ready.WithLabels({}).Set(inputs.health.serving ? 1 : 0);
   m.live.WithLabels({}).Set(inputs.health.live ? 1 : 0);
+  m.queued_request_bytes.WithLabels({}).Set(static_cast<double>(inputs.queued_request_bytes));
 }
 
 }  // namespace neuronserve

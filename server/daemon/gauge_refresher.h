@@ -27,6 +27,7 @@ struct DeviceInventory;
 class HealthMonitor;
 class ModelRegistry;
 class NrtRuntime;
+class QueuedBytesBudget;
 class ServingMetrics;
 class WorkerPool;
 
@@ -41,12 +42,14 @@ struct GaugeInputs {
   std::vector<ModelInfo> models;  // every model, in any state
   std::vector<Core> cores;        // one per visible core, by index
   HealthReport health;
+  uint64_t queued_request_bytes = 0;  // input bytes in the models' queues (QueuedBytesBudget)
 };
 
-// `health` may be null (then ready and live read as HealthReport{} says).
+// `health` may be null (then ready and live read as HealthReport{} says), and `queued_bytes`
+// too (then 0).
 GaugeInputs GatherGaugeInputs(const ModelRegistry& registry, const WorkerPool& workers,
                               const NrtRuntime& runtime, const DeviceInventory& inventory,
-                              const HealthMonitor* health);
+                              const HealthMonitor* health, const QueuedBytesBudget* queued_bytes);
 
 class GaugeRefresher {
  public:

@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
   options.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
   options.max_queue = absl::GetFlag(FLAGS_max_queue);
+  options.max_queued_bytes = absl::GetFlag(FLAGS_max_queued_bytes);
   options.pipeline_depth = pipeline_depth;
   options.max_message_bytes = static_cast<int>(max_message_bytes);
   options.http_listen = absl::GetFlag(FLAGS_http_listen);

@@ -152,8 +152,12 @@ void InferCall::LimitQueueTime(absl::Duration limit) {
 }
 
 absl::Status InferCall::Submit() {
-  return lease_->scheduler()->Submit(this);  // on an error FillResponse counts it
+  input_bytes = bytes_in_;  // what the call holds while queued (the daemon's bytes budget)
+  // On an error FillResponse counts it.
+  return withdrawal_.Submit(*lease_->scheduler(), *this, model_name_);
 }
+
+bool InferCall::WithdrawIfQueued() { return withdrawal_.Withdraw(*this); }
 
 absl::Span<uint8_t> InferCall::Output(size_t index) {
   const int slot = output_slots_[index];
@@ -190,6 +194,7 @@ void InferCall::FinishOutputs() {
 }
 
 absl::Status InferCall::FillResponse(absl::Status status, const ExecutionTiming& timing) {
+  withdrawal_.Ended();  // before the lease goes: the scheduler may go with it
   // A region whose object shrank while the call used it: the bytes read or written there are
   // not the client's (sigbus_guard.h).
   for (const std::shared_ptr<const SharedMemoryRegion>& region : regions_) {
@@ -212,19 +217,22 @@ absl::Status InferCall::FillResponse(absl::Status status, const ExecutionTiming&
   // The outcome is counted here and nowhere else; then the call needs the model no more.
   RecordRequestOutcome(lease_ ? &*lease_ : nullptr, request_metrics_, status.code(),
                        {total_, timing.queued, timing.device, timing.input, timing.output});
-  lease_ = LoadedModel::Lease();  // an unload waits for it
   if (context_->metrics != nullptr) context_->metrics->CountProtocol(protocol());
-  if (request_metrics_ == nullptr) return status;
-  const ModelRequestMetrics& metrics = *request_metrics_;
-  metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));
-  if (timing.queued > absl::ZeroDuration()) {
-    metrics.queue_seconds->Observe(absl::ToDoubleSeconds(timing.queued));
+  // The lease keeps the version's metrics (request_metrics_) alive, and an unload waits for
+  // it: dropped once they are recorded.
+  if (request_metrics_ != nullptr) {
+    const ModelRequestMetrics& metrics = *request_metrics_;
+    metrics.total_seconds->Observe(absl::ToDoubleSeconds(total_));
+    if (timing.queued > absl::ZeroDuration()) {
+      metrics.queue_seconds->Observe(absl::ToDoubleSeconds(timing.queued));
+    }
+    if (timing.device > absl::ZeroDuration()) {
+      metrics.device_seconds->Observe(absl::ToDoubleSeconds(timing.device));
+      metrics.tensor_bytes_in->Increment(static_cast<double>(bytes_in_));
+    }
+    if (status.ok()) metrics.tensor_bytes_out->Increment(static_cast<double>(bytes_out_));
   }
-  if (timing.device > absl::ZeroDuration()) {
-    metrics.device_seconds->Observe(absl::ToDoubleSeconds(timing.device));
-    metrics.tensor_bytes_in->Increment(static_cast<double>(bytes_in_));
-  }
-  if (status.ok()) metrics.tensor_bytes_out->Increment(static_cast<double>(bytes_out_));
+  lease_ = LoadedModel::Lease();
   return status;
 }
 

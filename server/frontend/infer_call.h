@@ -40,6 +40,7 @@
 #include "core/lifecycle/model_registry.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/serving/inference_job.h"
+#include "core/serving/job_withdrawal.h"
 #include "core/serving/request_validation.h"
 #include "server/frontend/detached_bytes.h"
 #include "server/frontend/infer_context.h"
@@ -51,8 +52,19 @@ namespace neuronserve {
 class InferCall : public InferenceJob {
  public:
   // Queues the bound call for the model's cores. On an error the call was not queued (the
-  // caller answers it through FillResponse).
+  // caller answers it through FillResponse). A call already Cancelled() is withdrawn at once
+  // (answered CANCELLED through Complete, on this thread).
   absl::Status Submit();
+  // The caller gave up (Cancelled() is true now): takes the call out of its model's queue at
+  // once, freeing its slot, and completes it CANCELLED on this thread; no effect when it is
+  // not queued (not submitted yet, executing, or answered). Any thread; the call must be alive
+  // (a reactor's OnCancel, before OnDone). Returns true when it withdrew the call.
+  bool WithdrawIfQueued();
+  // WithdrawIfQueued in two steps (JobWithdrawal::TakeBack, then AnswerWithdrawn), for a
+  // stream that finds its queued calls under a lock of its own.
+  std::vector<JobRows> TakeBackIfQueued(absl::string_view* model) {
+    return withdrawal_.TakeBack(*this, model);
+  }
 
   // Raw outputs of DetachedBytes::kMinBytes or more go into `detached` rather than into the
   // response message, and the answer is then serialized with the front end's SerializeUnary,
@@ -157,6 +169,7 @@ class InferCall : public InferenceJob {
   absl::string_view id_;          // the request's id (access log)
   std::string version_;           // the version that served, once the model is found
   LoadedModel::Lease lease_;      // from AcquireModel until FillResponse
+  JobWithdrawal withdrawal_;      // where the call waits, from Submit until FillResponse
   // The model version's metrics once the lease is taken, else the unknown model's.
   const ModelRequestMetrics* request_metrics_ = nullptr;
   absl::Time started_;

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <string>
 
+#include "base/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "server/admission/drain_gate.h"
 #include "server/admission/stream_flow.h"
@@ -54,6 +55,10 @@ class InferStreamReactor final
     typename Call::Request request;  // parsed from raw_request
     typename Call::StreamResponse response;
     grpc::ByteBuffer raw_response;  // response serialized, for the write
+    // Its links in the stream's list of submitted calls (guarded by the stream's
+    // queued_mutex_), from before its Submit until its Complete.
+    StreamedCall* queued_prev = nullptr;
+    StreamedCall* queued_next = nullptr;
 
    private:
     bool Cancelled() const override;
@@ -64,7 +69,12 @@ class InferStreamReactor final
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
-  void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
+  // Every request of the stream still queued leaves its queue at once (answered CANCELLED
+  // here); those a worker has see the flag.
+  void OnCancel() override {
+    cancelled_.store(true, std::memory_order_release);
+    WithdrawQueued();
+  }
   void OnDone() override;
 
   // Answers `call` with `status` (an error goes inside the response), serializing its response.
@@ -73,6 +83,11 @@ class InferStreamReactor final
   void StartNextRead();
   // Frees a call whose response will never be written (the client went away), logging it.
   void Drop(StreamedCall* call);
+  // The list of submitted calls that OnCancel withdraws: a call joins it before its Submit and
+  // leaves it when it completes.
+  void ListSubmitted(StreamedCall* call);
+  void UnlistSubmitted(StreamedCall* call);
+  void WithdrawQueued();
 
   const InferContext& infer_;
   const absl::Time deadline_;
@@ -88,6 +103,9 @@ class InferStreamReactor final
   // read (reads are serial up to there).
   size_t messages_read_ = 0;
   StreamedCall* writing_ = nullptr;  // the call whose response the outstanding write sends
+  // Taken before a call's withdrawal lock (JobWithdrawal), never while one is completed.
+  Mutex queued_mutex_;
+  StreamedCall* queued_ ABSL_GUARDED_BY(queued_mutex_) = nullptr;  // the list's head
 };
 
 }  // namespace neuronserve

@@ -45,6 +45,7 @@ bool InferStreamReactor<Call>::StreamedCall::Cancelled() const {
 template <typename Call>
 void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
                                                       const ExecutionTiming& timing) {
+  stream_->UnlistSubmitted(this);
   status = this->FillResponse(status, timing);  // counts the outcome and lets the model go
   stream_->Respond(this, status);
 }
@@ -99,12 +100,56 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
   } else {
     call->raw_request.Clear();  // parsed: the message holds its own copy of the bytes
     status = call->Bind(infer_, call->request, response);
-    if (status.ok()) status = call->Submit();
+    if (status.ok()) {
+      ListSubmitted(call);
+      status = call->Submit();
+      if (!status.ok()) UnlistSubmitted(call);  // not queued: answered below
+    }
   }
   if (!status.ok()) {
     status = call->FillResponse(status, ExecutionTiming{});
     Respond(call, status);
   }
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::ListSubmitted(StreamedCall* call) {
+  MutexLock lock(&queued_mutex_);
+  call->queued_prev = nullptr;
+  call->queued_next = queued_;
+  if (queued_ != nullptr) queued_->queued_prev = call;
+  queued_ = call;
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::UnlistSubmitted(StreamedCall* call) {
+  MutexLock lock(&queued_mutex_);
+  if (call->queued_prev != nullptr) {
+    call->queued_prev->queued_next = call->queued_next;
+  } else if (queued_ == call) {
+    queued_ = call->queued_next;
+  } else {
+    return;  // not listed
+  }
+  if (call->queued_next != nullptr) call->queued_next->queued_prev = call->queued_prev;
+  call->queued_prev = nullptr;
+  call->queued_next = nullptr;
+}
+
+template <typename Call>
+void InferStreamReactor<Call>::WithdrawQueued() {
+  // Taken back under the list's lock, so no listed call completes (and is freed) meanwhile;
+  // answered after it, since answering completes them (and Complete unlists).
+  std::vector<std::pair<std::vector<JobRows>, absl::string_view>> taken;
+  {
+    MutexLock lock(&queued_mutex_);
+    for (StreamedCall* call = queued_; call != nullptr; call = call->queued_next) {
+      absl::string_view model;
+      std::vector<JobRows> rows = call->TakeBackIfQueued(&model);
+      if (!rows.empty()) taken.emplace_back(std::move(rows), model);
+    }
+  }
+  for (const auto& [rows, model] : taken) JobWithdrawal::AnswerWithdrawn(rows, model);
 }
 
 template <typename Call>

@@ -10,7 +10,8 @@
 // layer names no front end.
 //
 // Thread safety: gRPC and the core worker hand the reactor to each other (bind, then queue,
-// then Complete on the worker or a responder thread, then OnDone); OnCancel may run at any time and only sets a flag.
+// then Complete on the worker or a responder thread, then OnDone); OnCancel may run at any time:
+// it sets a flag and takes a queued call out of its queue (JobWithdrawal), completing it there.
 // Ownership: owns the typed request and response; deletes itself in OnDone.
 #ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
 #define NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
@@ -47,7 +48,11 @@ class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
   bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
   void Complete(absl::Status status, const ExecutionTiming& timing) override;
 
-  void OnCancel() override { cancelled_.store(true, std::memory_order_release); }
+  // The job leaves its queue at once (answered CANCELLED here) unless a worker has it.
+  void OnCancel() override {
+    cancelled_.store(true, std::memory_order_release);
+    this->WithdrawIfQueued();
+  }
   void OnDone() override;
 
   const InferContext& infer_;

@@ -95,6 +95,15 @@ void V2RestInferCall::Start(const InferContext& infer, HttpExchange& exchange) {
   call->entered_gate_ = infer.gate == nullptr || infer.gate->TryEnter();
   if (call->entered_gate_) {
     status = call->Bind();
+    if (status.ok()) {
+      // Runs at most once, and never after Answer's Respond returned (which waits for it), so
+      // the call is alive whenever it runs; it may answer the call itself (Respond from inside
+      // on_gone does not wait).
+      exchange.OnClientGone([call] {
+        call->client_gone_.store(true, std::memory_order_release);
+        call->WithdrawIfQueued();
+      });
+    }
     // Once queued, the call is the core worker's: it may be answered and gone already.
     if (status.ok()) status = call->Submit();
     if (status.ok()) return;
@@ -349,8 +358,12 @@ void V2RestInferCall::Answer(const absl::Status& status) {
   // HTTP server and go on shutting down, and this call must touch nothing of it after that.
   if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();
   HttpExchange& exchange = exchange_;
-  delete this;  // the call's views into the exchange's body end here, before it is answered
+  // Answered before the call is deleted: until Respond returns, a client that leaves may run
+  // the on_gone callback, which touches the call (Respond waits for one that is running). The
+  // destructor then frees memory only: the lease and the regions were let go in FillResponse,
+  // and the views into the exchange's body are not read.
   exchange.Respond(std::move(response));
+  delete this;
 }
 
 }  // namespace neuronserve

@@ -17,8 +17,10 @@
 // more_body). The others are JSON `data`, flat, FP16/BF16 as numbers; a NaN or an infinity
 // (which JSON has no number for) is null.
 //
-// The HTTP server interface tells no cancellation, so a call runs once queued unless its
-// request parameter `timeout` passes first.
+// A client that closes its connection while its call waits cancels the call: the HTTP server
+// watches the suspended connection (HttpExchange::OnClientGone) and the call leaves its model's
+// queue at once (InferCall::WithdrawIfQueued), or, when a worker has it already, is answered
+// CANCELLED before it touches the device if it has not yet.
 //
 // Thread safety: bound on the HTTP thread, then run by one core worker, then answered; the
 // queue orders those. Ownership: owns itself (deleted once it has responded); borrows the
@@ -26,6 +28,7 @@
 #ifndef NEURON_SERVE_SERVER_REST_V2_REST_INFER_CALL_H_
 #define NEURON_SERVE_SERVER_REST_V2_REST_INFER_CALL_H_
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +59,7 @@ class V2RestInferCall final : public InferCall {
   void Answer(const absl::Status& status);
   HttpResponse BuildAnswer();
 
-  bool Cancelled() const override { return false; }
+  bool Cancelled() const override { return client_gone_.load(std::memory_order_acquire); }
   void Complete(absl::Status status, const ExecutionTiming& timing) override;
 
   void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
@@ -81,6 +84,8 @@ class V2RestInferCall final : public InferCall {
   const InferContext& infer_;
   HttpExchange& exchange_;
   bool entered_gate_ = false;
+  // Set on the HTTP server's watcher thread when the client closed its connection.
+  std::atomic<bool> client_gone_{false};
   const std::string model_;    // the path's {name}
   const std::string version_;  // the path's {version}, empty when none
   std::string served_version_;

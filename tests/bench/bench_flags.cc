@@ -125,6 +125,11 @@ std::string BenchUsage() {
       "along the way; it prints RSS after the warm-up, at the end and at its highest, and the\n"
       "growth against the target (within 16 MiB after warm-up).\n"
       "\n"
+      "--churn-run is a run of its own: one identity model replaced --churn-reloads times,\n"
+      "each time under a new version label, one request served by each version, /metrics\n"
+      "scraped every --churn-scrape-every reloads; it prints the daemon's RSS and the size of\n"
+      "/metrics after --churn-warmup-reloads and at the end, and the version series shown.\n"
+      "\n"
       "Flags (--name=value; booleans also as --name):\n"
       "  --seconds=S              measured time per cell and target (default 2)\n"
       "  --warmup-seconds=S       warm-up per cell and target, not measured (default 0.5)\n"
@@ -187,6 +192,11 @@ std::string BenchUsage() {
       "  --rss-sample-every=N     requests between RSS samples, and at most 5 s; a progress\n"
       "                           line every 5 s or so (default 100000)\n"
       "  --rss-size=BYTES         tensor of the RSS run's identity model (default 4096)\n"
+      "  --churn-run              the version-churn run only\n"
+      "  --churn-reloads=N        reloads with a new version label (default 10000)\n"
+      "  --churn-warmup-reloads=N reloads before the RSS the growth is measured from\n"
+      "                           (default 500)\n"
+      "  --churn-scrape-every=N   reloads between scrapes of /metrics (default 10)\n"
       "  --help\n");
 }
 
@@ -382,6 +392,10 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"rss-concurrency", IntFlag(&flags.rss_concurrency, 4096)},
       {"rss-sample-every", CountFlag(&flags.rss_sample_every, uint64_t{1} << 40)},
       {"rss-size", SizeFlag(&flags.rss_size)},
+      {"churn-run", BoolFlag(&flags.churn_run)},
+      {"churn-reloads", CountFlag(&flags.churn_reloads, uint64_t{1} << 40)},
+      {"churn-warmup-reloads", CountFlag(&flags.churn_warmup_reloads, uint64_t{1} << 40)},
+      {"churn-scrape-every", CountFlag(&flags.churn_scrape_every, uint64_t{1} << 40)},
       {"serve-echo", BoolFlag(&flags.serve_echo)},
       {"echo-hand-off", BoolFlag(&flags.echo_hand_off)},
       {"serve-http-echo", BoolFlag(&flags.serve_http_echo)},

@@ -106,6 +106,15 @@ struct BenchFlags {
   uint64_t rss_sample_every = 100'000;
   uint64_t rss_size = 4096;
 
+  // The version-churn run, a mode of its own (--churn-run): one identity model replaced
+  // churn_reloads times, each time with a new version label and one request served by it,
+  // /metrics scraped every churn_scrape_every reloads; the daemon's RSS and the size of
+  // /metrics after churn_warmup_reloads and at the end.
+  bool churn_run = false;
+  uint64_t churn_reloads = 10'000;
+  uint64_t churn_warmup_reloads = 500;
+  uint64_t churn_scrape_every = 10;
+
   // Internal: run as the gRPC echo server or the HTTP echo server (the bench starts itself this
   // way), on `listen`, accepting messages (or bodies) up to max_message_bytes, which the bench
   // sets to what the daemon accepts.

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -298,6 +299,112 @@ class Bench {
       failed_ |= summary.failed > 0;
       Unload(*stub, model.name);
     }
+    StopDaemon(*daemon_, "neuron-serve");
+    return failed_ ? 1 : 0;
+  }
+
+  // The version-churn run: one identity model replaced --churn-reloads times, each under a new
+  // version label and serving one request, /metrics scraped every --churn-scrape-every
+  // reloads. Prints the daemon's RSS and the size of /metrics (and the versions it shows) after
+  // the warm-up and at the end. The exit code: 0 when every load, request and scrape succeeded.
+  int RunChurn() {
+    if (!BinariesExist()) return 1;
+    daemon_ = StartDaemon(flags_.sim_cores, {});
+    const std::string address = AddressOf(*daemon_, "neuron-serve daemon");
+    if (address.empty()) return 1;
+    const std::string http = HttpAddressOf(*daemon_);
+    const std::unique_ptr<v1::NeuronServing::Stub> stub =
+        v1::NeuronServing::NewStub(Connect(address, ChannelLimit()));
+    const StartCall call = InferCallOn(stub.get());
+    const pid_t pid = daemon_->pid();
+    std::printf(
+        "\n== version churn: %llu reloads of one identity model, each with a new "
+        "version label; /metrics every %llu ==\n",
+        static_cast<unsigned long long>(flags_.churn_reloads),
+        static_cast<unsigned long long>(flags_.churn_scrape_every));
+    HttpConnection scraper(http);
+    HttpPost get;
+    get.method = "GET";
+    get.path = "/metrics";
+    struct Sample {
+      uint64_t reloads = 0;
+      uint64_t rss_bytes = 0;
+      size_t metrics_bytes = 0;
+      size_t versions_shown = 0;
+    };
+    // The version labels one scrape shows for the model.
+    auto versions_in = [](const std::string& body) {
+      std::set<std::string> versions;
+      const std::string prefix = "model=\"bench-churn\",version=\"";
+      for (size_t at = body.find(prefix); at != std::string::npos; at = body.find(prefix, at + 1)) {
+        const size_t start = at + prefix.size();
+        versions.insert(body.substr(start, body.find('"', start) - start));
+      }
+      return versions.size();
+    };
+    auto sample = [&](uint64_t reloads) -> std::optional<Sample> {
+      const HttpAnswer answer = scraper.Send(get);
+      if (answer.status != 200) {
+        std::printf("bench: /metrics answered %d after %llu reloads\n", answer.status,
+                    static_cast<unsigned long long>(reloads));
+        return std::nullopt;
+      }
+      return Sample{reloads, ProcessStatusBytes(pid, "VmRSS"), answer.body.size(),
+                    versions_in(answer.body)};
+    };
+    auto print = [](const char* what, const Sample& s) {
+      std::printf("%-14s reloads %7llu  RSS %8.1f MiB  /metrics %8zu bytes  versions shown %zu\n",
+                  what, static_cast<unsigned long long>(s.reloads), s.rss_bytes / 1048576.0,
+                  s.metrics_bytes, s.versions_shown);
+    };
+    std::optional<Sample> warm;
+    std::optional<Sample> last;
+    size_t most_versions = 0;
+    const absl::Time start = absl::Now();
+    absl::Time last_line = start;
+    for (uint64_t i = 1; i <= flags_.churn_reloads && !failed_; ++i) {
+      IdentityModel model{"bench-churn", 4096, 0, 1};
+      model.version = absl::StrCat("churn-", i);
+      const grpc::Status loaded = LoadIdentityModel(*stub, model);
+      const v1::InferRequest request =
+          MakeRequest(model.name, model.tensor_bytes, TensorForm::kRaw);
+      if (const std::string error = LoadedOrProbe(loaded, call, request); !error.empty()) {
+        std::printf("bench: version %llu does not serve: %s\n", static_cast<unsigned long long>(i),
+                    error.c_str());
+        failed_ = true;
+        break;
+      }
+      if (i % flags_.churn_scrape_every != 0 && i != flags_.churn_warmup_reloads &&
+          i != flags_.churn_reloads) {
+        continue;
+      }
+      last = sample(i);
+      if (!last.has_value()) {
+        failed_ = true;
+        break;
+      }
+      most_versions = std::max(most_versions, last->versions_shown);
+      if (i == flags_.churn_warmup_reloads) {
+        warm = last;
+        print("after warm-up", *warm);
+      }
+      if (absl::Now() - last_line >= absl::Seconds(10)) {
+        print("progress", *last);
+        last_line = absl::Now();
+      }
+    }
+    if (last.has_value()) {
+      print("at the end", *last);
+      std::printf("most versions one scrape showed: %zu; %.1f reloads/s\n", most_versions,
+                  last->reloads / absl::ToDoubleSeconds(absl::Now() - start));
+      if (warm.has_value()) {
+        std::printf("after warm-up to the end: RSS %+.1f MiB, /metrics %+lld bytes\n",
+                    (static_cast<double>(last->rss_bytes) - warm->rss_bytes) / 1048576.0,
+                    static_cast<long long>(last->metrics_bytes) -
+                        static_cast<long long>(warm->metrics_bytes));
+      }
+    }
+    Unload(*stub, "bench-churn");
     StopDaemon(*daemon_, "neuron-serve");
     return failed_ ? 1 : 0;
   }
@@ -1082,5 +1189,6 @@ int main(int argc, char** argv) {
   }
   if (flags->serve_http_echo) return RunHttpEchoServer(flags->listen, flags->max_message_bytes);
   if (flags->rss_run) return Bench(*flags).RunRss();
+  if (flags->churn_run) return Bench(*flags).RunChurn();
   return Bench(*flags).Run();
 }

@@ -50,6 +50,7 @@ grpc::Status LoadIdentityModel(v1::NeuronServing::Stub& stub, const IdentityMode
   v1::LoadModelRequest header;
   v1::LoadModelHeader* fields = header.mutable_header();
   fields->mutable_config()->set_name(model.name);
+  if (!model.version.empty()) fields->mutable_config()->set_version(model.version);
   if (model.shared_core.has_value()) {
     fields->mutable_config()->add_start_cores(*model.shared_core);
     fields->mutable_config()->set_shared(true);

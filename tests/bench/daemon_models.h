@@ -31,6 +31,8 @@ struct IdentityModel {
   // Tensor sets bound per replica (ModelConfig.pipeline_depth): 1 runs copies and executions of
   // a replica one after another; 0 leaves it to the daemon's --pipeline-depth.
   uint32_t pipeline_depth = 0;
+  // The version label it is loaded under (empty: none).
+  std::string version;
 };
 
 // Uploads the model's sim NEFF (header with size and SHA-256, then 1 MiB chunks) and waits

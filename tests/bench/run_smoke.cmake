@@ -1,7 +1,8 @@
 # bench.smoke: runs neuron_serve_bench briefly and fails unless it exits 0 and printed its
 # tables (a header and at least one row each). ctest's PASS_REGULAR_EXPRESSION alone would
 # ignore the exit code, hence this script. Variables: BENCH (the binary), ARGS (its flags),
-# RSS_ARGS (the flags of a second run, the RSS mode, checked the same way).
+# RSS_ARGS (the flags of a second run, the RSS mode, checked the same way), CHURN_ARGS (a third,
+# the version-churn mode).
 execute_process(
   COMMAND ${BENCH} ${ARGS}
   RESULT_VARIABLE exit_code
@@ -60,5 +61,20 @@ if(DEFINED RSS_ARGS)
   # Progress lines, then the summary with all three figures and the target's verdict.
   if(NOT output MATCHES "== RSS run[^\n]*\n(warm-up +[0-9]+ of [0-9]+ requests +[0-9.]+ req/s +RSS [0-9.]+ MiB\n)+(run +[0-9]+ of [0-9]+ requests [^\n]*\n)+rss summary[^\n]*\n +requests: [0-9]+ after [0-9]+ of warm-up, 0 failed[^\n]*\n +RSS after warm-up [0-9.]+ MiB, final [0-9.]+ MiB, max sampled [0-9.]+ MiB, peak \\(VmHWM\\) [0-9.]+ MiB\n +growth after warm-up within 16 MiB: final [-+][0-9.]+ MiB \\((met|MISSED)\\)")
     message(FATAL_ERROR "no RSS run summary in the output")
+  endif()
+endif()
+
+if(DEFINED CHURN_ARGS)
+  execute_process(
+    COMMAND ${BENCH} ${CHURN_ARGS}
+    RESULT_VARIABLE exit_code
+    OUTPUT_VARIABLE output
+    ERROR_VARIABLE errors)
+  message("${output}")
+  if(NOT exit_code EQUAL 0)
+    message(FATAL_ERROR "neuron_serve_bench (churn run) exited with '${exit_code}'; stderr:\n${errors}")
+  endif()
+  if(NOT output MATCHES "== version churn[^\n]*\nafter warm-up +reloads +[0-9]+ +RSS +[0-9.]+ MiB +/metrics +[0-9]+ bytes +versions shown [0-9]+\n(progress[^\n]*\n)*at the end +reloads +[0-9]+ +RSS +[0-9.]+ MiB +/metrics +[0-9]+ bytes +versions shown [0-9]+\nmost versions one scrape showed: [0-9]+")
+    message(FATAL_ERROR "no churn run summary in the output")
   endif()
 endif()

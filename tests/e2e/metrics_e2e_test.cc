@@ -2,13 +2,16 @@
 // requests (successes unary and streamed, unknown models, bad shapes); every scrape parses as
 // Prometheus text format with a strict parser of our own, counters never go down, and at the
 // end the counters equal what the clients sent, by code. The access log has one line each.
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -191,6 +194,13 @@ TEST(MetricsE2ETest, ScrapesParseAndCountersEqualTheRequestsSentByCode) {
   ASSERT_TRUE(after_parsed.ok()) << after_parsed.status();
   EXPECT_EQ(SumWhere(*after_parsed, requests, "code", "OK"), sent_ok);
   EXPECT_EQ(Sample(*after_parsed, "neuronserve_models", {{"state", "READY"}}), 0);
+  // Then they go: a later scrape no longer has the unloaded version's series, so /metrics is
+  // bounded by what is loaded. Only the unknown model's stay.
+  EXPECT_TRUE(WaitUntil([&] { return HttpGet(url).body.find("model=\"id\"") == std::string::npos; },
+                        absl::Seconds(10)));
+  const HttpResult gone = HttpGet(url);
+  EXPECT_THAT(gone.body, HasSubstr("neuronserve_requests_total{model=\"\",version=\"\","
+                                   "code=\"NOT_FOUND\"} 40"));
 
   // The access log: one line per request, written in the background once gRPC is done with
   // the call (after the client has its answer): wait for them.
@@ -213,6 +223,48 @@ TEST(MetricsE2ETest, ScrapesParseAndCountersEqualTheRequestsSentByCode) {
   }
   EXPECT_EQ(logged_not_found, kUnknownModel);
   EXPECT_THAT(lines.front(), HasSubstr("peer=ipv"));
+}
+
+// The version labels /metrics shows for model `model`.
+std::set<std::string> VersionsShown(const std::string& body, const std::string& model) {
+  std::set<std::string> versions;
+  const std::string prefix = absl::StrCat("model=\"", model, "\",version=\"");
+  for (size_t at = body.find(prefix); at != std::string::npos; at = body.find(prefix, at + 1)) {
+    const size_t start = at + prefix.size();
+    versions.insert(body.substr(start, body.find('"', start) - start));
+  }
+  return versions;
+}
+
+// A user who replaces a model with a new version label again and again: each scrape shows the
+// serving version and the few it just replaced (each with its final values, once), so the text
+// stays the same size however many versions came and went.
+TEST(MetricsE2ETest, VersionChurnKeepsMetricsBoundedByWhatIsLoaded) {
+  START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0"}));
+  const std::optional<std::string> http = WaitForLog(*daemon->process, "HTTP endpoint on ([^ ]+)");
+  ASSERT_TRUE(http.has_value());
+  const std::string url = "http://" + *http + "/metrics";
+  constexpr int kVersions = 40;
+  size_t size_after_warm_up = 0;
+  size_t largest = 0;
+  for (int version = 0; version < kVersions; ++version) {
+    const std::string label = absl::StrCat("v", version);
+    ASSERT_TRUE(Upload(*daemon->stub, Config("churn", label), SimNeff({.tag = label})).status.ok());
+    ASSERT_TRUE(Infer(*daemon->stub, Request("churn", {1, 4}, "x"), nullptr).ok());
+    const HttpResult scrape = HttpGet(url);
+    ASSERT_EQ(scrape.status, 200);
+    const std::set<std::string> shown = VersionsShown(scrape.body, "churn");
+    EXPECT_TRUE(shown.count(label)) << label;
+    // The serving version, the one it replaced, and the one before when the registry had not
+    // yet destroyed that one at the previous scrape (an old version is drained in the
+    // background): never more.
+    EXPECT_LE(shown.size(), 3u) << "version " << version << " scrape shows "
+                                << absl::StrJoin(shown, ",");
+    if (version == 5) size_after_warm_up = scrape.body.size();
+    if (version >= 5) largest = std::max(largest, scrape.body.size());
+  }
+  // Only the labels' lengths differ ("v5" against "v39"): a few bytes per series.
+  EXPECT_LE(largest, size_after_warm_up + 2048);
 }
 
 TEST(MetricsE2ETest, JsonLogsAndAccessLogAreOneObjectPerLine) {

@@ -64,13 +64,14 @@ class SchedulerJob : public InferenceJob {
     ++output_calls;
     return absl::MakeSpan(output);
   }
-  bool Cancelled() const override { return false; }
+  bool Cancelled() const override { return cancelled.load(std::memory_order_acquire); }
   void Complete(absl::Status status, const ExecutionTiming&) override {
     code.store(status.code());
     completions.fetch_add(1);
   }
 
   const int id;
+  std::atomic<bool> cancelled{false};
   int output_calls = 0;
   uint8_t output[1] = {0};
   std::atomic<int> completions{0};
