@@ -11,6 +11,7 @@
 #include "core/nrt/nrt_runtime.h"
 #include "core/nrt/nrt_status.h"
 #include "core/serving/core_range.h"
+#include "core/serving/execution_failure.h"
 #include "core/serving/fifo_scheduler.h"
 #include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
@@ -118,6 +119,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   absl::StatusOr<NrtModel> first = runtime_.LoadModel(neff, static_cast<int32_t>(probe_core));
   if (probe_placement.has_value()) allocator_.Release(probe_placement->id);
   if (!first.ok()) {
+    NoteLoadFailure(name, first.status(), CoreRange{probe_core, 1});
     if (!spec.start_cores.empty() && NrtStatusOf(first.status()) == NRT_LOAD_NOT_ENOUGH_NC) {
       // The runtime's way of saying the model's cores run past the last one: with an explicit
       // start core that is the request's fault, and retrying cannot help.
@@ -164,6 +166,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
       absl::StatusOr<NrtModel> model =
           runtime_.LoadModel(BytesOf(*compiled[v].neff), static_cast<int32_t>(range.start));
       if (!model.ok()) {
+        NoteLoadFailure(name, model.status(), range);
         status = absl::Status(
             model.status().code(),
             absl::StrCat("model '", name, "'", VariantLabel(compiled[v]), " replica on cores ",
@@ -282,7 +285,7 @@ absl::Status VersionLoader::WarmUp(const std::string& name,
         if (absl::Status written =
                 tensors.inputs[i].Write(absl::MakeConstSpan(zeros.data(), bytes));
             !written.ok()) {
-          return absl::Status(written.code(), absl::StrCat(what, " failed: ", written.message()));
+          return WithContext(written, absl::StrCat(what, " failed"));
         }
       }
       const absl::Time started = absl::Now();
@@ -296,6 +299,14 @@ absl::Status VersionLoader::WarmUp(const std::string& name,
   return absl::OkStatus();
 }
 
+void VersionLoader::NoteLoadFailure(const std::string& name, const absl::Status& status,
+                                    const CoreRange& cores) {
+  if (ClassifyExecutionFailure(status) != ExecutionFailure::kHardware) return;
+  const std::string why = absl::StrCat("loading model '", name, "': ", status.message());
+  spdlog::error("{}; taking {} out of rotation", why, NameCoreRange(cores));
+  workers_.MarkCoresUnhealthy(cores, why);
+}
+
 absl::Status VersionLoader::BindTensors(const std::string& name,
                                         const std::vector<ModelTensors>& tensors,
                                         uint32_t pipeline_depth,
@@ -305,7 +316,10 @@ absl::Status VersionLoader::BindTensors(const std::string& name,
       absl::StatusOr<std::vector<ReplicaTensors>> bound =
           ReplicaTensors::AllocateSets(runtime_, name, replica->cores.start, tensors[v].inputs,
                                        tensors[v].outputs, pipeline_depth);
-      if (!bound.ok()) return bound.status();
+      if (!bound.ok()) {
+        NoteLoadFailure(name, bound.status(), replica->cores);
+        return bound.status();
+      }
       replica->variants[v].tensor_sets = *std::move(bound);
     }
     replica->SetPipelineDepth(pipeline_depth);

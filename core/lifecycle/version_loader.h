@@ -156,6 +156,10 @@ class VersionLoader {
                       Scheduler& scheduler);
   // `pipeline_depth` sets of device tensors for each variant of each replica, `tensors[v]` for
   // variant v.
+  // A runtime call of the load failed on `cores` with `status`: a hardware fault (as
+  // ClassifyExecutionFailure says: NRT_HW_ERROR, a hang, the EXEC_HW_ERR family) takes them out
+  // of rotation, as an execution's does; any other failure leaves them serving.
+  void NoteLoadFailure(const std::string& name, const absl::Status& status, const CoreRange& cores);
   absl::Status BindTensors(const std::string& name, const std::vector<ModelTensors>& tensors,
                            uint32_t pipeline_depth,
                            std::vector<std::unique_ptr<ModelReplica>>& replicas);

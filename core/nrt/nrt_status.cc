@@ -103,4 +103,12 @@ const std::vector<NRT_STATUS>& AllKnownNrtStatuses() {
   return *all;
 }
 
+absl::Status WithContext(const absl::Status& error, absl::string_view context) {
+  absl::Status result(error.code(), absl::StrCat(context, ": ", error.message()));
+  error.ForEachPayload([&result](absl::string_view url, const absl::Cord& payload) {
+    result.SetPayload(url, payload);
+  });
+  return result;
+}
+
 }  // namespace neuronserve

@@ -40,6 +40,11 @@ absl::Status NrtError(absl::string_view operation, NRT_STATUS status,
 // The NRT_STATUS an error produced by NrtError carries; nullopt for any other status.
 std::optional<NRT_STATUS> NrtStatusOf(const absl::Status& status);
 
+// "<context>: <error's message>" with the error's code and payloads, so that the NRT status
+// stays readable (NrtStatusOf) through the layers that say where the call failed: what a core's
+// health depends on (ClassifyExecutionFailure) must not be lost to a message.
+absl::Status WithContext(const absl::Status& error, absl::string_view context);
+
 // Every status value the runtime headers define, in header order (for tests and docs).
 const std::vector<NRT_STATUS>& AllKnownNrtStatuses();
 

@@ -17,15 +17,6 @@
 namespace neuronserve {
 namespace {
 
-// `error` with `context` before its message, keeping its payloads (the NRT status among them).
-absl::Status WithContext(const absl::Status& error, const std::string& context) {
-  absl::Status result(error.code(), absl::StrCat(context, ": ", error.message()));
-  error.ForEachPayload([&result](absl::string_view url, const absl::Cord& payload) {
-    result.SetPayload(url, payload);
-  });
-  return result;
-}
-
 // True when `job` no longer wants its answer at `now`: its caller cancelled, or its deadline
 // passed. It is then answered without running, with GaveUpStatus.
 bool GaveUp(const InferenceJob& job, absl::Time now) {
@@ -411,6 +402,10 @@ bool CoreWorker::Write(Flight& flight, Scratch& scratch, std::atomic<int64_t>& s
   flight.wrote = wrote;
   writes_.Observe(wrote);
   if (!written.ok()) {
+    // A copy engine's hardware fault (a DMA abort, an HBM error, a hang) takes the core out of
+    // rotation as an execution's does; the request gets the error, not a retry: its inputs
+    // may be what the engine choked on.
+    NoteDeviceFailure(*flight.binding.replica, written, std::string(written.message()));
     // No execution ran, so no device time is reported. The last answer takes the status itself:
     // no copy of it outlives the hand-off of the answers (see Release).
     for (size_t i = 0; i < unit.parts.size(); ++i) {
@@ -479,21 +474,28 @@ bool CoreWorker::Execute(Flight& flight, bool waited) {
     flight.executed = absl::OkStatus();
     return true;
   }
+  const std::string context = where();
+  flight.failure =
+      NoteDeviceFailure(replica, executed, absl::StrCat(context, ": ", executed.message()));
+  flight.executed = WithContext(executed, context);
+  return true;
+}
+
+ExecutionFailure CoreWorker::NoteDeviceFailure(const ModelReplica& replica,
+                                               const absl::Status& status,
+                                               const std::string& what) {
   if (ServingMetrics* metrics = pool_->metrics(); metrics != nullptr) {
-    const std::optional<NRT_STATUS> nrt = NrtStatusOf(executed);
+    const std::optional<NRT_STATUS> nrt = NrtStatusOf(status);
     metrics->CountNrtError(
         core_, nrt.has_value() ? std::string(NrtStatusName(*nrt)) : std::string("UNKNOWN"));
   }
-  flight.failure = ClassifyExecutionFailure(executed);
-  const std::string context = where();
-  if (flight.failure == ExecutionFailure::kHardware) {
+  const ExecutionFailure failure = ClassifyExecutionFailure(status);
+  if (failure == ExecutionFailure::kHardware) {
     // At once, not when the unit is read: no further unit is taken for the replica.
-    const std::string what = absl::StrCat(context, ": ", executed.message());
     spdlog::error("{}; taking {} out of rotation", what, NameCoreRange(replica.cores));
     pool_->MarkCoresUnhealthy(replica.cores, what);
   }
-  flight.executed = WithContext(executed, context);
-  return true;
+  return failure;
 }
 
 void CoreWorker::AfterExecution(Flight* flight) {
@@ -559,6 +561,7 @@ void CoreWorker::Read(Flight& flight, Scratch& scratch, std::atomic<int64_t>& si
     flight.read = took;
     reads_.Observe(took);
     if (!read.ok()) {
+      NoteDeviceFailure(*flight.binding.replica, read, std::string(read.message()));
       for (const JobRows& part : unit.parts) {
         Answer(flight, part, read, absl::ZeroDuration(), scratch);
       }
@@ -670,10 +673,9 @@ absl::Status CoreWorker::WriteInputs(const Flight& flight, Scratch& scratch) {
       written = tensor.Write(absl::MakeConstSpan(zeros.data(), tensor_bytes - offset), offset);
     }
     if (!written.ok()) {
-      return absl::Status(written.code(),
-                          absl::StrCat("model '", model.identity().name, "' input '",
-                                       inputs[i].name, "' on ", NameCoreRange(replica.cores),
-                                       ": ", written.message()));
+      return WithContext(written,
+                         absl::StrCat("model '", model.identity().name, "' input '", inputs[i].name,
+                                      "' on ", NameCoreRange(replica.cores)));
     }
   }
   return absl::OkStatus();
@@ -696,10 +698,9 @@ absl::Status CoreWorker::ReadOutputs(const Flight& flight) {
         absl::Status read =
             tensors.outputs[j].Read(destination.subspan(part.first_row * row_bytes, bytes), offset);
         if (!read.ok()) {
-          return absl::Status(read.code(),
-                              absl::StrCat("model '", model.identity().name, "' output '",
-                                           outputs[j].name, "' on ",
-                                           NameCoreRange(replica.cores), ": ", read.message()));
+          return WithContext(
+              read, absl::StrCat("model '", model.identity().name, "' output '", outputs[j].name,
+                                 "' on ", NameCoreRange(replica.cores)));
         }
       }
       offset += bytes;

@@ -180,6 +180,11 @@ class CoreWorker : public Doorbell {
   absl::Status WriteInputs(const Flight& flight, Scratch& scratch);
   // Reads each part's rows of every output a job asked for.
   absl::Status ReadOutputs(const Flight& flight);
+  // A runtime call on the replica's cores failed with `status` (an execution, or a copy in or
+  // out): counts it in neuronserve_nrt_errors_total and, for a hardware fault, takes the
+  // replica's cores out of rotation at once (`what` says where). Returns its classification.
+  ExecutionFailure NoteDeviceFailure(const ModelReplica& replica, const absl::Status& status,
+                                     const std::string& what);
   // After a failed execution of the kind `kind`: true when `part`'s job goes back to its
   // scheduler for another try (a transient or hardware error, on another healthy replica; or,
   // when it ran `batched` with other jobs, any error but a hardware one, to run alone). Decides

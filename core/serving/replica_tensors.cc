@@ -1,6 +1,7 @@
 #include "core/serving/replica_tensors.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/nrt/nrt_status.h"
 
 namespace neuronserve {
 namespace {
@@ -15,14 +16,15 @@ absl::Status AllocateAll(const NrtRuntime& runtime, const std::string& model, ui
         NRT_TENSOR_PLACEMENT_DEVICE, static_cast<int>(core), spec.byte_size,
         absl::StrCat(model, ".", spec.name));
     if (!tensor.ok()) {
-      return absl::Status(tensor.status().code(),
-                          absl::StrCat("model '", model, "' tensor '", spec.name, "' (",
-                                       spec.byte_size, " bytes) on core ", core, ": ",
-                                       tensor.status().message()));
+      return WithContext(tensor.status(),
+                         absl::StrCat("model '", model, "' tensor '", spec.name, "' (",
+                                      spec.byte_size, " bytes) on core ", core));
     }
     tensors.push_back(*std::move(tensor));
     sizes.push_back(spec.byte_size);
-    if (absl::Status added = set.Add(spec.name, tensors.back()); !added.ok()) return added;
+    if (absl::Status added = set.Add(spec.name, tensors.back()); !added.ok()) {
+      return WithContext(added, absl::StrCat("model '", model, "' on core ", core));
+    }
   }
   return absl::OkStatus();
 }
@@ -35,10 +37,14 @@ absl::StatusOr<ReplicaTensors> ReplicaTensors::Allocate(const NrtRuntime& runtim
                                                         const std::vector<TensorSpec>& outputs) {
   ReplicaTensors result;
   absl::StatusOr<NrtTensorSet> input_set = runtime.AllocateTensorSet();
-  if (!input_set.ok()) return input_set.status();
+  if (!input_set.ok()) {
+    return WithContext(input_set.status(), absl::StrCat("model '", model, "' on core ", core));
+  }
   result.input_set = *std::move(input_set);
   absl::StatusOr<NrtTensorSet> output_set = runtime.AllocateTensorSet();
-  if (!output_set.ok()) return output_set.status();
+  if (!output_set.ok()) {
+    return WithContext(output_set.status(), absl::StrCat("model '", model, "' on core ", core));
+  }
   result.output_set = *std::move(output_set);
   if (absl::Status status = AllocateAll(runtime, model, core, inputs, result.inputs, result.input_bytes,
                                         result.input_set);
