@@ -185,8 +185,10 @@ class CallFaultState {
 };
 
 CallFaultState& State() {
-  static CallFaultState* const state = new CallFaultState();  // never destroyed, see the header
-  return *state;
+  // An object, not a pointer to the heap: a process that unloads the library (dlclose) must
+  // not be left with an allocation nothing points to.
+  static CallFaultState state;
+  return state;
 }
 
 }  // namespace

@@ -15,8 +15,9 @@
 //
 // Thread safety: every function may be called from any thread. Counting, deciding and the
 // file's re-reading happen under one mutex, so concurrent calls are each counted exactly once
-// and a count=M rule fails exactly M of them. Ownership: the state is process-wide and never
-// destroyed (a call on a thread still running at exit must not find it gone).
+// and a count=M rule fails exactly M of them. Ownership: the state is the library's, a static
+// object like the runtime's own state (runtime_state.cc): it goes when the library is unloaded
+// (dlclose) or the process exits, after the runtime's last call.
 #ifndef NEURON_SERVE_SIM_CALL_FAULTS_H_
 #define NEURON_SERVE_SIM_CALL_FAULTS_H_
 
