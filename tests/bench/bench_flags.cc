@@ -130,6 +130,12 @@ std::string BenchUsage() {
       "scraped every --churn-scrape-every reloads; it prints the daemon's RSS and the size of\n"
       "/metrics after --churn-warmup-reloads and at the end, and the version series shown.\n"
       "\n"
+      "--soak-run is a run of its own (tests/bench/soak_run.h): --soak-clients clients mixing\n"
+      "unary, streamed, batched, shared-memory and REST requests, cancellations, 1 ms\n"
+      "deadlines, model loads, replacements and unloads, with execution faults injected, for\n"
+      "--soak-seconds; then every answer, the device memory, the queues and the daemon's RSS\n"
+      "are checked. Exit code 1 if any check failed.\n"
+      "\n"
       "Flags (--name=value; booleans also as --name):\n"
       "  --seconds=S              measured time per cell and target (default 2)\n"
       "  --warmup-seconds=S       warm-up per cell and target, not measured (default 0.5)\n"
@@ -197,6 +203,15 @@ std::string BenchUsage() {
       "  --churn-warmup-reloads=N reloads before the RSS the growth is measured from\n"
       "                           (default 500)\n"
       "  --churn-scrape-every=N   reloads between scrapes of /metrics (default 10)\n"
+      "  --soak-run               the soak only\n"
+      "  --soak-seconds=S         how long the traffic runs (default 600)\n"
+      "  --soak-clients=N         clients, at least 16: the mix repeats every 16 (default 32)\n"
+      "  --soak-seed=N            the seed of every client's choices (default 1)\n"
+      "  --soak-skip-rss-bound    print the daemon's RSS but do not bound it (for a daemon\n"
+      "                           under AddressSanitizer, whose quarantine keeps freed memory)\n"
+      "  --soak-fault-statuses=S,...  what the injected execution faults return (default\n"
+      "                           NRT_FAILURE,NRT_RESOURCE; a hardware status takes its core\n"
+      "                           out of rotation for good)\n"
       "  --help\n");
 }
 
@@ -396,6 +411,17 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(int argc, char** argv) {
       {"churn-reloads", CountFlag(&flags.churn_reloads, uint64_t{1} << 40)},
       {"churn-warmup-reloads", CountFlag(&flags.churn_warmup_reloads, uint64_t{1} << 40)},
       {"churn-scrape-every", CountFlag(&flags.churn_scrape_every, uint64_t{1} << 40)},
+      {"soak-run", BoolFlag(&flags.soak_run)},
+      {"soak-seconds", SecondsFlag(&flags.soak_seconds, 1)},
+      {"soak-clients", IntFlag(&flags.soak_clients, 4096)},
+      {"soak-seed", IntFlag(&flags.soak_seed, 1 << 30)},
+      {"soak-skip-rss-bound", BoolFlag(&flags.soak_skip_rss_bound)},
+      {"soak-fault-statuses",
+       {false,
+        [&flags](absl::string_view, absl::string_view v) {
+          flags.soak_fault_statuses = absl::StrSplit(v, ',', absl::SkipEmpty());
+          return absl::OkStatus();
+        }}},
       {"serve-echo", BoolFlag(&flags.serve_echo)},
       {"echo-hand-off", BoolFlag(&flags.echo_hand_off)},
       {"serve-http-echo", BoolFlag(&flags.serve_http_echo)},

@@ -115,6 +115,15 @@ struct BenchFlags {
   uint64_t churn_warmup_reloads = 500;
   uint64_t churn_scrape_every = 10;
 
+  // The soak, a mode of its own (--soak-run, tests/bench/soak_run.h): soak_clients clients of
+  // every kind against one daemon for soak_seconds, then the reckoning.
+  bool soak_run = false;
+  double soak_seconds = 600;
+  int soak_clients = 32;
+  int soak_seed = 1;
+  bool soak_skip_rss_bound = false;
+  std::vector<std::string> soak_fault_statuses = {"NRT_FAILURE", "NRT_RESOURCE"};
+
   // Internal: run as the gRPC echo server or the HTTP echo server (the bench starts itself this
   // way), on `listen`, accepting messages (or bodies) up to max_message_bytes, which the bench
   // sets to what the daemon accepts.

@@ -42,6 +42,7 @@
 #include "tests/bench/load_generator.h"
 #include "tests/bench/payload.h"
 #include "tests/bench/report.h"
+#include "tests/bench/soak_run.h"
 #include "tests/prometheus/prometheus_text_parser.h"
 #include "tests/support/child_process.h"
 #include "tests/support/shm_object.h"
@@ -171,16 +172,7 @@ StartCall InferCallOn(v1::NeuronServing::Stub* stub) {
   };
 }
 
-// The daemon's HTTP endpoint (HOST:PORT), from its log line "HTTP endpoint on HOST:PORT (";
-// empty when it has none.
-std::string HttpAddressOf(ChildProcess& daemon) {
-  const std::string log = daemon.Stderr();
-  constexpr std::string_view kHttpLine = "HTTP endpoint on ";
-  const size_t at = log.find(kHttpLine);
-  if (at == std::string::npos) return "";
-  const size_t from = at + kHttpLine.size();
-  return log.substr(from, log.find(' ', from) - from);
-}
+std::string HttpAddressOf(ChildProcess& daemon) { return HttpAddressInLog(daemon.Stderr()); }
 
 // What every core of a daemon did so far, from its /metrics: the seconds its executions held
 // it (measured around nrt_execute) and their count, summed over the cores.
@@ -1190,5 +1182,17 @@ int main(int argc, char** argv) {
   if (flags->serve_http_echo) return RunHttpEchoServer(flags->listen, flags->max_message_bytes);
   if (flags->rss_run) return Bench(*flags).RunRss();
   if (flags->churn_run) return Bench(*flags).RunChurn();
+  if (flags->soak_run) {
+    SoakOptions soak;
+    soak.daemon = flags->daemon;
+    soak.nrt_library = flags->nrt_library;
+    soak.daemon_args = flags->daemon_args;
+    soak.duration = absl::Seconds(flags->soak_seconds);
+    soak.clients = flags->soak_clients;
+    soak.seed = static_cast<uint32_t>(flags->soak_seed);
+    soak.fault_statuses = flags->soak_fault_statuses;
+    soak.check_rss = !flags->soak_skip_rss_bound;
+    return RunSoak(soak);
+  }
   return Bench(*flags).Run();
 }

@@ -58,6 +58,10 @@ grpc::Status LoadIdentityModel(v1::NeuronServing::Stub& stub, const IdentityMode
     fields->mutable_config()->set_replicas(static_cast<uint32_t>(model.replicas));
   }
   if (model.pipeline_depth != 0) fields->mutable_config()->set_pipeline_depth(model.pipeline_depth);
+  if (model.max_queue_delay_us != 0) {
+    fields->mutable_config()->mutable_dynamic_batching()->set_max_queue_delay_microseconds(
+        model.max_queue_delay_us);
+  }
   if (model.variants.empty()) {
     fields->set_total_size(neffs.front().size());
     fields->set_sha256(Sha256Hex(neffs.front()));

@@ -33,6 +33,9 @@ struct IdentityModel {
   uint32_t pipeline_depth = 0;
   // The version label it is loaded under (empty: none).
   std::string version;
+  // A batched model's dynamic_batching.max_queue_delay_microseconds: how long a free core may
+  // wait for more rows (0: the daemon's default, no wait).
+  uint64_t max_queue_delay_us = 0;
 };
 
 // Uploads the model's sim NEFF (header with size and SHA-256, then 1 MiB chunks) and waits

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "absl/strings/ascii.h"
@@ -50,6 +52,10 @@ bool HttpConnection::Connect(std::string& error) {
   // Small requests: do not let Nagle hold the body back behind the headers.
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (receive_timeout_ > absl::ZeroDuration()) {
+    const timeval timeout = absl::ToTimeval(receive_timeout_);
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  }
   return true;
 }
 
@@ -102,6 +108,15 @@ HttpAnswer HttpConnection::Send(const HttpPost& post) {
         break;
       }
       const ssize_t got = ::recv(fd_, chunk, sizeof(chunk), 0);
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // The receive timeout: the server has the request and did not answer. Sending it again
+        // would hide that, so the caller hears of it instead.
+        Close();
+        answer = HttpAnswer{};
+        answer.timed_out = true;
+        answer.error = absl::StrCat("no answer within ", absl::FormatDuration(receive_timeout_));
+        return answer;
+      }
       if (got <= 0) break;
       buffer_.append(chunk, static_cast<size_t>(got));
     }
@@ -112,6 +127,14 @@ HttpAnswer HttpConnection::Send(const HttpPost& post) {
   }
   answer.error = "the connection closed before a whole answer";
   return answer;
+}
+
+std::string HttpAddressInLog(const std::string& log) {
+  constexpr std::string_view kHttpLine = "HTTP endpoint on ";
+  const size_t at = log.find(kHttpLine);
+  if (at == std::string::npos) return "";
+  const size_t from = at + kHttpLine.size();
+  return log.substr(from, log.find(' ', from) - from);
 }
 
 LoadResult RunHttpLoad(const std::string& address, const HttpPost& post, const HttpCheck& check,

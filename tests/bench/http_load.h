@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "tests/bench/load_generator.h"
 
 namespace neuronserve::bench {
@@ -30,7 +31,8 @@ struct HttpAnswer {
   int status = 0;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  std::string error;  // the connection failed (status 0)
+  std::string error;       // the connection failed (status 0)
+  bool timed_out = false;  // no answer within the connection's receive timeout (status 0)
 };
 
 class HttpConnection {
@@ -44,6 +46,11 @@ class HttpConnection {
   // there is none, and once more when the kept one was closed).
   HttpAnswer Send(const HttpPost& post);
 
+  // How long Send waits for bytes of the answer before giving up (status 0, answer.timed_out,
+  // the connection closed and the request not sent again); zero (the default): no limit.
+  // Applies from the next connection on.
+  void set_receive_timeout(absl::Duration timeout) { receive_timeout_ = timeout; }
+
  private:
   bool Connect(std::string& error);
   void Close();
@@ -51,7 +58,12 @@ class HttpConnection {
   const std::string address_;
   int fd_ = -1;
   std::string buffer_;  // bytes read past the previous answer
+  absl::Duration receive_timeout_ = absl::ZeroDuration();
 };
+
+// The daemon's HTTP endpoint (HOST:PORT) from its log, the line "HTTP endpoint on HOST:PORT (";
+// empty when it has none.
+std::string HttpAddressInLog(const std::string& log);
 
 // Checks an answer: empty when right, else what is wrong.
 using HttpCheck = std::function<std::string(const HttpAnswer& answer)>;

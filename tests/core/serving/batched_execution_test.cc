@@ -52,14 +52,13 @@ class BatchedExecutionTest : public testing::ExecutionTest {
   std::shared_ptr<LoadedModel> BuildBatched(const std::string& name, uint64_t latency_us,
                                             const std::vector<std::string>& batch1_faults = {},
                                             const std::vector<std::string>& batch4_faults = {}) {
-    return Build(name, {MlpVariant(1, latency_us, batch1_faults),
-                        MlpVariant(4, latency_us, batch4_faults)},
-                 {1, 4}, [&](std::vector<Doorbell*> doorbells) {
-                   BatchingPolicy policy;
-                   policy.variant_batch_sizes = {1, 4};
-                   return std::make_unique<DynamicBatcher>(name, policy, 256, 1,
-                                                           std::move(doorbells));
-                 });
+    return Build(
+        name, {MlpVariant(1, latency_us, batch1_faults), MlpVariant(4, latency_us, batch4_faults)},
+        {1, 4}, [&](std::vector<Doorbell*> doorbells) {
+          BatchingPolicy policy;
+          policy.variant_batch_sizes = {1, 4};
+          return std::make_unique<DynamicBatcher>(name, policy, 256, 1, std::move(doorbells));
+        });
   }
 
   // The body of the two stress cases at the end of this file.
@@ -135,11 +134,11 @@ TEST_F(BatchedExecutionTest, ACoreAnswersItselfOnlyWhenNothingWaitsForIt) {
 
 // ... unless the unit was shorter than a hand-off is worth (WorkerPool::hand_off_threshold): a
 // model whose executions take microseconds is limited by the host, not by its device, so its
-// answers are sent by the core's thread even while others wait. A threshold of 50 ms here, far
+// answers are sent by the core's thread even while others wait. A threshold of 1 s here, far
 // above a 0-latency execution however slow the machine, makes every unit of the burst short.
 TEST_F(BatchedExecutionTest, UnitsShorterThanAHandOffAreAnsweredByTheCoreEvenWhenWorkWaits) {
   pipeline_depth_ = 1;
-  workers_.set_hand_off_threshold(absl::Milliseconds(50));
+  workers_.set_hand_off_threshold(absl::Seconds(1));
   std::shared_ptr<LoadedModel> model =
       Build("short", {MlpVariant(1, 0)}, {0}, [](std::vector<Doorbell*> bells) {
         return std::make_unique<FifoScheduler>("short", 64, 1, std::move(bells));
