@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "util/crash_point.h"
 #include "util/posix_file.h"
 
 namespace neuronserve {
@@ -104,7 +105,8 @@ absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) {
 }
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& temp_path,
-                                 absl::string_view contents, mode_t mode, bool* renamed) {
+                                 absl::string_view contents, mode_t mode, bool* renamed,
+                                 const char* crash_point) {
   *renamed = false;
   // Errors of the steps on the temp file name both files: the temp file is what failed, `path`
   // is what the caller knows.
@@ -118,6 +120,7 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& tem
     if (fsync(fd.get()) != 0) return ErrnoError(errno, "fsync", temp_for_path);
     // close can report a failed delayed write.
     if (fd.Close() != 0) return ErrnoError(errno, "close", temp_for_path);
+    if (crash_point != nullptr) CrashPoint(crash_point);
     if (rename(temp_path.c_str(), path.c_str()) != 0) {
       return ErrnoError(errno, absl::StrCat("rename ", temp_path, " to"), path);
     }

@@ -47,9 +47,12 @@ absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir);
 // An error before the rename removes the temp file and leaves `path` as it was; the error names
 // the step, the temp file and `path`. `*renamed` tells whether the rename happened, which matters
 // when the one step after it, the directory fsync, fails: `path` may then already hold the new
-// contents, and may lose them (the rename) in a crash.
+// contents, and may lose them (the rename) in a crash. `crash_point`: a test-only crash point
+// (util/crash_point.h) reached once the temp file is complete and closed, just before the
+// rename; nullptr: none.
 absl::Status WriteFileAtomically(const std::string& path, const std::string& temp_path,
-                                 absl::string_view contents, mode_t mode, bool* renamed);
+                                 absl::string_view contents, mode_t mode, bool* renamed,
+                                 const char* crash_point = nullptr);
 
 // As above with a temp file name of its own (".<file name>.tmp-<pid>-<counter>" next to `path`)
 // and mode 0666 minus the umask, as an ordinary create would. Once the rename succeeded the

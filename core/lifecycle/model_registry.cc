@@ -9,6 +9,7 @@
 #include "core/serving/core_range.h"
 #include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
+#include "util/crash_point.h"
 #include "util/fmt_absl.h"
 
 namespace neuronserve {
@@ -123,6 +124,15 @@ absl::Status ModelRegistry::CheckModelLimit(const std::string& name) const {
 void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   const std::string name = spec.identity.name;
   absl::StatusOr<std::shared_ptr<LoadedModel>> loaded = loader_.Load(spec);
+  if (loaded.ok()) {
+    bool replacing = false;
+    {
+      MutexLock lock(&mutex_);
+      auto it = entries_.find(name);
+      replacing = it != entries_.end() && it->second.loading_new_version;
+    }
+    if (replacing) CrashPoint(kCrashReplaceNewVersionLoaded);
+  }
   if (loaded.ok() && spec.persist && store_ != nullptr) {
     auto bytes = [](const std::string& neff) {
       return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(neff.data()), neff.size());
@@ -187,7 +197,10 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   AnnounceStateChange();
   // Answer before draining the old version: the new one already serves.
   done(std::move(result));
-  if (replaced != nullptr) loader_.Retire(std::move(replaced));
+  if (replaced != nullptr) {
+    CrashPoint(kCrashReplaceOldVersionRetiring);
+    loader_.Retire(std::move(replaced));
+  }
 }
 
 void ModelRegistry::Unload(const std::string& name, Callback done) {
@@ -239,6 +252,7 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
     }
     loader_.Unload(std::move(model));
   }
+  CrashPoint(kCrashUnloadDeviceUnloaded);
   if (store_ != nullptr) {
     absl::Status removed = store_->Remove(name);
     if (!removed.ok() && !absl::IsNotFound(removed)) {

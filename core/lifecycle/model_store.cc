@@ -18,6 +18,7 @@
 #include "core/lifecycle/model_name.h"
 #include "core/lifecycle/model_record.h"
 #include "spdlog/spdlog.h"
+#include "util/crash_point.h"
 #include "util/durable_file.h"
 #include "util/posix_file.h"
 #include "util/sha256.h"
@@ -249,19 +250,22 @@ absl::Status ModelStore::Save(const std::string& name, const std::string& versio
     }
     record.neffs.push_back(*std::move(written));
   }
+  CrashPoint(kCrashStoreNeffsDurable);
 
   // 2. The record: its rename is the commit point.
   std::string record_text = SerializeModelRecord(record, absl::Now());
   bool renamed = false;
-  absl::Status written = WriteFileAtomically(
-      JoinPath(model_dir, kModelRecordFileName),
-      JoinPath(model_dir, TempFileName(kModelRecordFileName)), record_text, kFileMode, &renamed);
+  absl::Status written =
+      WriteFileAtomically(JoinPath(model_dir, kModelRecordFileName),
+                          JoinPath(model_dir, TempFileName(kModelRecordFileName)), record_text,
+                          kFileMode, &renamed, kCrashStoreRecordTempWritten);
   if (!written.ok()) {
     // Before the rename the old record (if any) still stands and the new NEFFs are orphans.
     // After it, the new record may be the one on disk: keep its NEFFs.
     if (!renamed) remove_written();
     return written;
   }
+  CrashPoint(kCrashStoreRecordDurable);
 
   // 3. Only now are the previous NEFFs (and any orphan of an earlier crash) unreferenced.
   auto is_new = [&](const std::string& entry) {
@@ -328,6 +332,7 @@ absl::Status ModelStore::Remove(const std::string& name) {
   // 1. The record: once it is gone (durably), the model is gone.
   if (unlink(record_path.c_str()) != 0) return ErrnoError(errno, "remove", record_path);
   if (absl::Status synced = FsyncDir(model_dir); !synced.ok()) return synced;
+  CrashPoint(kCrashStoreRecordRemoved);
 
   // 2. What is left is unreferenced: NEFFs and temp files. Failures leave orphans for Open.
   RemoveFilesWhere(

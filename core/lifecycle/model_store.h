@@ -29,6 +29,10 @@
 // with neither. List re-verifies size and SHA-256 of every NEFF, so a model with a file damaged
 // behind the store's back is skipped and reported rather than loaded.
 //
+// tests/e2e/crash_points_e2e_test.cc kills the daemon between these steps (the test-only crash
+// points of util/crash_point.h: store.neffs-durable, store.record-temp-written,
+// store.record-durable, store.record-removed) and checks what the next Open and List make of it.
+//
 // The LOCK makes a second daemon on the same --state-dir fail at Open instead of deleting the
 // first one's in-flight temp files. The kernel drops the lock when the process dies, kill -9
 // included.

@@ -15,6 +15,7 @@
 #include "core/serving/fifo_scheduler.h"
 #include "core/serving/worker_pool.h"
 #include "spdlog/spdlog.h"
+#include "util/crash_point.h"
 
 namespace neuronserve {
 namespace {
@@ -150,6 +151,8 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> VersionLoader::Load(const LoadSpec&
   std::vector<std::unique_ptr<ModelReplica>> replicas;
   absl::Status status;
   for (const CoreRange& range : placement->ranges) {
+    // Every replica so far is loaded, variants and all.
+    if (!replicas.empty()) CrashPoint(kCrashLoadBetweenReplicas);
     auto replica = std::make_unique<ModelReplica>();
     replica->cores = range;
     for (size_t v = 0; v < compiled.size(); ++v) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "util/crash_point.h"
 
 namespace neuronserve {
 namespace {
@@ -58,7 +59,7 @@ absl::Status DynamicBatcher::Submit(InferenceJob* job) {
   if (job->rows > largest_batch_) job->row_ranges = std::make_unique<RowRanges>(job->rows);
   const bool urgent = policy_.max_queue_delay > absl::ZeroDuration() &&
                       job->deadline < now + policy_.max_queue_delay;
-  main_.push_back(Waiting{job, 0, urgent});
+  main_.push_back(Waiting{job, 0, urgent, false});
   main_rows_ += job->rows;
   if (urgent) ++urgent_;
   RingAllLocked();
@@ -77,6 +78,10 @@ bool DynamicBatcher::Next(const ModelReplica& replica, absl::Time now, Execution
   if (main_.empty()) return false;
   absl::Time until;
   if (ShouldHold(now, &until)) {
+    if (!main_.front().held) {
+      main_.front().held = true;
+      CrashPoint(kCrashBatcherHolding);
+    }
     *look_again_at = std::min(*look_again_at, until);
     return false;
   }

@@ -88,6 +88,7 @@ class DynamicBatcher final : public SchedulerBase {
     InferenceJob* job;
     uint32_t next_row;
     bool urgent;  // its deadline comes before its arrival plus max_queue_delay
+    bool held = false;  // a core has held it for company (the test-only crash point counts it)
   };
 
   size_t ChooseVariantLocked(uint32_t waiting_rows, uint32_t oldest_rows) const

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "server/logs/output_capture.h"
 #include "server/shared_memory/sigbus_guard.h"
 #include "spdlog/spdlog.h"
+#include "util/crash_point.h"
 #include "util/fmt_absl.h"
 #include "util/malloc_tuning.h"
 
@@ -81,6 +83,20 @@ int main(int argc, char** argv) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;
   }
+  // A test-only hook (util/crash_point.h); a value it cannot act on must not let a test pass.
+  absl::StatusOr<std::optional<neuronserve::CrashPointSetting>> crash_point =
+      neuronserve::CrashPointSettingFromEnvironment();
+  if (!crash_point.ok()) {
+    fprintf(stderr, "neuron-serve: %s\n", std::string(crash_point.status().message()).c_str());
+    return kExitUsage;
+  }
+  if (crash_point->has_value()) {
+    spdlog::warn(
+        "test hook armed ({}): this process kills itself with SIGKILL when it reaches "
+        "the crash point {} (occurrence {})",
+        neuronserve::kCrashAtVariable, (*crash_point)->point, (*crash_point)->nth);
+  }
+
   for (const auto& [flag, value] :
        {std::pair{"--drain-timeout", absl::GetFlag(FLAGS_drain_timeout)},
         std::pair{"--execution-timeout", absl::GetFlag(FLAGS_execution_timeout)},

@@ -178,6 +178,8 @@ DaemonArgs SimDaemonArgs(std::vector<std::string> extra_flags,
         "NEURON_SERVE_EXECUTION_TIMEOUT"}) {
     args.unset_env.push_back(flag);
   }
+  // Nor the test-only crash hook (util/crash_point.h): a test that wants it passes it in `env`.
+  args.unset_env.push_back("NEURON_SERVE_TEST_CRASH_AT");
   return args;
 }
 

@@ -131,6 +131,7 @@ int ChildProcess::WaitForExit(absl::Duration timeout) {
     pid_t result = waitpid(pid_, &status, WNOHANG);
     if (result == pid_) {
       exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      if (WIFSIGNALED(status)) terminating_signal_ = WTERMSIG(status);
       break;
     }
     if (absl::Now() > deadline) return -1;

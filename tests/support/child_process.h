@@ -45,6 +45,9 @@ class ChildProcess {
   int StopWith(int signal_number, absl::Duration timeout = absl::Seconds(20));
   // Waits for the process to exit on its own; same result as StopWith.
   int WaitForExit(absl::Duration timeout = absl::Seconds(20));
+  // The signal that ended the process (waitpid's WTERMSIG) once StopWith or WaitForExit saw it
+  // end; 0 while it runs, or when it exited.
+  int TerminatingSignal() const { return terminating_signal_; }
 
   // Everything the process wrote to stderr so far.
   std::string Stderr() const;
@@ -69,6 +72,7 @@ class ChildProcess {
   bool stderr_closed_ ABSL_GUARDED_BY(mutex_) = false;
   std::string stdout_ ABSL_GUARDED_BY(mutex_);
   std::optional<int> exit_status_;
+  int terminating_signal_ = 0;
 };
 
 // A field of /proc/PID/status in bytes ("VmRSS", "VmHWM": the values given in kB); 0 when it
