@@ -253,10 +253,17 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
     loader_.Unload(std::move(model));
   }
   CrashPoint(kCrashUnloadDeviceUnloaded);
+  absl::Status kept_record;
   if (store_ != nullptr) {
     absl::Status removed = store_->Remove(name);
     if (!removed.ok() && !absl::IsNotFound(removed)) {
       spdlog::warn("model '{}': cannot remove its state record: {}", name, removed.message());
+      // Not an acknowledged unload: the record would bring the model back at the next start.
+      kept_record = absl::InternalError(
+          absl::StrCat("model '", name,
+                       "' is unloaded from the device, but its record in the state directory "
+                       "could not be removed (",
+                       removed.message(), "): it will load again when the daemon restarts"));
     }
   }
   {
@@ -265,6 +272,10 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
   }
   AnnounceStateChange();
   spdlog::info("model '{}' unloaded", name);
+  if (!kept_record.ok()) {
+    done(std::move(kept_record));
+    return;
+  }
   done(std::move(info));
 }
 

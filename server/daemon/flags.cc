@@ -69,7 +69,8 @@ ABSL_FLAG(uint64_t, max_queued_bytes, uint64_t{2} << 30,
           "Most bytes of request inputs waiting in the queues of every model together; a "
           "request whose inputs would go past it is answered UNAVAILABLE (HTTP 503, "
           "Retry-After) at once, so that a flood of large requests cannot exhaust memory. 0: no "
-          "limit. A request is admitted whatever its size while nothing else waits.");
+          "limit. A request is admitted whatever its size while nothing else waits. Inputs in "
+          "client shared memory are not counted: their bytes stay in the client's object.");
 ABSL_FLAG(uint32_t, pipeline_depth, 2,
           "Input/output tensor sets each replica binds per compiled variant, 1 to 8: while a core "
           "executes one unit, the next one's inputs are written and the last one's outputs read, "

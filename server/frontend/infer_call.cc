@@ -42,6 +42,13 @@ absl::Status InferCall::BindTensors(absl::Span<const GivenInput> given,
     return matched;
   }
   for (const absl::Span<const uint8_t> input : inputs_) bytes_in_ += input.size();
+  // What the call holds of the daemon's memory while it waits (--max-queued-bytes): not the
+  // inputs in the client's shared memory, whose bytes stay in the client's object. They are
+  // raw bytes there, never converted, so their count is their size.
+  bytes_held_ = bytes_in_;
+  for (const GivenInput& input : given) {
+    if (!input.shared_memory_region.empty()) bytes_held_ -= std::min(bytes_held_, input.count);
+  }
   absl::InlinedVector<bool, 4> selected(model.outputs().size(), false);
   if (absl::Status chosen = SelectOutputs(name, model.outputs(), wanted, absl::MakeSpan(selected));
       !chosen.ok()) {
@@ -152,7 +159,7 @@ void InferCall::LimitQueueTime(absl::Duration limit) {
 }
 
 absl::Status InferCall::Submit() {
-  input_bytes = bytes_in_;  // what the call holds while queued (the daemon's bytes budget)
+  input_bytes = bytes_held_;  // what the call holds while queued (the daemon's bytes budget)
   // On an error FillResponse counts it.
   return withdrawal_.Submit(*lease_->scheduler(), *this, model_name_);
 }

@@ -165,11 +165,11 @@ class InferCall : public InferenceJob {
 
   const InferContext* context_ = nullptr;
   DetachedBytes* detached_ = nullptr;  // the unary reactor's (DetachLargeOutputs), or null
-  absl::string_view model_name_;  // as the request names it (access log)
-  absl::string_view id_;          // the request's id (access log)
-  std::string version_;           // the version that served, once the model is found
-  LoadedModel::Lease lease_;      // from AcquireModel until FillResponse
-  JobWithdrawal withdrawal_;      // where the call waits, from Submit until FillResponse
+  absl::string_view model_name_;       // as the request names it (access log)
+  absl::string_view id_;               // the request's id (access log)
+  std::string version_;                // the version that served, once the model is found
+  LoadedModel::Lease lease_;           // from AcquireModel until FillResponse
+  JobWithdrawal withdrawal_;           // where the call waits, from Submit until FillResponse
   // The model version's metrics once the lease is taken, else the unknown model's.
   const ModelRequestMetrics* request_metrics_ = nullptr;
   absl::Time started_;
@@ -177,6 +177,7 @@ class InferCall : public InferenceJob {
   ExecutionTiming timing_;
   absl::Duration total_;
   uint64_t bytes_in_ = 0;
+  uint64_t bytes_held_ = 0;  // bytes_in_ less the inputs in client shared memory
   uint64_t bytes_out_ = 0;
   // Per model input, its device bytes: the request's own, or those of converted_inputs_.
   absl::InlinedVector<absl::Span<const uint8_t>, 4> inputs_;

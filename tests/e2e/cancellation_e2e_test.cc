@@ -28,6 +28,7 @@
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/shm_object.h"
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
@@ -265,13 +266,14 @@ TEST_F(CancellationE2ETest, ARestClientThatStaysIsAnsweredAndTheServerKeepsServi
 }
 
 // 16 KiB requests against a 40,000-byte budget: one executes (not counted: it left the queue),
-// two wait, the next is refused at once with the overload answer on gRPC and REST, and once
-// the queue drains requests are admitted again.
+// two wait, the next is refused at once with the overload answer on gRPC and REST (but one
+// whose input is in client shared memory is admitted), and once the queue drains requests are
+// admitted again.
 TEST(OverloadE2ETest, QueuedBytesPastTheBudgetAreRefusedAtOnceAndServingRecovers) {
   constexpr uint64_t kBigFloats = 4096;  // 16 KiB per request
   std::string log;
-  std::optional<SlowDaemon> slow =
-      StartSlowDaemon({"--max-queued-bytes=40000"}, kBigFloats, 1000000, &log);
+  std::optional<SlowDaemon> slow = StartSlowDaemon(
+      {"--max-queued-bytes=40000", "--allow-client-shared-memory"}, kBigFloats, 1000000, &log);
   ASSERT_TRUE(slow.has_value()) << log;
   v1::NeuronServing::Stub& stub = *slow->daemon->stub;
   auto big = [] {
@@ -324,6 +326,33 @@ TEST(OverloadE2ETest, QueuedBytesPastTheBudgetAreRefusedAtOnceAndServingRecovers
   EXPECT_THAT(answer, HasSubstr("HTTP/1.1 503"));
   EXPECT_THAT(answer, HasSubstr("Retry-After: 1"));
   EXPECT_THAT(answer, HasSubstr("--max-queued-bytes"));
+
+  // The same 16 KiB in client shared memory hold none of the daemon's memory while they wait:
+  // admitted with the budget full, and counted nowhere.
+  ShmObject object(kBigFloats * 4);
+  ASSERT_TRUE(object.ok());
+  {
+    grpc::ClientContext registering;
+    v1::RegisterSharedMemoryRequest region;
+    region.set_name("inputs");
+    region.set_key(object.key());
+    region.set_byte_size(kBigFloats * 4);
+    v1::RegisterSharedMemoryResponse registered;
+    const grpc::Status status = stub.RegisterSharedMemory(&registering, region, &registered);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  v1::InferRequest in_shared_memory;
+  in_shared_memory.set_model("slow");
+  v1::InputTensor* input = in_shared_memory.add_inputs();
+  input->set_name("input");
+  input->add_shape(1);
+  input->add_shape(kBigFloats);
+  input->mutable_shared_memory()->set_region("inputs");
+  input->mutable_shared_memory()->set_byte_size(kBigFloats * 4);
+  admitted.push_back(std::make_unique<AsyncInfer>(stub, in_shared_memory));
+  ASSERT_TRUE(WaitUntilInFlight(*slow->daemon->process, 4));
+  EXPECT_THAT(HttpGet("http://" + slow->http + "/metrics").body,
+              HasSubstr("neuronserve_queued_request_bytes 32768\n"));
 
   // Recovery: once the queue drained, the same request is served.
   for (auto& call : admitted) {

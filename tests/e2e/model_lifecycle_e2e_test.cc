@@ -3,6 +3,7 @@
 // neuron-serve binary on the simulator over real gRPC channels.
 #include <signal.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/support/http_get.h"
+#include "tests/support/temp_dir.h"
 #include "util/sha256.h"
 
 namespace neuronserve::testing {
@@ -134,6 +136,36 @@ TEST(ModelLifecycleE2ETest, DigestMismatchIsDataLossAndNothingIsKept) {
   }
   START_DAEMON(restarted, SimDaemonArgs(flags));
   EXPECT_EQ(ListModels(*restarted->stub).models_size(), 0);
+}
+
+// An unload whose state record cannot be removed is not acknowledged: the model is off the
+// device, but the client hears that it will load again at the next start (here the record's
+// path is made a directory behind the daemon's back, which unlink refuses even to root).
+TEST(ModelLifecycleE2ETest, AnUnloadThatCannotRemoveItsRecordSaysTheModelWillComeBack) {
+  TempDir state;
+  const std::vector<std::string> flags = {"--state-dir=" + state.Join("state")};
+  {
+    START_DAEMON(daemon, SimDaemonArgs(flags));
+    const LoadResult loaded = Upload(*daemon->stub, Config("kept", "1"), SimNeff());
+    ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
+    const std::string record = state.Join("state/models/kept/record.json");
+    const std::string text = ReadFileContents(record);
+    ASSERT_FALSE(text.empty());
+    std::filesystem::remove(record);
+    std::filesystem::create_directories(record + "/in-the-way");
+    const grpc::Status unloaded = UnloadModel(*daemon->stub, "kept");
+    EXPECT_EQ(unloaded.error_code(), grpc::StatusCode::INTERNAL);
+    EXPECT_THAT(unloaded.error_message(), HasSubstr("model 'kept' is unloaded from the device"));
+    EXPECT_THAT(unloaded.error_message(), HasSubstr("will load again when the daemon restarts"));
+    EXPECT_EQ(ListModels(*daemon->stub).models_size(), 0);
+    EXPECT_EQ(daemon->process->StopWith(SIGTERM), 0);
+    // What the message promised, once the record is readable again.
+    std::filesystem::remove_all(record);
+    WriteFile(record, text);
+  }
+  START_DAEMON(restarted, SimDaemonArgs(flags));
+  ASSERT_TRUE(WaitUntil([&] { return ListModels(*restarted->stub).models_size() == 1; }));
+  EXPECT_EQ(ListModels(*restarted->stub).models(0).name(), "kept");
 }
 
 TEST(ModelLifecycleE2ETest, SizeMismatchIsDataLoss) {

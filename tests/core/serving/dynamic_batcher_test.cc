@@ -21,6 +21,7 @@
 namespace neuronserve {
 namespace {
 
+using testing::BatchSizes;
 using testing::CountingDoorbell;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -30,15 +31,9 @@ using testing::SchedulerJob;
 ModelReplica first_replica;
 ModelReplica second_replica;
 
-BatchingPolicy BatchSizes(std::vector<uint32_t> sizes) {
-  BatchingPolicy policy;
-  policy.variant_batch_sizes = std::move(sizes);
-  return policy;
-}
-
 // The next unit for `replica` at `now`; `*wait` gets what the batcher asked for.
 bool TakeUnit(DynamicBatcher& batcher, ExecutionUnit& unit, absl::Time now = absl::Now(),
-          absl::Time* wait = nullptr, const ModelReplica& replica = first_replica) {
+              absl::Time* wait = nullptr, const ModelReplica& replica = first_replica) {
   absl::Time look_again_at = absl::InfiniteFuture();
   const bool taken = batcher.Next(replica, now, unit, &look_again_at);
   if (wait != nullptr) *wait = look_again_at;

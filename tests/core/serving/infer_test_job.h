@@ -21,12 +21,20 @@
 #include "absl/types/span.h"
 #include "base/mutex.h"
 #include "core/serving/doorbell.h"
+#include "core/serving/dynamic_batcher.h"
 #include "core/serving/inference_job.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/request_outcome.h"
 #include "gmock/gmock.h"
 
 namespace neuronserve::testing {
+
+// A batching policy of these variants' batch sizes and every other setting at its default.
+inline BatchingPolicy BatchSizes(std::vector<uint32_t> sizes) {
+  BatchingPolicy policy;
+  policy.variant_batch_sizes = std::move(sizes);
+  return policy;
+}
 
 // Counts rings; Ring() takes only its own (leaf) lock, as the Doorbell contract asks.
 class CountingDoorbell : public Doorbell {
@@ -92,9 +100,7 @@ class TestJob : public InferenceJob {
   // the model's output j, or 0 when the caller does not want it (Output(j) is then empty).
   TestJob(LoadedModel::Lease lease, std::vector<std::vector<float>> inputs,
           std::vector<size_t> output_floats)
-      : lease_(std::move(lease)),
-        inputs_(std::move(inputs)),
-        output_calls_(output_floats.size()) {
+      : lease_(std::move(lease)), inputs_(std::move(inputs)), output_calls_(output_floats.size()) {
     for (size_t floats : output_floats) outputs_.emplace_back(floats, kSentinel);
   }
 

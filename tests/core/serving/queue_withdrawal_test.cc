@@ -25,18 +25,13 @@ namespace neuronserve {
 namespace queue_withdrawal_test {
 namespace {
 
+using ::neuronserve::testing::BatchSizes;
 using ::neuronserve::testing::SchedulerJob;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 ModelReplica replica_a;
 ModelReplica replica_b;
-
-BatchingPolicy BatchSizes(std::vector<uint32_t> sizes) {
-  BatchingPolicy policy;
-  policy.variant_batch_sizes = std::move(sizes);
-  return policy;
-}
 
 bool TakeUnit(Scheduler& scheduler, ExecutionUnit& unit, const ModelReplica& replica = replica_a) {
   absl::Time look_again_at = absl::InfiniteFuture();

@@ -30,6 +30,7 @@
 #include "server/http/http_server.h"
 #include "server/http/http_tls.h"
 #include "tests/server/http/polling.h"
+#include "tests/server/http/raw_http_client.h"
 #include "tests/support/http_get.h"
 #include "tests/support/test_certificates.h"
 
@@ -106,107 +107,7 @@ class PendingList {
   size_t taken_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
-// A client connection that can leave at any moment: plain TCP, or TLS with GnuTLS trusting
-// `ca_file`. Nothing is sent on close (no TLS close_notify): the client just goes.
-class LeavingClient {
- public:
-  LeavingClient(const std::string& address, const std::string& ca_file) {
-    const size_t colon = address.rfind(':');
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
-    inet_pton(AF_INET, address.substr(0, colon).c_str(), &to.sin_addr);
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    timeval timeout{10, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    if (connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) return;
-    if (ca_file.empty()) {
-      ready_ = true;
-      return;
-    }
-    gnutls_certificate_allocate_credentials(&credentials_);
-    gnutls_certificate_set_x509_trust_file(credentials_, ca_file.c_str(), GNUTLS_X509_FMT_PEM);
-    gnutls_init(&session_, GNUTLS_CLIENT);
-    gnutls_set_default_priority(session_);
-    gnutls_credentials_set(session_, GNUTLS_CRD_CERTIFICATE, credentials_);
-    gnutls_server_name_set(session_, GNUTLS_NAME_DNS, "localhost", 9);
-    gnutls_session_set_verify_cert(session_, "localhost", 0);
-    gnutls_transport_set_int(session_, fd_);
-    int handshake;
-    do {
-      handshake = gnutls_handshake(session_);
-    } while (handshake < 0 && gnutls_error_is_fatal(handshake) == 0);
-    if (handshake < 0) {
-      error_ = absl::StrCat("TLS handshake: ", gnutls_strerror(handshake));
-      return;
-    }
-    ready_ = true;
-  }
-  ~LeavingClient() { Close(); }
-  LeavingClient(const LeavingClient&) = delete;
-  LeavingClient& operator=(const LeavingClient&) = delete;
-
-  bool ready() const { return ready_; }
-  const std::string& error() const { return error_; }
-
-  bool Send(const std::string& text) {
-    size_t sent = 0;
-    while (sent < text.size()) {
-      const ssize_t wrote =
-          session_ != nullptr ? gnutls_record_send(session_, text.data() + sent, text.size() - sent)
-                              : write(fd_, text.data() + sent, text.size() - sent);
-      if (wrote == GNUTLS_E_AGAIN || wrote == GNUTLS_E_INTERRUPTED) continue;
-      if (wrote <= 0) return false;
-      sent += static_cast<size_t>(wrote);
-    }
-    return true;
-  }
-
-  // Reads one response (headers, then Content-Length bytes); empty when the server closed.
-  std::string ReadResponse() {
-    while (true) {
-      const size_t end = buffer_.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        size_t length = 0;
-        const size_t at = buffer_.find("Content-Length: ");
-        if (at != std::string::npos && at < end) length = std::stoul(buffer_.substr(at + 16));
-        if (buffer_.size() >= end + 4 + length) {
-          std::string response = buffer_.substr(0, end + 4 + length);
-          buffer_.erase(0, end + 4 + length);
-          return response;
-        }
-      }
-      char chunk[4096];
-      ssize_t got;
-      do {
-        got = session_ != nullptr ? gnutls_record_recv(session_, chunk, sizeof(chunk))
-                                  : read(fd_, chunk, sizeof(chunk));
-      } while (session_ != nullptr && (got == GNUTLS_E_AGAIN || got == GNUTLS_E_INTERRUPTED));
-      if (got <= 0) return "";
-      buffer_.append(chunk, static_cast<size_t>(got));
-    }
-  }
-
-  // Leaves: closes the socket; returns when.
-  Clock::time_point Close() {
-    const Clock::time_point now = Clock::now();
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-    if (session_ != nullptr) gnutls_deinit(session_);
-    session_ = nullptr;
-    if (credentials_ != nullptr) gnutls_certificate_free_credentials(credentials_);
-    credentials_ = nullptr;
-    return now;
-  }
-
- private:
-  int fd_ = -1;
-  gnutls_certificate_credentials_t credentials_ = nullptr;
-  gnutls_session_t session_ = nullptr;
-  bool ready_ = false;
-  std::string error_;
-  std::string buffer_;
-};
+using ::neuronserve::testing::RawHttpClient;
 
 std::string Get(const std::string& path) {
   return absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: localhost\r\n\r\n");
@@ -271,8 +172,8 @@ class HttpServerHangupTest : public ::testing::TestWithParam<bool> {
     return pending;
   }
 
-  std::unique_ptr<LeavingClient> Connect() {
-    auto client = std::make_unique<LeavingClient>(server_->address(), ca_file_);
+  std::unique_ptr<RawHttpClient> Connect() {
+    auto client = std::make_unique<RawHttpClient>(server_->address(), ca_file_);
     EXPECT_TRUE(client->ready()) << client->error();
     return client;
   }
@@ -280,7 +181,7 @@ class HttpServerHangupTest : public ::testing::TestWithParam<bool> {
   // A new request whose client leaves is reported: the watcher is awake, so a report that did
   // not come for an earlier request will not come late.
   void ExpectAWitnessIsReported() {
-    std::unique_ptr<LeavingClient> witness = Connect();
+    std::unique_ptr<RawHttpClient> witness = Connect();
     ASSERT_TRUE(witness->Send(Get("/wait/witness")));
     std::shared_ptr<Pending> pending = pending_.Next();
     ASSERT_NE(pending, nullptr);
@@ -290,7 +191,7 @@ class HttpServerHangupTest : public ::testing::TestWithParam<bool> {
 
   // The server answers a following request on a new connection.
   void ExpectHealthy() {
-    std::unique_ptr<LeavingClient> client = Connect();
+    std::unique_ptr<RawHttpClient> client = Connect();
     ASSERT_TRUE(client->Send(Get("/hello")));
     EXPECT_THAT(client->ReadResponse(), HasSubstr("\r\n\r\nhello"));
   }
@@ -325,7 +226,7 @@ TEST_P(HttpServerHangupTest, AClientLeavingWhileItsRequestWaitsIsReportedAndAnsw
   std::vector<double> latencies_ms;
   std::vector<std::shared_ptr<Pending>> all;
   for (int i = 0; i < kClients; ++i) {
-    std::unique_ptr<LeavingClient> client = Connect();
+    std::unique_ptr<RawHttpClient> client = Connect();
     ASSERT_TRUE(client->Send(Get(absl::StrCat("/wait/", i))));
     std::shared_ptr<Pending> pending = pending_.Next();
     ASSERT_NE(pending, nullptr);
@@ -356,7 +257,7 @@ TEST_P(HttpServerHangupTest, AClientLeavingWhileItsRequestWaitsIsReportedAndAnsw
 
 // Level-triggered: a client already gone when the connection is suspended is reported at once.
 TEST_P(HttpServerHangupTest, AClientThatLeftBeforeTheHandlerReturnedIsReported) {
-  std::unique_ptr<LeavingClient> client = Connect();
+  std::unique_ptr<RawHttpClient> client = Connect();
   ASSERT_TRUE(client->Send(Get("/slow/1")));
   std::shared_ptr<Pending> pending = pending_.Next();
   ASSERT_NE(pending, nullptr);
@@ -368,7 +269,7 @@ TEST_P(HttpServerHangupTest, AClientThatLeftBeforeTheHandlerReturnedIsReported) 
 
 TEST_P(HttpServerHangupTest, AnAnsweredRequestIsNeverReportedWhenItsClientLeavesAfter) {
   // Answered later from the test thread, the connection suspended meanwhile.
-  std::unique_ptr<LeavingClient> client = Connect();
+  std::unique_ptr<RawHttpClient> client = Connect();
   ASSERT_TRUE(client->Send(Get("/wait/answered")));
   std::shared_ptr<Pending> answered = pending_.Next();
   ASSERT_NE(answered, nullptr);
@@ -376,7 +277,7 @@ TEST_P(HttpServerHangupTest, AnAnsweredRequestIsNeverReportedWhenItsClientLeaves
   EXPECT_THAT(client->ReadResponse(), HasSubstr("\r\n\r\ndone"));
   client->Close();
   // Answered by the handler itself, which asked all the same.
-  std::unique_ptr<LeavingClient> sync = Connect();
+  std::unique_ptr<RawHttpClient> sync = Connect();
   ASSERT_TRUE(sync->Send(Get("/sync")));
   EXPECT_THAT(sync->ReadResponse(), HasSubstr("\r\n\r\nsync"));
   sync->Close();
@@ -387,7 +288,7 @@ TEST_P(HttpServerHangupTest, AnAnsweredRequestIsNeverReportedWhenItsClientLeaves
 // The next request's bytes arrive while the first waits: not a hang-up. Both are answered in
 // order on the connection, and its close after that reports nothing.
 TEST_P(HttpServerHangupTest, APipelinedRequestIsNotAHangUp) {
-  std::unique_ptr<LeavingClient> client = Connect();
+  std::unique_ptr<RawHttpClient> client = Connect();
   ASSERT_TRUE(client->Send(Get("/wait/first")));
   std::shared_ptr<Pending> first = pending_.Next();
   ASSERT_NE(first, nullptr);
@@ -404,7 +305,7 @@ TEST_P(HttpServerHangupTest, APipelinedRequestIsNotAHangUp) {
 // The destructor waits for what is owed with the watcher still running: a client that leaves
 // then has its request answered by on_gone, and the destructor returns.
 TEST_P(HttpServerHangupTest, AClientLeavingWhileTheServerStopsIsStillReported) {
-  std::unique_ptr<LeavingClient> client = Connect();
+  std::unique_ptr<RawHttpClient> client = Connect();
   ASSERT_TRUE(client->Send(Get("/wait/1")));
   std::shared_ptr<Pending> pending = pending_.Next();
   ASSERT_NE(pending, nullptr);

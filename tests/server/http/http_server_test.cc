@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "server/http/http_tls.h"
 #include "server/security/token_authority.h"
+#include "tests/server/http/raw_http_client.h"
 #include "tests/support/http_get.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_certificates.h"
@@ -33,6 +34,7 @@ using ::neuronserve::testing::HttpFetch;
 using ::neuronserve::testing::HttpGet;
 using ::neuronserve::testing::HttpRequest;
 using ::neuronserve::testing::HttpResult;
+using ::neuronserve::testing::RawHttpClient;
 using ::neuronserve::testing::TempDir;
 using ::testing::HasSubstr;
 
@@ -322,68 +324,22 @@ TEST_F(HttpServerTest, TheDestructorWaitsForAnOwedExchange) {
   EXPECT_EQ(result.body, "late");
 }
 
-// A raw connection to the server, for what curl will not send.
-class RawConnection {
- public:
-  explicit RawConnection(const std::string& address) {
-    const size_t colon = address.rfind(':');
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
-    inet_pton(AF_INET, address.substr(0, colon).c_str(), &to.sin_addr);
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    timeval timeout{10, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof(to)) == 0;
-  }
-  ~RawConnection() { close(fd_); }
-  bool connected() const { return connected_; }
-  void Send(const std::string& text) {
-    ASSERT_EQ(write(fd_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  }
-  // Reads one response (headers, then Content-Length bytes); empty when the server closed.
-  std::string ReadResponse() {
-    while (true) {
-      const size_t end = buffer_.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        size_t length = 0;
-        const size_t at = buffer_.find("Content-Length: ");
-        if (at != std::string::npos && at < end) length = std::stoul(buffer_.substr(at + 16));
-        if (buffer_.size() >= end + 4 + length) {
-          std::string response = buffer_.substr(0, end + 4 + length);
-          buffer_.erase(0, end + 4 + length);
-          return response;
-        }
-      }
-      char chunk[4096];
-      const ssize_t got = read(fd_, chunk, sizeof(chunk));
-      if (got <= 0) return "";
-      buffer_.append(chunk, static_cast<size_t>(got));
-    }
-  }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-  std::string buffer_;
-};
-
 TEST_F(HttpServerTest, OneConnectionServesRequestsOneAfterAnother) {
   StartServer();
-  RawConnection connection(server_->address());
-  ASSERT_TRUE(connection.connected());
-  connection.Send("GET /hello/one HTTP/1.1\r\nHost: x\r\n\r\n");
+  RawHttpClient connection(server_->address());
+  ASSERT_TRUE(connection.ready());
+  ASSERT_TRUE(connection.Send("GET /hello/one HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_THAT(connection.ReadResponse(), HasSubstr("hello one"));
-  connection.Send("GET /hello/two HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(connection.Send("GET /hello/two HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_THAT(connection.ReadResponse(), HasSubstr("hello two"));
 }
 
 TEST_F(HttpServerTest, AMalformedRequestIs400AndTheNextRequestIsServed) {
   StartServer();
   {
-    RawConnection connection(server_->address());
-    ASSERT_TRUE(connection.connected());
-    connection.Send("GET /hello/x HTTP/1.1\r\nHost x\r\nbroken header line\r\n\r\n");
+    RawHttpClient connection(server_->address());
+    ASSERT_TRUE(connection.ready());
+    ASSERT_TRUE(connection.Send("GET /hello/x HTTP/1.1\r\nHost x\r\nbroken header line\r\n\r\n"));
     EXPECT_THAT(connection.ReadResponse(), ::testing::StartsWith("HTTP/1.1 400"));
   }
   EXPECT_EQ(HttpGet(Url("/hello/x")).status, 200);
