@@ -820,7 +820,7 @@ class Soak {
   void CheckModelStates() {
     v1::ListModelsResponse list;
     grpc::ClientContext context;
-    SetDeadline(context, absl::Seconds(10));
+    SetDeadline(context, kPatientDeadline);
     const grpc::Status status = stub_->ListModels(&context, v1::ListModelsRequest(), &list);
     absl::MutexLock lock(&problems_mutex_);
     if (!status.ok()) {
@@ -924,7 +924,7 @@ class Soak {
 
   std::optional<std::vector<PromFamily>> Scrape() {
     HttpConnection connection(http_address_);
-    connection.set_receive_timeout(absl::Seconds(10));
+    connection.set_receive_timeout(kPatientDeadline);
     HttpPost get;
     get.method = "GET";
     get.path = "/metrics";
@@ -999,7 +999,7 @@ class Soak {
     v1::ListModelsResponse list;
     {
       grpc::ClientContext context;
-      SetDeadline(context, absl::Seconds(10));
+      SetDeadline(context, kPatientDeadline);
       if (!stub_->ListModels(&context, v1::ListModelsRequest(), &list).ok()) held = false;
     }
     std::vector<std::string> loaded;
@@ -1051,7 +1051,7 @@ class Soak {
   std::optional<std::map<uint32_t, uint64_t>> DeviceMemoryUsed() {
     v1::EnumerateResponse cores;
     grpc::ClientContext context;
-    SetDeadline(context, absl::Seconds(10));
+    SetDeadline(context, kPatientDeadline);
     if (!stub_->Enumerate(&context, v1::EnumerateRequest(), &cores).ok()) return std::nullopt;
     std::map<uint32_t, uint64_t> used;
     for (const v1::NeuronCore& core : cores.cores()) {
