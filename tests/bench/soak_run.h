@@ -48,7 +48,7 @@ struct SoakOptions {
   // the peak of what it held: the bound allows for a step, and a leak (which grows with every
   // request, or with every version loaded) still crosses it in a long run.
   double warmup_share = 0.5;
-  uint64_t rss_growth_bytes = uint64_t{32} << 20;
+  uint64_t rss_growth_bytes = uint64_t{64} << 20;
   double rss_growth_ratio = 0.25;
   // Off under AddressSanitizer, whose quarantine holds freed memory on purpose (up to 256 MiB):
   // the RSS is still printed.
