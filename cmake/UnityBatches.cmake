@@ -1,5 +1,7 @@
 # neuron_serve_unity_batches(<target> [BATCH_SIZE <n>])
 #
+# BATCH_SIZE defaults to the variable NEURON_SERVE_UNITY_BATCH_SIZE where a folder sets it, else 8.
+#
 # Compiles a target's .cc files in batches: each generated batch file includes up to
 # BATCH_SIZE of them, so gtest, gmock, gRPC and the generated protobuf headers are parsed, and
 # their templates instantiated and emitted, once per batch instead of once per file. Measured on
@@ -25,7 +27,10 @@ function(neuron_serve_unity_batches target)
     return()
   endif()
   cmake_parse_arguments(arg "" "BATCH_SIZE" "" ${ARGN})
-  if(NOT arg_BATCH_SIZE)
+  if(NOT arg_BATCH_SIZE AND NEURON_SERVE_UNITY_BATCH_SIZE)
+    # A folder's default (tests/CMakeLists.txt sets 16 for the tests, compiled at -O0).
+    set(arg_BATCH_SIZE ${NEURON_SERVE_UNITY_BATCH_SIZE})
+  elseif(NOT arg_BATCH_SIZE)
     set(arg_BATCH_SIZE 8)
   endif()
   get_target_property(sources ${target} SOURCES)

@@ -28,7 +28,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
-namespace {
+namespace neuronctl_dtypes_e2e {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -251,5 +251,5 @@ TEST_F(NeuronctlDtypesE2ETest, BenchModelAndDevicesWorkOnTheClassifier) {
   EXPECT_THAT(devices.out, HasSubstr("classifier"));
 }
 
-}  // namespace
+}  // namespace neuronctl_dtypes_e2e
 }  // namespace neuronserve::testing
