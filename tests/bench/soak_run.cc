@@ -494,6 +494,23 @@ class Soak {
     }
   }
 
+  // Writes a stream's kStreamRequests requests, each made by make(i), and closes the writing
+  // side. Stops early when the daemon ends the stream (its Finish says why). Returns the
+  // requests written, by id.
+  template <typename Request, typename Stream, typename MakeRequest>
+  static std::map<std::string, Request> WriteStreamRequests(Stream& stream, Tally& tally,
+                                                            MakeRequest make) {
+    std::map<std::string, Request> requests;
+    for (int i = 0; i < kStreamRequests; ++i) {
+      Request request = make(i);
+      if (!stream.Write(request)) break;
+      ++tally.requests;
+      requests.emplace(request.id(), std::move(request));
+    }
+    stream.WritesDone();
+    return requests;
+  }
+
   // InferStream: 8 requests (each to a model picked for it), then every answer read: each id
   // answered once; a tenth of the streams are cancelled after the writes.
   void NativeStreamClient(int client, std::mt19937& random, Tally& tally) {
@@ -503,16 +520,12 @@ class Soak {
       grpc::ClientContext context;
       SetDeadline(context, kPatientDeadline);
       const bool cancel = random() % 10 == 0;
-      std::map<std::string, v1::InferRequest> requests;
       auto stream = stub->InferStream(&context);
-      for (int i = 0; i < kStreamRequests; ++i) {
-        v1::InferRequest request = NativeRequest(
-            PickModel(random), absl::StrCat("c", client, "-", n, "-", i), RandomRows(random, 1));
-        if (!stream->Write(request)) break;  // the daemon ended the stream: Finish says why
-        ++tally.requests;
-        requests.emplace(request.id(), std::move(request));
-      }
-      stream->WritesDone();
+      const std::map<std::string, v1::InferRequest> requests =
+          WriteStreamRequests<v1::InferRequest>(*stream, tally, [&](int i) {
+            return NativeRequest(PickModel(random), absl::StrCat("c", client, "-", n, "-", i),
+                                 RandomRows(random, 1));
+          });
       if (cancel) context.TryCancel();
       std::set<std::string> answered;
       v1::InferResponse response;
@@ -550,16 +563,13 @@ class Soak {
       grpc::ClientContext context;
       SetDeadline(context, kPatientDeadline);
       const bool cancel = random() % 10 == 0;
-      std::map<std::string, inference::ModelInferRequest> requests;
       auto stream = stub->ModelStreamInfer(&context);
-      for (int i = 0; i < kStreamRequests; ++i) {
-        inference::ModelInferRequest request = MakeV2Request(NativeRequest(
-            PickModel(random), absl::StrCat("c", client, "-", n, "-", i), RandomRows(random, 1)));
-        if (!stream->Write(request)) break;  // the daemon ended the stream: Finish says why
-        ++tally.requests;
-        requests.emplace(request.id(), std::move(request));
-      }
-      stream->WritesDone();
+      const std::map<std::string, inference::ModelInferRequest> requests =
+          WriteStreamRequests<inference::ModelInferRequest>(*stream, tally, [&](int i) {
+            return MakeV2Request(NativeRequest(PickModel(random),
+                                               absl::StrCat("c", client, "-", n, "-", i),
+                                               RandomRows(random, 1)));
+          });
       if (cancel) context.TryCancel();
       std::set<std::string> answered;
       uint64_t answers = 0;

@@ -239,8 +239,12 @@ TEST(InferQueueE2ETest, AFullQueueAnswersUnavailableAtOnce) {
 
 TEST(InferQueueE2ETest, ARequestWhoseDeadlinePassesInTheQueueNeverRuns) {
   START_DAEMON(daemon, SimDaemonArgs({"--http-listen=127.0.0.1:0"}));
-  ASSERT_TRUE(
-      Upload(*daemon->stub, Config("slow"), EncodeNeff(IdentityModel({1, 4}, 300'000))).status.ok());
+  // The first request executes for 1.5 s, and the second's deadline is 100 ms: it expires in the
+  // queue unless it reaches the daemon 1.4 s after the first started executing. (With 300 ms,
+  // a sanitized client slowed by a loaded machine sent it late enough, once, that a worker took
+  // it before its deadline and ran it.)
+  ASSERT_TRUE(Upload(*daemon->stub, Config("slow"), EncodeNeff(IdentityModel({1, 4}, 1'500'000)))
+                  .status.ok());
   v1::InferRequest request;
   request.set_model("slow");
   AddInput(request, "input", {1, 4}, {1, 2, 3, 4}, TensorForm::kFloat);
