@@ -8,15 +8,12 @@
 #include "absl/time/time.h"
 #include "core/serving/version_number.h"
 #include "google/protobuf/util/json_util.h"
+#include "neuron_serve_version.h"  // generated in the build tree (server/oip/CMakeLists.txt)
 #include "server/oip/v2_datatype.h"
 #include "server/repository/load_spec.h"
 #include "server/repository/model_repository.h"
 #include "server/repository/model_upload.h"
 #include "server/repository/triton_config.h"
-
-#ifndef NEURON_SERVE_VERSION
-#error "NEURON_SERVE_VERSION (the project's version) must be defined by the build"
-#endif
 
 namespace neuronserve {
 namespace {

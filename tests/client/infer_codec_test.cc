@@ -14,7 +14,9 @@
 #include "gtest/gtest.h"
 
 namespace neuronserve::client {
-namespace {
+// Named, not anonymous: compiled in one batch with the other codec tests, whose helpers
+// share these names.
+namespace native_codec_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -312,5 +314,5 @@ TEST(InferCodecTest, MalformedOutputsAreInternal) {
   }
 }
 
-}  // namespace
+}  // namespace native_codec_test
 }  // namespace neuronserve::client

@@ -12,7 +12,9 @@
 #include "gtest/gtest.h"
 
 namespace neuronserve::client {
-namespace {
+// Named, not anonymous: compiled in one batch with the other codec tests, whose helpers
+// share these names.
+namespace v2_codec_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -243,5 +245,5 @@ TEST(V2InferCodecTest, RefusesMalformedResponses) {
   }
 }
 
-}  // namespace
+}  // namespace v2_codec_test
 }  // namespace neuronserve::client

@@ -372,12 +372,13 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   v1::ModelConfig config = Config("m", "7");
   config.set_replicas(2);
   config.set_pipeline_depth(kUnpipelined);
-  // 500 ms an execution: the unload must begin, and the model be seen UNLOADING, before the last
-  // round ends, however long queueing the requests takes on a loaded machine (with 200 ms, a slow
-  // start let the queue drain first).
-  ASSERT_TRUE(Upload(*daemon->stub, config, VersionNeff(false, 500000)).status.ok());
+  // 2 s an execution: every request must reach the daemon before the first round ends, and the
+  // unload begin, and the model be seen UNLOADING, before the last round ends, however slowly the
+  // requests arrive on a loaded machine (with 200 ms, and then 500 ms, a slow start let the first
+  // round end first: under ASan, beside a 64-client stress test, eight calls took over 500 ms).
+  ASSERT_TRUE(Upload(*daemon->stub, config, VersionNeff(false, 2000000)).status.ok());
 
-  // 6 unary requests from threads and 2 on a stream: 4 rounds of 500 ms on 2 replicas.
+  // 6 unary requests from threads and 2 on a stream: 4 rounds of 2 s on 2 replicas.
   constexpr int kUnary = 6;
   std::mt19937 random(7);
   std::vector<InFlight> unary(kUnary);
@@ -444,7 +445,7 @@ TEST(LifecycleUnderLoadE2ETest, UnloadLetsRequestsInFlightCompleteAndRefusesLate
   ASSERT_TRUE(unloaded.ok()) << unloaded.error_message();
   EXPECT_EQ(unload_response.model().name(), "m");
   EXPECT_EQ(unload_response.model().version(), "7");
-  // It waited for the requests: at least the last round of 500 ms ran after it began.
+  // It waited for the requests: at least the last round of 2 s ran after it began.
   EXPECT_GE(unload_returned - unload_started, absl::Milliseconds(250));
 
   // Every request in flight when the unload began completed, with the right values.

@@ -16,6 +16,7 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/support/http_get.h"
+#include "tests/support/sanitizer_build.h"
 #include "tests/support/temp_dir.h"
 #include "util/sha256.h"
 
@@ -367,13 +368,17 @@ TEST(ModelLifecycleE2ETest, ApiLoadsComeBackAfterARestart) {
   }
 }
 
-// 10. Repeated load/unload leaks neither device memory nor host memory.
+// 10. Repeated load/unload leaks neither device memory nor host memory. 200 cycles; 60 under a
+// sanitizer, whose daemon takes about 0.3 s a cycle instead of 0.08 s, and whose leak checker
+// finds a leaked allocation at the daemon's exit however few cycles ran (the RSS bound still
+// catches a NEFF kept per cycle: 40 MiB over the 40 cycles after warm-up).
 TEST(ModelLifecycleE2ETest, TwoHundredLoadUnloadCyclesLeakNothing) {
   START_DAEMON(daemon, SimDaemonArgs());
   const std::string neff = SimNeff({.constant_floats = 256 * 1024});  // ~1 MiB, 1 MiB on device
   ASSERT_GT(neff.size(), kMiB);
+  const int cycles = kUnderSanitizer ? 60 : 200;
   uint64_t rss_after_warmup = 0;
-  for (int cycle = 1; cycle <= 200; ++cycle) {
+  for (int cycle = 1; cycle <= cycles; ++cycle) {
     LoadResult result = Upload(*daemon->stub, Config("cycled"), neff);
     ASSERT_TRUE(result.status.ok()) << "cycle " << cycle << ": " << result.status.error_message();
     grpc::Status unloaded = UnloadModel(*daemon->stub, "cycled");
@@ -388,9 +393,9 @@ TEST(ModelLifecycleE2ETest, TwoHundredLoadUnloadCyclesLeakNothing) {
     EXPECT_THAT(ResidentModels(core), IsEmpty());
   }
   ASSERT_GT(rss_after_warmup, 0u);
-  // Leaking one NEFF per cycle would add ~180 MiB over the last 180 cycles.
+  // Leaking one NEFF per cycle would add ~1 MiB per cycle after the 20th.
   EXPECT_LE(rss_at_end, rss_after_warmup + 24 * kMiB)
-      << "RSS after 20 cycles " << rss_after_warmup << ", after 200 " << rss_at_end;
+      << "RSS after 20 cycles " << rss_after_warmup << ", after " << cycles << " " << rss_at_end;
   // The simulator's own account at nrt_close: it warns about anything still allocated.
   EXPECT_EQ(daemon->process->StopWith(SIGTERM), 0);
   const std::string log = daemon->process->Stderr();

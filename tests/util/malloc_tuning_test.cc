@@ -10,16 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define NEURON_SERVE_TEST_UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NEURON_SERVE_TEST_UNDER_SANITIZER 1
-#endif
+#include "tests/support/sanitizer_build.h"
 
 namespace neuronserve {
 namespace {
