@@ -54,9 +54,17 @@ HttpResult HttpFetch(const HttpRequest& request) {
   TempDir scratch;
   const std::string header_file = scratch.Join("headers");
   const std::string body_file = scratch.Join("body");
-  std::vector<std::string> argv = {
-      "/usr/bin/curl", "-s", "-S",      "--max-time", "10",          "-D",
-      header_file,     "-o", body_file, "-w",         "%{http_code}"};
+  std::vector<std::string> argv = {"/usr/bin/curl",
+                                   "-s",
+                                   "-S",
+                                   "--max-time",
+                                   std::to_string(request.max_seconds),
+                                   "-D",
+                                   header_file,
+                                   "-o",
+                                   body_file,
+                                   "-w",
+                                   "%{http_code}"};
   if (request.verbose) argv.push_back("-v");
   if (request.method == "HEAD") {
     argv.push_back("--head");

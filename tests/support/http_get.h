@@ -39,6 +39,9 @@ struct HttpRequest {
   std::string cacert;
   // curl -v: its stderr (in `error`) then shows the TLS handshake and the server certificate.
   bool verbose = false;
+  // curl --max-time: the whole exchange, in seconds. A sanitized daemon on a loaded machine can
+  // take longer to parse a very large body.
+  int max_seconds = 10;
 };
 
 HttpResult HttpFetch(const HttpRequest& request);
