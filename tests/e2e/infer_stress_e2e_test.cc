@@ -29,6 +29,7 @@
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "gtest/gtest.h"
+#include "sim/simmodel/sim_model.h"
 #include "tests/e2e/infer_client.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/support/sim_model_files.h"
@@ -45,9 +46,16 @@ constexpr int64_t kTotalRequests =
     int64_t{kStressUnaryClients + kStreamClients} * kRequestsPerClient;
 constexpr uint32_t kStressWidth = 16;
 constexpr uint64_t kStressLatencyUs = 500;
-// Below what the clients can have in flight at once (32 unary + 32 streams of 2-6), so the
-// queue fills up at times and UNAVAILABLE (queue full) occurs, but most requests are admitted.
-constexpr int kMaxQueue = 128;
+// Below what the clients have in flight once they all wait (32 unary + 32 streams of 2-6, at
+// least 96), so the queue fills while the replicas stall (kStallsOnExecutions) and UNAVAILABLE
+// (queue full) occurs, but most requests are admitted.
+constexpr int kMaxQueue = 64;
+// Both replicas stall for kStallUs at these executions of theirs (the simulator counts per loaded
+// copy, and the two copies run at the same pace, so their stalls overlap): the queue then fills
+// however slowly a loaded machine runs the clients. Without the stalls a full queue depended on
+// the clients outrunning the cores, which a busy CI machine did not do (exhausted 0 of 32,000).
+constexpr uint64_t kStallsOnExecutions[] = {1500, 5000};
+constexpr uint64_t kStallUs = 250'000;
 constexpr char kModel[] = "stress";
 // Longest any client may take; past it the test aborts rather than hang until ctest's timeout.
 constexpr absl::Duration kClientsTimeout = absl::Seconds(90);
@@ -450,8 +458,14 @@ TEST(InferStressE2ETest, SixtyFourClientsWithCancellationsAndDeadlinesGetOneCorr
                                      {{"NRTSIM_CORES", "2"}}));
   v1::ModelConfig config = Config(kModel, "1");
   config.set_replicas(2);
-  LoadResult loaded = Upload(*daemon->stub, config,
-                             EncodeNeff(IdentityModel({1, kStressWidth}, kStressLatencyUs)));
+  simmodel::SimModel stalling = IdentityModel({1, kStressWidth}, kStressLatencyUs);
+  for (const uint64_t execution : kStallsOnExecutions) {
+    simmodel::Fault stall;
+    stall.trigger = simmodel::FaultOnExecution{execution};
+    stall.latency_us = kStallUs;
+    stalling.faults.push_back(stall);
+  }
+  LoadResult loaded = Upload(*daemon->stub, config, EncodeNeff(stalling));
   ASSERT_TRUE(loaded.status.ok()) << loaded.status.error_message();
   ASSERT_EQ(loaded.response.model().replicas_size(), 2);
 
