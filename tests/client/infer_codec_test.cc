@@ -12,25 +12,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/client/tensor_bytes.h"
 
 namespace neuronserve::client {
 // Named, not anonymous: compiled in one batch with the other codec tests, whose helpers
 // share these names.
 namespace native_codec_test {
 
+using ::neuronserve::testing::BytesOf;
+using ::neuronserve::testing::StringOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-template <typename T>
-std::vector<uint8_t> BytesOf(const std::vector<T>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-std::string StringOf(const std::vector<uint8_t>& bytes) {
-  return std::string(bytes.begin(), bytes.end());
-}
 
 v1::InferRequest Build(const NamedTensor& tensor, bool raw) {
   InferOptions options;

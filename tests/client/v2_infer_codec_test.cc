@@ -10,26 +10,18 @@
 #include "client/lib/infer_codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/client/tensor_bytes.h"
 
 namespace neuronserve::client {
 // Named, not anonymous: compiled in one batch with the other codec tests, whose helpers
 // share these names.
 namespace v2_codec_test {
 
+using ::neuronserve::testing::BytesOf;
+using ::neuronserve::testing::StringOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Output = inference::ModelInferResponse::InferOutputTensor;
-
-template <typename T>
-std::vector<uint8_t> BytesOf(const std::vector<T>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-std::string StringOf(const std::vector<uint8_t>& bytes) {
-  return std::string(bytes.begin(), bytes.end());
-}
 
 inference::ModelInferRequest Build(const std::vector<NamedTensor>& tensors, bool raw) {
   InferOptions options;
