@@ -1,9 +1,9 @@
 // Stress of the inference path through the real daemon: 64 concurrent clients (32 unary, 32
 // streaming, each on its own connection) send 500 requests each to an identity model with 2
-// replicas and a short request queue, with short deadlines, cancellations from other threads,
-// streams cancelled midway and streams whose deadline runs out. Every request must get exactly
-// one outcome, every successful answer must carry the request's own values, nothing may hang,
-// and the daemon must still serve afterwards with sane request counters.
+// replicas that stall twice and a short request queue, with short deadlines, cancellations from
+// other threads, streams cancelled midway and streams whose deadline runs out. Every request must
+// get exactly one outcome, every successful answer must carry the request's own values, nothing may
+// hang, and the daemon must still serve afterwards with sane request counters.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
