@@ -14,6 +14,7 @@ absl::Status CancelledWhileQueuedError(absl::string_view model) {
 
 absl::Status JobWithdrawal::Submit(Scheduler& scheduler, InferenceJob& job,
                                    absl::string_view model) {
+  std::vector<JobRows> rows;
   {
     MutexLock lock(&mutex_);
     if (absl::Status submitted = scheduler.Submit(&job); !submitted.ok()) return submitted;
@@ -22,8 +23,12 @@ absl::Status JobWithdrawal::Submit(Scheduler& scheduler, InferenceJob& job,
     // A caller that gave up before this point found nothing to withdraw: its job is taken
     // back now. One that gives up later finds scheduler_ set.
     if (!job.Cancelled()) return absl::OkStatus();
+    // Taken back under the lock: a worker that popped the job meanwhile cannot complete it
+    // (Ended waits for the lock), so the job is alive here. Released first, it could be
+    // answered and freed before a second locking (a heap-use-after-free the ASan soak found).
+    rows = scheduler.Cancel(&job);
   }
-  Withdraw(job);
+  AnswerWithdrawn(rows, model);
   return absl::OkStatus();
 }
 
