@@ -5,6 +5,19 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
+// A sanitizer's allocator replaces malloc, and mallinfo2 would describe glibc's idle one.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NEURON_SERVE_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define NEURON_SERVE_UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef NEURON_SERVE_UNDER_SANITIZER
+#define NEURON_SERVE_UNDER_SANITIZER 0
+#endif
+
 namespace neuronserve {
 namespace {
 
@@ -32,6 +45,15 @@ std::string TunedGlibcTunables(const char* existing) {
   tunables += "glibc.malloc.mmap_threshold=" + std::to_string(kMmapThreshold) +
               ":glibc.malloc.trim_threshold=" + std::to_string(kTrimThreshold);
   return tunables;
+}
+
+std::optional<uint64_t> HeapInUseBytes() {
+#if NEURON_SERVE_UNDER_SANITIZER
+  return std::nullopt;
+#else
+  const struct mallinfo2 info = mallinfo2();
+  return uint64_t{info.uordblks} + uint64_t{info.hblkhd};
+#endif
 }
 
 }  // namespace neuronserve

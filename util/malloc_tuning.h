@@ -13,10 +13,13 @@
 //
 // Under a sanitizer (which brings its own allocator) the settings do nothing.
 //
-// Thread safety: ApplyMallocMode before the process starts threads; the rest are pure.
+// Thread safety: ApplyMallocMode before the process starts threads; HeapInUseBytes from any
+// thread; the rest are pure.
 #ifndef NEURON_SERVE_UTIL_MALLOC_TUNING_H_
 #define NEURON_SERVE_UTIL_MALLOC_TUNING_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +41,12 @@ void ApplyMallocMode(MallocMode mode);
 // For a child process's environment: GLIBC_TUNABLES with the tuned settings added to
 // `existing` (the parent's GLIBC_TUNABLES, or null), for a program that does not tune itself.
 std::string TunedGlibcTunables(const char* existing);
+
+// The bytes malloc has handed out and not had back (mallinfo2: in-use chunks of every arena
+// plus mapped chunks), which unlike RSS falls when memory is freed, whatever the trim settings.
+// nullopt under a sanitizer, whose allocator mallinfo2 does not describe. Walks every arena
+// under its lock: for a scrape, not a hot path.
+std::optional<uint64_t> HeapInUseBytes();
 
 }  // namespace neuronserve
 

@@ -23,8 +23,10 @@ std::string DescribeBounds(const std::vector<double>& bounds) {
   return text + "]";
 }
 
+}  // namespace
+
 // Bad bounds are a bug in the caller: abort at construction, saying which bounds.
-std::vector<double> CheckedBounds(std::vector<double> bounds) {
+std::vector<double> CheckedBucketBounds(std::vector<double> bounds) {
   if (!bounds.empty() && bounds.back() == std::numeric_limits<double>::infinity()) {
     bounds.pop_back();
   }
@@ -40,17 +42,19 @@ std::vector<double> CheckedBounds(std::vector<double> bounds) {
   return bounds;
 }
 
-}  // namespace
-
 Histogram::Histogram(std::vector<double> upper_bounds)
-    : upper_bounds_(CheckedBounds(std::move(upper_bounds))),
-      bucket_counts_(upper_bounds_.size() + 1) {}
+    : Histogram(std::make_shared<const std::vector<double>>(
+          CheckedBucketBounds(std::move(upper_bounds)))) {}
+
+Histogram::Histogram(std::shared_ptr<const std::vector<double>> checked_upper_bounds)
+    : upper_bounds_(std::move(checked_upper_bounds)),
+      bucket_counts_(upper_bounds_->size() + 1) {}
 
 void Histogram::Observe(double value) {
-  size_t bucket = upper_bounds_.size();  // +Inf, and NaN
+  const std::vector<double>& bounds = *upper_bounds_;
+  size_t bucket = bounds.size();  // +Inf, and NaN
   if (!std::isnan(value)) {
-    bucket = std::lower_bound(upper_bounds_.begin(), upper_bounds_.end(), value) -
-             upper_bounds_.begin();
+    bucket = std::lower_bound(bounds.begin(), bounds.end(), value) - bounds.begin();
   }
   bucket_counts_[bucket].fetch_add(1, std::memory_order_relaxed);
   sum_.fetch_add(value, std::memory_order_relaxed);
@@ -58,7 +62,7 @@ void Histogram::Observe(double value) {
 
 Histogram::Snapshot Histogram::Read() const {
   Snapshot snapshot;
-  snapshot.upper_bounds = upper_bounds_;
+  snapshot.upper_bounds = *upper_bounds_;
   snapshot.cumulative_counts.reserve(bucket_counts_.size());
   uint64_t running = 0;
   for (const std::atomic<uint64_t>& bucket : bucket_counts_) {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace neuronserve::metrics {
@@ -19,6 +20,9 @@ class Histogram {
   // dropped, since the +Inf bucket is always there. Anything else is a programming error and
   // aborts with a message.
   explicit Histogram(std::vector<double> upper_bounds);
+  // Shares bounds already checked by CheckedBucketBounds: a family's histograms share one copy
+  // (MetricsRegistry::AddHistogram), since a model version holds several.
+  explicit Histogram(std::shared_ptr<const std::vector<double>> checked_upper_bounds);
   Histogram(const Histogram&) = delete;
   Histogram& operator=(const Histogram&) = delete;
 
@@ -38,10 +42,13 @@ class Histogram {
   Snapshot Read() const;
 
  private:
-  const std::vector<double> upper_bounds_;
+  const std::shared_ptr<const std::vector<double>> upper_bounds_;
   std::vector<std::atomic<uint64_t>> bucket_counts_;  // upper_bounds_.size() + 1 (+Inf last)
   std::atomic<double> sum_{0.0};
 };
+
+// `bounds` as Histogram keeps them (a trailing +Inf dropped); bad bounds abort with a message.
+std::vector<double> CheckedBucketBounds(std::vector<double> bounds);
 
 // Bucket bounds for latencies in seconds: 50us to 1s in 1-2.5-5 steps (x2 to x2.5, so the
 // usual SLO thresholds 1ms, 10ms, 100ms, 1s are bounds), then 2.5s, 10s, 60s; 17 bounds.

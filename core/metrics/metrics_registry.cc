@@ -79,8 +79,10 @@ Family<Gauge>& MetricsRegistry::AddGauge(std::string name, std::string help,
 Family<Histogram>& MetricsRegistry::AddHistogram(std::string name, std::string help,
                                                  std::vector<std::string> label_names,
                                                  std::vector<double> upper_bounds) {
-  // Checks the bounds now (aborting on bad ones) rather than at the first WithLabels.
-  std::vector<double> bounds = Histogram(std::move(upper_bounds)).Read().upper_bounds;
+  // Checks the bounds now (aborting on bad ones) rather than at the first WithLabels; the
+  // family's histograms share them.
+  auto bounds =
+      std::make_shared<const std::vector<double>>(CheckedBucketBounds(std::move(upper_bounds)));
   const std::vector<std::string> sample_names = {name, name + "_bucket", name + "_sum",
                                                  name + "_count"};
   return Add<Histogram>(

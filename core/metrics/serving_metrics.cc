@@ -4,14 +4,35 @@
 #include "absl/time/clock.h"
 
 namespace neuronserve {
-void ModelRequestMetrics::CountRequest(absl::StatusCode code) const {
+namespace {
+
+// The index in ModelRequestMetrics::by_code_ of `code` (unknown codes count as UNKNOWN).
+int CodeIndex(absl::StatusCode code) {
   const int index = static_cast<int>(code);
-  by_code[index >= 0 && index < 17 ? index : static_cast<int>(absl::StatusCode::kUnknown)]
-      ->Increment();
+  return index >= 0 && index < 17 ? index : static_cast<int>(absl::StatusCode::kUnknown);
+}
+
+metrics::Labels CodeLabels(const std::string& model, const std::string& version, int code) {
+  // absl's code names are gRPC's ("OK", "NOT_FOUND", ...), as the access log writes them.
+  return {model, version, absl::StatusCodeToString(static_cast<absl::StatusCode>(code))};
+}
+
+}  // namespace
+
+void ModelRequestMetrics::CountRequest(absl::StatusCode code) const {
+  const int index = CodeIndex(code);
+  metrics::Counter* counter = by_code_[index].load(std::memory_order_acquire);
+  if (counter == nullptr) counter = owner_->CodeCounter(*this, index);
+  counter->Increment();
+}
+
+double ModelRequestMetrics::requests_with_code(absl::StatusCode code) const {
+  const metrics::Counter* counter = by_code_[CodeIndex(code)].load(std::memory_order_acquire);
+  return counter == nullptr ? 0.0 : counter->value();
 }
 
 ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry,
-                               absl::Duration retired_series_grace)
+                               absl::Duration retired_series_grace, size_t max_retired_versions)
     : queue_depth(registry.AddGauge("neuronserve_queue_depth",
                                     "Requests waiting in the model's queue for a core.",
                                     {"model", "version"})),
@@ -45,6 +66,11 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry,
           "neuronserve_queued_request_bytes",
           "Input bytes of the requests waiting in every model's queue (bounded by "
           "--max-queued-bytes).",
+          {})),
+      heap_in_use(registry.AddGauge(
+          "neuronserve_heap_in_use_bytes",
+          "Bytes the daemon's allocator has handed out and not had back (glibc's mallinfo2: "
+          "arenas and mapped chunks); absent under a sanitizer, whose allocator it cannot read.",
           {})),
       registry_(registry),
       requests_(registry.AddCounter("neuronserve_requests_total",
@@ -93,8 +119,22 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry,
           "neuronserve_batch_queue_duration_seconds",
           "Time a request (or a range of its rows) waited before the variant's execution began.",
           {"model", "version", "variant"}, metrics::LatencyBucketsSeconds())),
+      retired_versions_(registry.AddGauge(
+          "neuronserve_retired_metric_versions",
+          "Unloaded or replaced model versions whose series are still held, so that a scrape "
+          "sees their final values (as this scrape began; at most --max-retired-metric-versions).",
+          {})),
       retired_series_grace_(retired_series_grace),
+      max_retired_versions_(max_retired_versions),
       unknown_model_(Hold("", "")) {
+  metrics::Family<metrics::Counter>& unscraped = registry.AddCounter(
+      "neuronserve_retired_versions_unscraped_total",
+      "Retired model versions whose series were removed before a scrape rendered their final "
+      "values: more than --max-retired-metric-versions waited (limit; the oldest went first) or "
+      "no scrape came for 5 minutes (grace).",
+      {"reason"});
+  unscraped_by_limit_ = &unscraped.WithLabels({"limit"});
+  unscraped_by_grace_ = &unscraped.WithLabels({"grace"});
   metrics::Family<metrics::Counter>& by_protocol = registry.AddCounter(
       "neuronserve_requests_by_protocol_total",
       "Inference requests answered, by the front end that carried them: native "
@@ -105,6 +145,7 @@ ServingMetrics::ServingMetrics(metrics::MetricsRegistry& registry,
   by_protocol_[static_cast<int>(RequestProtocol::kV2Http)] = &by_protocol.WithLabels({"v2_http"});
   registry.AddScrapeHook([this] {
     MutexLock lock(&handles_mutex_);
+    retired_versions_.WithLabels({}).Set(static_cast<double>(retired_order_.size()));
     RemoveRetired(absl::Now(), /*scraping=*/true);
   });
 }
@@ -122,24 +163,35 @@ ModelRequestMetrics* ServingMetrics::Hold(const std::string& model, const std::s
   MutexLock lock(&handles_mutex_);
   RemoveRetired(absl::Now(), /*scraping=*/false);
   VersionSeries& series = versions_[{model, version}];
-  ++series.holders;
+  if (series.holders++ == 0 && series.requests != nullptr) {
+    retired_order_.erase(series.retired_position);  // taken back before its removal
+  }
   if (series.requests != nullptr) return series.requests.get();
   series.requests = std::make_unique<ModelRequestMetrics>();
   ModelRequestMetrics* handles = series.requests.get();
   handles->model = model;
   handles->version = version;
+  handles->owner_ = this;
   const metrics::Labels labels = {model, version};
   handles->queue_seconds = &queue_seconds_.WithLabels(labels);
   handles->device_seconds = &device_seconds_.WithLabels(labels);
   handles->total_seconds = &total_seconds_.WithLabels(labels);
   handles->tensor_bytes_in = &tensor_bytes_in_.WithLabels(labels);
   handles->tensor_bytes_out = &tensor_bytes_out_.WithLabels(labels);
-  for (int code = 0; code < 17; ++code) {
-    // absl's code names are gRPC's ("OK", "NOT_FOUND", ...), as the access log writes them.
-    handles->by_code[code] = &requests_.WithLabels(
-        {model, version, absl::StatusCodeToString(static_cast<absl::StatusCode>(code))});
-  }
+  // OK at once, so that a dashboard's rate of successes starts at 0 when the version loads.
+  const int ok = static_cast<int>(absl::StatusCode::kOk);
+  handles->by_code_[ok].store(&requests_.WithLabels(CodeLabels(model, version, ok)),
+                              std::memory_order_release);
   return handles;
+}
+
+metrics::Counter* ServingMetrics::CodeCounter(const ModelRequestMetrics& version, int code) {
+  MutexLock lock(&handles_mutex_);
+  metrics::Counter* counter = version.by_code_[code].load(std::memory_order_acquire);
+  if (counter != nullptr) return counter;  // another thread made it meanwhile
+  counter = &requests_.WithLabels(CodeLabels(version.model, version.version, code));
+  version.by_code_[code].store(counter, std::memory_order_release);
+  return counter;
 }
 
 void ServingMetrics::Release(const VersionKey& key) {
@@ -148,22 +200,43 @@ void ServingMetrics::Release(const VersionKey& key) {
   if (it == versions_.end() || --it->second.holders > 0) return;
   it->second.retired_at = absl::Now();
   it->second.rendered_since_retired = false;
+  it->second.retired_position = retired_order_.insert(retired_order_.end(), key);
+  EnforceRetiredLimit();
 }
 
 void ServingMetrics::RemoveRetired(absl::Time now, bool scraping) {
   for (auto it = versions_.begin(); it != versions_.end();) {
     VersionSeries& series = it->second;
-    const bool remove = series.holders == 0 && ((scraping && series.rendered_since_retired) ||
-                                                now - series.retired_at >= retired_series_grace_);
-    if (remove) {
-      RemoveSeries(it->first, series);
-      it = versions_.erase(it);
+    if (series.holders > 0) {
+      ++it;
       continue;
     }
-    // This scrape renders the final values of the versions retired before it began.
-    if (scraping && series.holders == 0) series.rendered_since_retired = true;
-    ++it;
+    if (scraping && series.rendered_since_retired) {
+      it = Forget(it);
+    } else if (now - series.retired_at >= retired_series_grace_) {
+      if (!series.rendered_since_retired) unscraped_by_grace_->Increment();
+      it = Forget(it);
+    } else {
+      // This scrape renders the final values of the versions retired before it began.
+      if (scraping) series.rendered_since_retired = true;
+      ++it;
+    }
   }
+}
+
+void ServingMetrics::EnforceRetiredLimit() {
+  while (retired_order_.size() > max_retired_versions_) {
+    auto oldest = versions_.find(retired_order_.front());
+    if (!oldest->second.rendered_since_retired) unscraped_by_limit_->Increment();
+    Forget(oldest);
+  }
+}
+
+std::map<ServingMetrics::VersionKey, ServingMetrics::VersionSeries>::iterator
+ServingMetrics::Forget(std::map<VersionKey, VersionSeries>::iterator it) {
+  retired_order_.erase(it->second.retired_position);
+  RemoveSeries(it->first, it->second);
+  return versions_.erase(it);
 }
 
 void ServingMetrics::RemoveSeries(const VersionKey& key, const VersionSeries& series) {
@@ -175,8 +248,9 @@ void ServingMetrics::RemoveSeries(const VersionKey& key, const VersionSeries& se
   tensor_bytes_in_.Remove(labels);
   tensor_bytes_out_.Remove(labels);
   for (int code = 0; code < 17; ++code) {
-    requests_.Remove(
-        {model, version, absl::StatusCodeToString(static_cast<absl::StatusCode>(code))});
+    if (series.requests->by_code_[code].load(std::memory_order_relaxed) != nullptr) {
+      requests_.Remove(CodeLabels(model, version, code));
+    }
   }
   for (const auto& [batch_size, variant] : series.variants) {
     const metrics::Labels variant_labels = {model, version, std::to_string(batch_size)};
@@ -190,6 +264,11 @@ void ServingMetrics::RemoveSeries(const VersionKey& key, const VersionSeries& se
 size_t ServingMetrics::versions_with_series() const {
   MutexLock lock(&handles_mutex_);
   return versions_.size();
+}
+
+size_t ServingMetrics::retired_versions() const {
+  MutexLock lock(&handles_mutex_);
+  return retired_order_.size();
 }
 
 const VariantMetrics* ServingMetrics::ForVariant(const ModelRequestMetrics& version,

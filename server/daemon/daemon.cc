@@ -69,7 +69,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
   }
   daemon->execution_timeout_ = options.execution_timeout;
   if (absl::Status opened = daemon->OpenCredentials(options); !opened.ok()) return opened;
-  daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_);
+  daemon->metrics_ = std::make_unique<ServingMetrics>(daemon->metrics_registry_,
+                                                      ServingMetrics::kRetiredSeriesGrace,
+                                                      options.max_retired_metric_versions);
   daemon->gauges_ = std::make_unique<GaugeRefresher>(*daemon->metrics_, daemon->runtime_started_);
   if (!options.access_log.empty()) {
     absl::StatusOr<std::unique_ptr<AccessLog>> access_log =

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "core/metrics/serving_metrics.h"
 #include "server/logs/logging.h"
 #include "server/shared_memory/shared_memory_registry.h"
 
@@ -32,6 +33,9 @@ struct DaemonOptions {
   uint32_t max_queue = 1024;
   // Input bytes queued for every model together (QueuedBytesBudget); 0: no limit.
   uint64_t max_queued_bytes = uint64_t{2} << 30;
+  // Retired model versions whose metric series wait for a scrape (ServingMetrics).
+  uint32_t max_retired_metric_versions =
+      static_cast<uint32_t>(ServingMetrics::kMaxRetiredVersions);
   // Tensor sets per replica and variant when a model's config sets no pipeline_depth (1 to
   // kMaxPipelineDepth; main.cc refuses others).
   uint32_t pipeline_depth = 2;

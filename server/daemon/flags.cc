@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
+#include "core/metrics/serving_metrics.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:8001",
           "Address the gRPC server listens on, HOST:PORT (port 0 picks a free port; "
@@ -71,6 +72,13 @@ ABSL_FLAG(uint64_t, max_queued_bytes, uint64_t{2} << 30,
           "Retry-After) at once, so that a flood of large requests cannot exhaust memory. 0: no "
           "limit. A request is admitted whatever its size while nothing else waits. Inputs in "
           "client shared memory are not counted: their bytes stay in the client's object.");
+ABSL_FLAG(uint32_t, max_retired_metric_versions,
+          static_cast<uint32_t>(neuronserve::ServingMetrics::kMaxRetiredVersions),
+          "Most unloaded or replaced model versions whose /metrics series are kept until a scrape "
+          "has shown their final values (else they go after 5 minutes); past it the oldest go "
+          "first and are counted in neuronserve_retired_versions_unscraped_total. Bounds the "
+          "metrics' memory under version churn whatever the scrape interval (about 1 kB a "
+          "version). 0: a version's series go when it is retired.");
 ABSL_FLAG(uint32_t, pipeline_depth, 2,
           "Input/output tensor sets each replica binds per compiled variant, 1 to 8: while a core "
           "executes one unit, the next one's inputs are written and the last one's outputs read, "

@@ -11,6 +11,7 @@
 #include "core/nrt/nrt_runtime.h"
 #include "core/serving/queued_bytes_budget.h"
 #include "core/serving/worker_pool.h"
+#include "util/malloc_tuning.h"
 
 namespace neuronserve {
 
@@ -30,6 +31,7 @@ GaugeInputs GatherGaugeInputs(const ModelRegistry& registry, const WorkerPool& w
   }
   if (health != nullptr) inputs.health = health->Latest();
   if (queued_bytes != nullptr) inputs.queued_request_bytes = queued_bytes->held();
+  inputs.heap_in_use = HeapInUseBytes();
   return inputs;
 }
 
@@ -80,6 +82,9 @@ void GaugeRefresher::Refresh(const GaugeInputs& inputs, absl::Time now) {
   m.ready.WithLabels({}).Set(inputs.health.serving ? 1 : 0);
   m.live.WithLabels({}).Set(inputs.health.live ? 1 : 0);
   m.queued_request_bytes.WithLabels({}).Set(static_cast<double>(inputs.queued_request_bytes));
+  if (inputs.heap_in_use.has_value()) {
+    m.heap_in_use.WithLabels({}).Set(static_cast<double>(*inputs.heap_in_use));
+  }
 }
 
 }  // namespace neuronserve

@@ -1,6 +1,6 @@
 // GaugeRefresher: sets the metrics gauges that describe current state (models by state, queue
 // depths, load times, per-core busy ratio, executions in flight, core health, device memory,
-// ready and live) before each /metrics scrape; counters count on their own and are not touched.
+// ready and live, the allocator's bytes in use) before each /metrics scrape; counters count on their own and are not touched.
 //
 // Gathering (GatherGaugeInputs, which reads the registry, the workers, the runtime and the
 // health monitor) is kept apart from setting (Refresh), so what the gauges show for a given
@@ -43,6 +43,7 @@ struct GaugeInputs {
   std::vector<Core> cores;        // one per visible core, by index
   HealthReport health;
   uint64_t queued_request_bytes = 0;  // input bytes in the models' queues (QueuedBytesBudget)
+  std::optional<uint64_t> heap_in_use;  // HeapInUseBytes(): unset under a sanitizer
 };
 
 // `health` may be null (then ready and live read as HealthReport{} says), and `queued_bytes`

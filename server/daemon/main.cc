@@ -210,6 +210,7 @@ int main(int argc, char** argv) {
   options.unload_timeout = absl::GetFlag(FLAGS_unload_timeout);
   options.max_queue = absl::GetFlag(FLAGS_max_queue);
   options.max_queued_bytes = absl::GetFlag(FLAGS_max_queued_bytes);
+  options.max_retired_metric_versions = absl::GetFlag(FLAGS_max_retired_metric_versions);
   options.pipeline_depth = pipeline_depth;
   options.max_message_bytes = static_cast<int>(max_message_bytes);
   options.http_listen = absl::GetFlag(FLAGS_http_listen);

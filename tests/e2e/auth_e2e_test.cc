@@ -28,6 +28,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
+namespace auth_e2e_test {
 namespace {
 
 using ::testing::AllOf;
@@ -325,4 +326,5 @@ TEST_F(AuthE2ETest, NeuronctlSendsItsTokenFile) {
 }
 
 }  // namespace
+}  // namespace auth_e2e_test
 }  // namespace neuronserve::testing

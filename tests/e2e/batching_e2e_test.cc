@@ -36,6 +36,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
+namespace batching_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -563,4 +564,5 @@ TEST(BatchingOverloadE2ETest, AFullQueueIsUnavailableForTheBatcherAndTheFifoAlik
 }
 
 }  // namespace
+}  // namespace batching_e2e_test
 }  // namespace neuronserve::testing

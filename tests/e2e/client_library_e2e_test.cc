@@ -38,6 +38,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace client_library_e2e_test {
 namespace {
 
 using client::Client;
@@ -665,4 +666,5 @@ TEST(ClientLibraryE2ETest, ADnsTargetReachesTheDaemon) {
 }
 
 }  // namespace
+}  // namespace client_library_e2e_test
 }  // namespace neuronserve::testing

@@ -21,6 +21,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace client_library_v2_e2e_test {
 namespace {
 
 using client::Client;
@@ -177,4 +178,5 @@ TEST(ClientLibraryV2E2ETest, SessionOnModelStreamInferAnswersEveryRequestById) {
 }
 
 }  // namespace
+}  // namespace client_library_v2_e2e_test
 }  // namespace neuronserve::testing

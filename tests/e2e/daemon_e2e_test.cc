@@ -15,6 +15,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
+namespace daemon_e2e_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -337,4 +338,5 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
 }
 
 }  // namespace
+}  // namespace daemon_e2e_test
 }  // namespace neuronserve::testing

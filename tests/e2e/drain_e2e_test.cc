@@ -19,6 +19,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace drain_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -193,4 +194,5 @@ TEST(DrainE2ETest, ASecondSigtermEndsTheDrainAtOnce) {
 }
 
 }  // namespace
+}  // namespace drain_e2e_test
 }  // namespace neuronserve::testing

@@ -13,6 +13,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace health_e2e_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -200,4 +201,5 @@ TEST(HealthE2ETest, TheWatchdogMarksTheDaemonNotLiveWhileAnExecutionIsStuck) {
 }
 
 }  // namespace
+}  // namespace health_e2e_test
 }  // namespace neuronserve::testing

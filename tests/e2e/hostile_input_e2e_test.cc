@@ -33,6 +33,7 @@
 #include "util/sha256.h"
 
 namespace neuronserve::testing {
+namespace hostile_input_e2e_test {
 namespace {
 
 using inference::GRPCInferenceService;
@@ -648,4 +649,5 @@ TEST_F(HostileInputE2ETest, GarbageLoadModelStreams) {
 }
 
 }  // namespace
+}  // namespace hostile_input_e2e_test
 }  // namespace neuronserve::testing

@@ -22,6 +22,7 @@
 #include "tests/support/test_certificates.h"
 
 namespace neuronserve::testing {
+namespace http_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -185,4 +186,5 @@ TEST_F(HttpE2ETest, TokensGuardThePathsThatNameModelsAndNotTheProbes) {
 }
 
 }  // namespace
+}  // namespace http_e2e_test
 }  // namespace neuronserve::testing

@@ -14,6 +14,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace infer_correctness_e2e_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -197,4 +198,5 @@ TEST(InferCorrectnessE2ETest, ClientsMayAskForASubsetOfOutputs) {
 }
 
 }  // namespace
+}  // namespace infer_correctness_e2e_test
 }  // namespace neuronserve::testing

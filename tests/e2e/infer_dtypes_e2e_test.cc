@@ -25,6 +25,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace infer_dtypes_e2e_test {
 namespace {
 
 using ::neuronserve::nrtsim::compute::testing::ReferenceBFloat16Bits;
@@ -456,4 +457,5 @@ TEST(InferDtypesE2ETest, FloatDataIntoFloat16AndBFloat16MatchesAReferenceConvers
 }
 
 }  // namespace
+}  // namespace infer_dtypes_e2e_test
 }  // namespace neuronserve::testing

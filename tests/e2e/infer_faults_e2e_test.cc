@@ -12,6 +12,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace infer_faults_e2e_test {
 namespace {
 
 using ::testing::AllOf;
@@ -195,4 +196,5 @@ TEST(InferFaultsE2ETest, ATransientErrorIsRetriedOnceOnAnotherReplica) {
 }
 
 }  // namespace
+}  // namespace infer_faults_e2e_test
 }  // namespace neuronserve::testing

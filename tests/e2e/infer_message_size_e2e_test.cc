@@ -13,6 +13,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace infer_message_size_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -121,4 +122,5 @@ TEST(InferMessageSizeE2ETest, ARequestOverTheLimitIsResourceExhaustedAndTheDaemo
 }
 
 }  // namespace
+}  // namespace infer_message_size_e2e_test
 }  // namespace neuronserve::testing

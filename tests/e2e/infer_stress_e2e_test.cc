@@ -36,6 +36,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace infer_stress_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -567,4 +568,5 @@ TEST(InferStressE2ETest, SixtyFourClientsWithCancellationsAndDeadlinesGetOneCorr
 }
 
 }  // namespace
+}  // namespace infer_stress_e2e_test
 }  // namespace neuronserve::testing

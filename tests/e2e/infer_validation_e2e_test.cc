@@ -13,6 +13,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace infer_validation_e2e_test {
 namespace {
 
 using ::testing::AllOf;
@@ -267,4 +268,5 @@ TEST(InferQueueE2ETest, ARequestWhoseDeadlinePassesInTheQueueNeverRuns) {
 }
 
 }  // namespace
+}  // namespace infer_validation_e2e_test
 }  // namespace neuronserve::testing

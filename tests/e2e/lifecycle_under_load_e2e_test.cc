@@ -29,6 +29,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace lifecycle_under_load_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -573,4 +574,5 @@ TEST(LifecycleUnderLoadE2ETest, AfterTheUnloadTimeoutQueuedRequestsAreUnavailabl
 }
 
 }  // namespace
+}  // namespace lifecycle_under_load_e2e_test
 }  // namespace neuronserve::testing

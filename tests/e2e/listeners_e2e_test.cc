@@ -27,6 +27,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
+namespace listeners_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -367,4 +368,5 @@ TEST(ListenersE2ETest, AnExposedListenerWarnsOnceAtStart) {
 }
 
 }  // namespace
+}  // namespace listeners_e2e_test
 }  // namespace neuronserve::testing

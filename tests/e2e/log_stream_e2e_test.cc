@@ -17,6 +17,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace log_stream_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -114,4 +115,5 @@ TEST(LogStreamE2ETest, AnAbortingRuntimesMessageStillReachesStderr) {
 }
 
 }  // namespace
+}  // namespace log_stream_e2e_test
 }  // namespace neuronserve::testing

@@ -29,6 +29,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace malformed_message_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -370,4 +371,5 @@ TEST(MalformedMessageE2ETest, RandomBytesToEveryMethodGetAnAnswerAndTheDaemonSti
 }
 
 }  // namespace
+}  // namespace malformed_message_e2e_test
 }  // namespace neuronserve::testing

@@ -22,6 +22,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace metrics_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -300,4 +301,5 @@ TEST(MetricsE2ETest, JsonLogsAndAccessLogAreOneObjectPerLine) {
 }
 
 }  // namespace
+}  // namespace metrics_e2e_test
 }  // namespace neuronserve::testing

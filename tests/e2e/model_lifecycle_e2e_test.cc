@@ -21,6 +21,7 @@
 #include "util/sha256.h"
 
 namespace neuronserve::testing {
+namespace model_lifecycle_e2e_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -605,4 +606,5 @@ TEST(ModelLifecycleE2ETest, TheDaemonsPipelineDepthIsTheDefaultAndAModelsOwnWins
 }
 
 }  // namespace
+}  // namespace model_lifecycle_e2e_test
 }  // namespace neuronserve::testing

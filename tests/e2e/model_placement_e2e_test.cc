@@ -12,6 +12,7 @@
 #include "tests/e2e/lifecycle_client.h"
 
 namespace neuronserve::testing {
+namespace model_placement_e2e_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -254,4 +255,5 @@ TEST(ModelPlacementE2ETest, ExhaustionIsAllOrNothing) {
 }
 
 }  // namespace
+}  // namespace model_placement_e2e_test
 }  // namespace neuronserve::testing

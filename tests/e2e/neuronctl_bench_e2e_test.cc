@@ -28,6 +28,7 @@
 #include "tests/support/subprocess.h"
 
 namespace neuronserve::testing {
+namespace neuronctl_bench_e2e_test {
 namespace {
 
 using ::testing::AllOf;
@@ -346,4 +347,5 @@ TEST(NeuronctlBenchE2ETest, ABadConcurrencyRangeIsAUsageError) {
 }
 
 }  // namespace
+}  // namespace neuronctl_bench_e2e_test
 }  // namespace neuronserve::testing

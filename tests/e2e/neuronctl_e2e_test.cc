@@ -33,6 +33,7 @@
 #include "tests/support/subprocess.h"
 
 namespace neuronserve::testing {
+namespace neuronctl_e2e_test {
 namespace {
 
 using ::testing::AllOf;
@@ -618,4 +619,5 @@ TEST(NeuronctlHelpE2ETest, HelpListsEveryCommandTheSharedFlagsAndTheExitCodes) {
 }
 
 }  // namespace
+}  // namespace neuronctl_e2e_test
 }  // namespace neuronserve::testing

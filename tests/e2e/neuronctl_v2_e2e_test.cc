@@ -25,6 +25,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
+namespace neuronctl_v2_e2e_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -195,4 +196,5 @@ TEST_F(NeuronctlV2E2ETest, BenchV2UnaryAndStream) {
 }
 
 }  // namespace
+}  // namespace neuronctl_v2_e2e_test
 }  // namespace neuronserve::testing

@@ -15,6 +15,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
+namespace runtime_versions_e2e_test {
 namespace {
 
 using ::testing::AllOf;
@@ -210,4 +211,5 @@ TEST(RuntimeVersionsE2ETest, AsyncExecVariableIsRefusedBeforeRuntime234) {
 }
 
 }  // namespace
+}  // namespace runtime_versions_e2e_test
 }  // namespace neuronserve::testing

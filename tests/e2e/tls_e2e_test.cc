@@ -32,6 +32,7 @@
 #include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
+namespace tls_e2e_test {
 namespace {
 
 using client::Client;
@@ -369,4 +370,5 @@ TEST_F(TlsE2ETest, NeuronctlReachesAMutualTlsDaemon) {
 }
 
 }  // namespace
+}  // namespace tls_e2e_test
 }  // namespace neuronserve::testing

@@ -23,6 +23,7 @@
 #include "tests/support/sim_model_files.h"
 
 namespace neuronserve::testing {
+namespace v2_infer_e2e_test {
 namespace {
 
 using inference::GRPCInferenceService;
@@ -670,4 +671,5 @@ TEST(V2InferE2ETest, BothFrontEndsShareTheModelsCountsAndTheAccessLog) {
 }
 
 }  // namespace
+}  // namespace v2_infer_e2e_test
 }  // namespace neuronserve::testing

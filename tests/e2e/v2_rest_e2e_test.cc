@@ -31,6 +31,7 @@
 #include "tests/support/zlib_compress.h"
 
 namespace neuronserve::testing {
+namespace v2_rest_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -976,4 +977,5 @@ TEST(V2RestE2ETest, SharedMemoryRegionsCarryTensorsBothWays) {
 }
 
 }  // namespace
+}  // namespace v2_rest_e2e_test
 }  // namespace neuronserve::testing

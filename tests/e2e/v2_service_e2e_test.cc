@@ -33,6 +33,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing {
+namespace v2_service_e2e_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -667,4 +668,5 @@ TEST(V2ServiceE2ETest, WithAnAdminListenerTheRepositoryIsServedThereOnly) {
 }
 
 }  // namespace
+}  // namespace v2_service_e2e_test
 }  // namespace neuronserve::testing

@@ -34,7 +34,7 @@ std::shared_ptr<LoadedModel> BareModel(const std::string& name, const std::strin
 constexpr RequestDurations kUntimed{};
 
 double Count(const ModelRequestMetrics& metrics, absl::StatusCode code) {
-  return metrics.by_code[static_cast<int>(code)]->value();
+  return metrics.requests_with_code(code);
 }
 
 class RequestOutcomeTest : public ::testing::Test {
