@@ -122,6 +122,8 @@ struct BenchFlags {
   int soak_clients = 32;
   int soak_seed = 1;
   bool soak_skip_rss_bound = false;
+  double soak_scrape_seconds = 0;  // 0: /metrics scraped only at the start and the end
+  bool soak_reuse_labels = false;
   std::vector<std::string> soak_fault_statuses = {"NRT_FAILURE", "NRT_RESOURCE"};
 
   // Internal: run as the gRPC echo server or the HTTP echo server (the bench starts itself this

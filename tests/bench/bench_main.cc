@@ -1192,6 +1192,8 @@ int main(int argc, char** argv) {
     soak.seed = static_cast<uint32_t>(flags->soak_seed);
     soak.fault_statuses = flags->soak_fault_statuses;
     soak.check_rss = !flags->soak_skip_rss_bound;
+    soak.scrape_every = absl::Seconds(flags->soak_scrape_seconds);
+    soak.reuse_labels = flags->soak_reuse_labels;
     return RunSoak(soak);
   }
   return Bench(*flags).Run();

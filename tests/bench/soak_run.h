@@ -42,14 +42,21 @@ struct SoakOptions {
   // default: a hardware status takes its core out of rotation for good (the fault matrix tests
   // that), and soon there is nothing left to soak.
   std::vector<std::string> fault_statuses = {"NRT_FAILURE", "NRT_RESOURCE"};
-  // The RSS after warm-up is sampled once this share of the run has passed; from then to the
-  // end it may grow by at most max(rss_growth_bytes, rss_growth_ratio x the warm RSS).
-  // The daemon keeps what a burst freed (util/malloc_tuning.h), so its RSS rises in steps to
-  // the peak of what it held: the bound allows for a step, and a leak (which grows with every
-  // request, or with every version loaded) still crosses it in a long run.
-  double warmup_share = 0.5;
-  uint64_t rss_growth_bytes = uint64_t{64} << 20;
-  double rss_growth_ratio = 0.25;
+  // /metrics is scraped at the start and at the end, and every `scrape_every` in between when
+  // it is not zero. Without scrapes between, each replaced version's series wait for the end
+  // (at most --max-retired-metric-versions of them): what a user who scrapes rarely has.
+  absl::Duration scrape_every = absl::ZeroDuration();
+  // Replacements take version labels from a small set (v1 to v4) instead of a new one each time,
+  // the baseline for what new labels cost.
+  bool reuse_labels = false;
+  // The RSS is sampled once `warm_rss_at` has passed (or half the run, if shorter); from then to
+  // the end it may grow by at most rss_growth_bytes. Memory must be bounded by what is loaded,
+  // not by the versions that came and went: a leak of a few kB per replaced version (8 a second
+  // here) crosses 4 MiB within minutes. The daemon keeps what a burst freed
+  // (util/malloc_tuning.h), so the RSS rises in steps toward the peak of what it held, which the
+  // first 10 s of every kind of traffic have mostly reached.
+  absl::Duration warm_rss_at = absl::Seconds(10);
+  uint64_t rss_growth_bytes = uint64_t{4} << 20;
   // Off under AddressSanitizer, whose quarantine holds freed memory on purpose (up to 256 MiB):
   // the RSS is still printed.
   bool check_rss = true;
