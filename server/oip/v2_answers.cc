@@ -352,8 +352,10 @@ absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_on
 
 absl::Status V2LoadRefusal(const std::string& name, const absl::Status& status) {
   if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat("failed to load '", name, "': ", status.message()));
+  const std::string prefix = absl::StrCat("failed to load '", name, "': ");
+  // The registry words a failed load so itself (ModelRegistry::Load).
+  if (absl::StartsWith(status.message(), prefix)) return status;
+  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
 }
 
 std::optional<uint64_t> V2UploadedBytes(
