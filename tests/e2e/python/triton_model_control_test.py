@@ -57,8 +57,10 @@ POLL_DEADLINE = 20.0
 
 STATE_DIR = tempfile.mkdtemp(prefix="triton-model-control-state-")
 AUDIT_LOG = os.path.join(STATE_DIR + "-audit.log")
+# One upload slot, so that an upload still loading holds the only one.
 DAEMON_FLAGS = (f"--state-dir={STATE_DIR}", f"--audit-log={AUDIT_LOG}",
-                f"--max-message-bytes={MAX_MESSAGE_BYTES}", f"--max-model-bytes={MAX_MODEL_BYTES}")
+                f"--max-message-bytes={MAX_MESSAGE_BYTES}", f"--max-model-bytes={MAX_MODEL_BYTES}",
+                "--max-concurrent-uploads=1")
 
 
 def poll(condition, deadline=POLL_DEADLINE):
@@ -83,12 +85,13 @@ def state_files():
 
 
 class ModelControl:
-    def __init__(self, pb, stub, http_address, checks, upload_neff):
+    def __init__(self, pb, stub, http_address, checks, upload_neff, slow_neff=b""):
         self.pb = pb
         self.stub = stub
         self.http = http_address
         self.c = checks
         self.upload_neff = upload_neff
+        self.slow_neff = slow_neff  # the same identity, 1.5 s to load
 
     # -- tritonclient.grpc's calls (grpc/_client.py at 58a44ca) ----------------------------------
 
@@ -337,11 +340,45 @@ class ModelControl:
                  self.audited_bytes("RestRepositoryModelLoad", "up_rest", len(self.upload_neff)),
                  f"no line with bytes={len(self.upload_neff)} in {AUDIT_LOG}")
 
+        self.upload_slot()
+
         error = self.load_error("up_noconfig", None, files)
         c.expect("files without a config parameter: INVALID_ARGUMENT naming 'config'",
                  error is not None and error.code() == grpc.StatusCode.INVALID_ARGUMENT and
                  "need a 'config' parameter" in error.details(),
                  "the load succeeded" if error is None else repr(error.details()))
+
+    def index_state(self, name):
+        index = self.stub.RepositoryIndex(self.pb.RepositoryIndexRequest(), timeout=CALL_TIMEOUT)
+        return next((m.state for m in index.models if m.name == name), None)
+
+    def upload_slot(self):
+        """An upload holds the one slot (--max-concurrent-uploads=1) until its load ends."""
+        c = self.c
+        request = self.pb.RepositoryModelLoadRequest(model_name="slow")
+        request.parameters["config"].string_param = "{}"
+        request.parameters["file:1/model.neff"].bytes_param = self.slow_neff
+        pending = self.stub.RepositoryModelLoad.future(request, timeout=CALL_TIMEOUT)
+        c.expect("an upload whose NEFF takes 1.5 s to load is LOADING",
+                 poll(lambda: self.index_state("slow") == "LOADING"),
+                 f"state {self.index_state('slow')}")
+        error = self.load_error("second", "{}", {"file:1/model.neff": self.upload_neff})
+        c.expect("meanwhile a second upload: RESOURCE_EXHAUSTED, every upload slot taken",
+                 error is not None and error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and
+                 error.details().startswith("failed to load 'second': all 1 upload slots"),
+                 "the load succeeded" if error is None else
+                 f"{error.code().name}: {error.details()!r}")
+        c.run("the first upload loads",
+              lambda: (pending.result(),
+                       c.expect("the first upload loads, then serves",
+                                self.upload_serves("slow"), "wrong answer")))
+
+        def slot_free():
+            self.load("second", "{}", {"file:1/model.neff": self.upload_neff})
+            c.expect("once it has, the slot is free again: the second upload serves",
+                     self.upload_serves("second"), "wrong answer")
+            self.unload("second")
+        c.run("once it has, the slot is free again", slot_free)
 
     HOSTILE_PATHS = [
         ("absolute", "/tmp/model.neff", "is absolute"),
@@ -474,7 +511,10 @@ def build_repository(neuronctl, repository, upload_neff_path):
         out.write(f'name: "simple"\nbackend: "neuron"\nmax_batch_size: {SIMPLE_ROWS}\n')
     for name in ["idle"] + [f"spare{i}" for i in range(2, 8)]:
         write_model(neuronctl, repository, name, ["--identity", "1,4"])
-    sim_model(neuronctl, ["--identity", ",".join(str(d) for d in UPLOAD_SHAPE)], upload_neff_path)
+    shape = ",".join(str(d) for d in UPLOAD_SHAPE)
+    sim_model(neuronctl, ["--identity", shape], upload_neff_path)
+    sim_model(neuronctl, ["--identity", shape, "--load-latency-ms", "1500"],
+              upload_neff_path + ".slow")
     return ["idle"]
 
 
@@ -485,8 +525,10 @@ def main():
     def run_checks(checks, pb, pb_grpc, channel, daemon, repository):
         with open(upload_neff_path, "rb") as neff:
             upload_neff = neff.read()
+        with open(upload_neff_path + ".slow", "rb") as neff:
+            slow_neff = neff.read()
         test = ModelControl(pb, pb_grpc.GRPCInferenceServiceStub(channel), daemon.http_address,
-                            checks, upload_neff)
+                            checks, upload_neff, slow_neff)
         test.grpc_script()
         test.triton_schema_override()
         test.http_script(repository)
