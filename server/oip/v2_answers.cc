@@ -144,8 +144,8 @@ absl::StatusOr<LoadParameters> ReadLoadParameters(
             absl::StrCat("parameter '", absl::CEscape(key),
                          "' must be a bytes_param holding the file's bytes (base64 over REST)"));
       }
-      read.files.push_back(UploadedFile{key.substr(kFileParameterPrefix.size()),
-                                        value->bytes_param()});
+      read.files.push_back(
+          UploadedFile{key.substr(kFileParameterPrefix.size()), value->bytes_param()});
       continue;
     }
     if (key != "config") {
@@ -398,9 +398,8 @@ void V2RepositoryLoad(
     // The folder's own configuration decides, with the JSON merged over it, which schema the
     // JSON is (triton_config.h); a folder that does not resolve leaves that to the JSON alone.
     absl::StatusOr<RepositoryModel> folder = loading.repository->Resolve(name);
-    absl::StatusOr<ParsedModelConfig> parsed =
-        ParseModelConfigJson(*given->config, folder.ok() ? folder->config : v1::ModelConfig(),
-                             "parameter 'config'");
+    absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfigJson(
+        *given->config, folder.ok() ? folder->config : v1::ModelConfig(), "parameter 'config'");
     if (!parsed.ok()) return done(parsed.status());
     if (absl::Status named = CheckConfigName(name, ConfiguredName(*parsed)); !named.ok()) {
       return done(named);

@@ -166,7 +166,8 @@ absl::Status ApplyParameters(const inference::ModelConfig& triton, const std::st
         if (!core.ok()) return core.status();
         config.add_start_cores(*core);
       }
-    } else if (key != kTritonBatchVariantsParameter && key != kReportedCores && key != kReportedLabel) {
+    } else if (key != kTritonBatchVariantsParameter && key != kReportedCores &&
+               key != kReportedLabel) {
       ignored.push_back(absl::StrCat("parameters '", key, "'"));
     }
   }
@@ -205,15 +206,17 @@ absl::Status ApplyBatching(const inference::ModelConfig& triton, const std::stri
       const std::string file(absl::StripAsciiWhitespace(parts.second));
       if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(parts.first), &size) || size == 0 ||
           file.empty()) {
-        return Refuse(where, absl::StrCat("parameters '", kTritonBatchVariantsParameter, "': '", entry,
-                                          "' is not SIZE:FILE (for example 8:model_b8.neff)"));
+        return Refuse(where,
+                      absl::StrCat("parameters '", kTritonBatchVariantsParameter, "': '", entry,
+                                   "' is not SIZE:FILE (for example 8:model_b8.neff)"));
       }
       v1::BatchVariant* variant = config.add_variant();
       variant->set_file(prefix + file);
       variant->set_batch_size(size);
     }
     if (config.variant().empty()) {
-      return Refuse(where, absl::StrCat("parameters '", kTritonBatchVariantsParameter, "' lists no variant"));
+      return Refuse(
+          where, absl::StrCat("parameters '", kTritonBatchVariantsParameter, "' lists no variant"));
     }
   }
   if (triton.has_dynamic_batching()) {

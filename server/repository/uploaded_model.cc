@@ -39,8 +39,8 @@ std::string Parameter(absl::string_view path) {
 std::string Quoted(absl::string_view path) {
   return path.size() <= kQuotedComponentBytes + 40
              ? Parameter(path)
-             : absl::StrCat(Parameter(path.substr(0, kQuotedComponentBytes)), "... (",
-                            path.size(), " bytes)");
+             : absl::StrCat(Parameter(path.substr(0, kQuotedComponentBytes)), "... (", path.size(),
+                            " bytes)");
 }
 
 absl::Status RefusePath(absl::string_view path, absl::string_view rule) {
@@ -100,7 +100,8 @@ absl::Status WriteStaged(int folder_fd, const std::string& folder, const std::st
     if (mkdirat(parent, parts[i].c_str(), 0700) != 0 && errno != EEXIST) {
       return ErrnoError(errno, "make the folder", where);
     }
-    const int fd = openat(parent, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int fd =
+        openat(parent, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return ErrnoError(errno, "open the folder", where);
     current = std::make_unique<ScopedFd>(fd);
     parent = fd;
@@ -165,12 +166,10 @@ absl::Status CheckUploadedPath(absl::string_view path) {
                                            "without '.' or '..'"));
     }
     if (component.size() > NAME_MAX) {
-      return RefusePath(path,
-                        absl::StrCat("the path component '",
-                                     absl::CEscape(component.substr(0, kQuotedComponentBytes)),
-                                     "...' is ",
-                                     component.size(), " bytes, more than NAME_MAX (", NAME_MAX,
-                                     ")"));
+      return RefusePath(
+          path, absl::StrCat("the path component '",
+                             absl::CEscape(component.substr(0, kQuotedComponentBytes)), "...' is ",
+                             component.size(), " bytes, more than NAME_MAX (", NAME_MAX, ")"));
     }
   }
   return absl::OkStatus();
@@ -205,9 +204,8 @@ absl::Status CheckUploadedFiles(const std::vector<UploadedFile>& files, uint64_t
          slash = file.path.find('/', slash + 1)) {
       const absl::string_view folder = absl::string_view(file.path).substr(0, slash);
       if (paths.contains(folder)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(Quoted(folder), " is a file, but ", Quoted(file.path),
-                         " needs it to be a folder"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            Quoted(folder), " is a file, but ", Quoted(file.path), " needs it to be a folder"));
       }
     }
   }

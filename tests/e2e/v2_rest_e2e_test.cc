@@ -815,7 +815,8 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
       {"/v2/repository/models/id/load", R"({"parameters": {"file:1/model.neff": "AAAA"}})", 400,
        "failed to load 'id': the 1 file: parameters need a 'config' parameter"},
       {"/v2/repository/models/id/load", R"({"parameters": {"file:1/model.neff": "not base64!"}})",
-       400, "failed to load 'id': parameter 'file:1/model.neff' must be a string holding the "
+       400,
+       "failed to load 'id': parameter 'file:1/model.neff' must be a string holding the "
        "file's bytes in base64"},
       {"/v2/repository/models/nope/load", "", 404, "nope"},
   };

@@ -27,8 +27,9 @@ void ExpectPathRefused(const std::string& path, const std::string& rule) {
 }
 
 TEST(CheckUploadedPathTest, TakesRelativePathsInsideTheFolder) {
-  for (const std::string& path : std::vector<std::string>{"model.neff", "1/model.neff", "config.pbtxt", "a/b/c/d.neff", ".hidden", "1/..neff",
-        "x.y/z", std::string(NAME_MAX, 'A'), std::string(NAME_MAX, 'A') + "/" + "model.neff"}) {
+  for (const std::string& path : std::vector<std::string>{
+           "model.neff", "1/model.neff", "config.pbtxt", "a/b/c/d.neff", ".hidden", "1/..neff",
+           "x.y/z", std::string(NAME_MAX, 'A'), std::string(NAME_MAX, 'A') + "/" + "model.neff"}) {
     EXPECT_TRUE(CheckUploadedPath(path).ok()) << path << ": " << CheckUploadedPath(path);
   }
 }
@@ -146,8 +147,7 @@ TEST_F(UploadedModelLoadSpecTest, ReadsTritonsLayoutAsARepositoryFolder) {
 
 TEST_F(UploadedModelLoadSpecTest, TakesTritonsSchemaWithItsVariants) {
   absl::StatusOr<LoadSpec> spec = UploadedModelLoadSpec(
-      "batched",
-      Config(R"({"backend": "neuron", "max_batch_size": 8, "parameters":
+      "batched", Config(R"({"backend": "neuron", "max_batch_size": 8, "parameters":
                  {"neuron_batch_variants": {"string_value": "1:b1.neff,4:b4.neff"}}})"),
       {{"1/b1.neff", "one row"}, {"1/b4.neff", "four rows"}}, kUploadByteLimit);
   ASSERT_TRUE(spec.ok()) << spec.status();
@@ -159,10 +159,9 @@ TEST_F(UploadedModelLoadSpecTest, TakesTritonsSchemaWithItsVariants) {
 
 TEST_F(UploadedModelLoadSpecTest, TheConfigParameterWinsOverAnUploadedConfigPbtxt) {
   // Were config.pbtxt read, the model would need other.neff, which is not among the files.
-  absl::StatusOr<LoadSpec> spec =
-      UploadedModelLoadSpec("own", Config(R"({"version": "7", "file": "weights.neff"})"),
-                            {{"config.pbtxt", "file: \"other.neff\"\n"}, {"weights.neff", "w"}},
-                            kUploadByteLimit);
+  absl::StatusOr<LoadSpec> spec = UploadedModelLoadSpec(
+      "own", Config(R"({"version": "7", "file": "weights.neff"})"),
+      {{"config.pbtxt", "file: \"other.neff\"\n"}, {"weights.neff", "w"}}, kUploadByteLimit);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->identity.version, "7");
   EXPECT_EQ(*spec->neff, "w");
