@@ -61,7 +61,8 @@ ABSL_FLAG(std::string, state_dir, "",
           "Directory where models loaded through the API are recorded, so that they load again "
           "after a restart. Empty: not recorded.");
 ABSL_FLAG(uint64_t, max_model_bytes, uint64_t{2} << 30,
-          "Largest NEFF LoadModel accepts, in bytes (RESOURCE_EXHAUSTED past it).");
+          "Largest NEFF LoadModel accepts, in bytes (RESOURCE_EXHAUSTED past it), and the most "
+          "bytes the file: parameters of one v2 RepositoryModelLoad upload carry together.");
 ABSL_FLAG(uint32_t, max_queue, 1024,
           "Most requests waiting for one model at once (a model's config.pbtxt max_queue, or "
           "dynamic_batching.default_queue_policy.max_queue_size, overrides it); past it Infer "
@@ -86,7 +87,8 @@ ABSL_FLAG(uint32_t, pipeline_depth, 2,
           "Device memory for tensors grows with it. A model's config.pbtxt pipeline_depth wins.");
 ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
           "Largest gRPC message the daemon accepts, in bytes (an Infer request with all its "
-          "tensors); past it the call fails with RESOURCE_EXHAUSTED. At most 2147483647.");
+          "tensors, a RepositoryModelLoad with its files), and largest HTTP body; past it the "
+          "call fails with RESOURCE_EXHAUSTED (HTTP 413). At most 2147483647.");
 ABSL_FLAG(std::string, malloc, "tuned",
           "glibc malloc settings: tuned (freed memory is kept rather than handed back to the "
           "kernel, and buffers up to 32 MiB come from the heap rather than from a mapping of "
@@ -126,7 +128,8 @@ ABSL_FLAG(std::string, health_listen, "",
 ABSL_FLAG(uint32_t, max_models, 64,
           "Most models loaded (or loading) at once; past it LoadModel is RESOURCE_EXHAUSTED.");
 ABSL_FLAG(uint32_t, max_concurrent_uploads, 4,
-          "Most LoadModel uploads open at once; past it LoadModel is RESOURCE_EXHAUSTED.");
+          "Most uploads open at once (LoadModel streams, and v2 RepositoryModelLoad calls with "
+          "file: parameters); past it the call is RESOURCE_EXHAUSTED.");
 ABSL_FLAG(uint32_t, max_metadata_bytes, 16384,
           "Largest request metadata (headers) accepted, in bytes; past it the call is "
           "RESOURCE_EXHAUSTED.");

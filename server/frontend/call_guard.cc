@@ -26,7 +26,8 @@ std::string CertificateIdentity(const grpc::AuthContext& auth) {
 }
 
 void AdminCallAudit::Record(std::string_view rpc, std::string_view model,
-                            const grpc::Status& status, std::string_view region) const {
+                            const grpc::Status& status, std::string_view region,
+                            std::optional<uint64_t> bytes) const {
   if (log == nullptr) return;
   const std::string message = status.error_message();  // a copy: gRPC returns it by value
   AuditRecord record;
@@ -37,6 +38,7 @@ void AdminCallAudit::Record(std::string_view rpc, std::string_view model,
   record.region = region;
   record.code = static_cast<absl::StatusCode>(status.error_code());
   record.message = message;
+  record.bytes = bytes;
   log->Record(record);
 }
 

@@ -19,6 +19,8 @@
 #ifndef NEURON_SERVE_SERVER_FRONTEND_CALL_GUARD_H_
 #define NEURON_SERVE_SERVER_FRONTEND_CALL_GUARD_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -96,7 +98,7 @@ struct AdminCallAudit {
   std::string peer;
   std::string identity;
   void Record(std::string_view rpc, std::string_view model, const grpc::Status& status,
-              std::string_view region = {}) const;
+              std::string_view region = {}, std::optional<uint64_t> bytes = std::nullopt) const;
 };
 
 // The caller's client certificate name (SAN, else CN) or empty.

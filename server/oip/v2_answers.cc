@@ -1,19 +1,25 @@
 #include "server/oip/v2_answers.h"
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/serving/version_number.h"
 #include "google/protobuf/util/json_util.h"
 #include "neuron_serve_version.h"  // generated in the build tree (server/oip/CMakeLists.txt)
+#include "server/admission/upload_slots.h"
 #include "server/oip/v2_datatype.h"
 #include "server/repository/load_spec.h"
 #include "server/repository/model_repository.h"
 #include "server/repository/model_upload.h"
 #include "server/repository/triton_config.h"
+#include "server/repository/uploaded_model.h"
 
 namespace neuronserve {
 namespace {
@@ -115,44 +121,106 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// RepositoryModelLoad's `config` parameter (JSON in either schema: triton_config.h), absent when
-// not given; INVALID_ARGUMENT naming any other parameter.
-absl::StatusOr<std::optional<std::string>> ConfigParameter(
-    const std::string& model,
-    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
+// RepositoryModelLoad's parameters: `config` (JSON in either schema: triton_config.h), absent
+// when not given, and the `file:` parameters of an upload, their bytes borrowed from
+// `parameters`.
+struct LoadParameters {
   std::optional<std::string> config;
-  // In name order, so that of several bad parameters the same one is named every time.
+  std::vector<UploadedFile> files;
+};
+
+// INVALID_ARGUMENT naming any parameter other than those, or one of the wrong kind.
+absl::StatusOr<LoadParameters> ReadLoadParameters(
+    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
+  LoadParameters read;
+  // In name order, so that of several bad parameters the same one is named every time, and
+  // the files are staged in one order.
   std::map<std::string, const inference::ModelRepositoryParameter*> sorted;
   for (const auto& [key, value] : parameters) sorted.emplace(key, &value);
   for (const auto& [key, value] : sorted) {
-    if (absl::StartsWith(key, "file:")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "RepositoryModelLoad '", model, "': parameter '", key,
-          "' carries model bytes, which this server does not take here; upload them with the "
-          "native chunked stream neuronserve.v1.NeuronServing/LoadModel (neuronctl load), or "
-          "put the model in the --model-repository folder"));
+    if (absl::StartsWith(key, kFileParameterPrefix)) {
+      if (value->parameter_choice_case() != inference::ModelRepositoryParameter::kBytesParam) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("parameter '", absl::CEscape(key),
+                         "' must be a bytes_param holding the file's bytes (base64 over REST)"));
+      }
+      read.files.push_back(
+          UploadedFile{key.substr(kFileParameterPrefix.size()), value->bytes_param()});
+      continue;
     }
     if (key != "config") {
       return absl::InvalidArgumentError(absl::StrCat(
-          "RepositoryModelLoad '", model, "': unknown parameter '", key,
-          "'; the parameter taken is 'config' (the model's configuration in JSON, Triton's "
-          "inference.ModelConfig or neuronserve.v1.ModelConfig)"));
+          "unknown parameter '", absl::CEscape(key),
+          "'; the parameters taken are 'config' (the model's configuration in JSON, Triton's "
+          "inference.ModelConfig or neuronserve.v1.ModelConfig) and 'file:<path>' (a file of "
+          "an uploaded model folder)"));
     }
     if (value->parameter_choice_case() != inference::ModelRepositoryParameter::kStringParam) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "RepositoryModelLoad '", model,
-          "': parameter 'config' must be a string_param holding the configuration in JSON"));
+      return absl::InvalidArgumentError(
+          "parameter 'config' must be a string_param holding the configuration in JSON");
     }
-    config = value->string_param();
+    read.config = value->string_param();
   }
-  return config;
+  return read;
 }
 
 absl::Status CheckConfigName(const std::string& model, const std::string& named) {
   if (named.empty() || named == model) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("RepositoryModelLoad '", model,
-                                                 "': parameter 'config' names the model '", named,
+  return absl::InvalidArgumentError(absl::StrCat("parameter 'config' names the model '", named,
                                                  "'; leave the name out or give '", model, "'"));
+}
+
+// The name the parsed configuration gives the model, if any.
+const std::string& ConfiguredName(const ParsedModelConfig& parsed) {
+  return parsed.own.has_value() ? parsed.own->name() : parsed.triton->name();
+}
+
+// Hands `spec` to the registry; `done` gets the outcome once the model is READY or failed.
+void StartLoad(const ModelLoadingContext& loading, absl::StatusOr<LoadSpec> spec, V2Done done) {
+  if (!spec.ok()) return done(spec.status());
+  loading.registry->Load(
+      *std::move(spec),
+      [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
+}
+
+// The model `name` uploaded in `given.files` (README, "Model upload through RepositoryModelLoad"):
+// an upload slot held until the load ends, the files checked and staged, the load started.
+void LoadUploaded(const ModelLoadingContext& loading, const std::string& name,
+                  const LoadParameters& given, V2Done done) {
+  if (!given.config.has_value()) {
+    return done(absl::InvalidArgumentError(absl::StrCat(
+        "the ", given.files.size(),
+        " file: parameters need a 'config' parameter, the uploaded model's configuration in "
+        "JSON (\"{}\" for a folder that needs none), as Triton requires")));
+  }
+  // Checked before a slot is taken or a byte is staged: the cheap refusals first.
+  if (absl::Status checked = CheckUploadedFiles(given.files, loading.max_model_bytes);
+      !checked.ok()) {
+    return done(checked);
+  }
+  absl::StatusOr<ParsedModelConfig> parsed =
+      ParseModelConfigJson(*given.config, v1::ModelConfig(), "parameter 'config'");
+  if (!parsed.ok()) return done(parsed.status());
+  if (absl::Status named = CheckConfigName(name, ConfiguredName(*parsed)); !named.ok()) {
+    return done(named);
+  }
+  std::shared_ptr<UploadSlots::Slot> slot;
+  if (loading.uploads != nullptr) {
+    std::optional<UploadSlots::Slot> taken = loading.uploads->TryTake();
+    if (!taken.has_value()) {
+      return done(absl::ResourceExhaustedError(
+          absl::StrCat("all ", loading.uploads->limit(),
+                       " upload slots are taken (--max-concurrent-uploads); try again when an "
+                       "upload ends")));
+    }
+    slot = std::make_shared<UploadSlots::Slot>(*std::move(taken));
+  }
+  // The slot is given back as the answer goes, so that a client's next upload finds it free.
+  StartLoad(loading, UploadedModelLoadSpec(name, *parsed, given.files, loading.max_model_bytes),
+            [slot = std::move(slot), done = std::move(done)](const absl::Status& status) mutable {
+              slot.reset();
+              done(status);
+            });
 }
 
 }  // namespace
@@ -282,16 +350,33 @@ absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_on
   return absl::OkStatus();
 }
 
+absl::Status V2LoadRefusal(const std::string& name, const absl::Status& status) {
+  if (status.ok()) return status;
+  const std::string prefix = absl::StrCat("failed to load '", name, "': ");
+  // The registry words a failed load so itself (ModelRegistry::Load).
+  if (absl::StartsWith(status.message(), prefix)) return status;
+  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
+}
+
+std::optional<uint64_t> V2UploadedBytes(
+    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
+  std::optional<uint64_t> total;
+  for (const auto& [key, value] : parameters) {
+    if (absl::StartsWith(key, kFileParameterPrefix)) {
+      total = total.value_or(0) + value.bytes_param().size();
+    }
+  }
+  return total;
+}
+
 void V2RepositoryLoad(
     const ModelLoadingContext& loading, const std::string& name, const std::string& repository_name,
     const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters,
-    V2Done done) {
-  if (loading.repository == nullptr) {
-    return done(absl::FailedPreconditionError(absl::StrCat(
-        "RepositoryModelLoad '", name,
-        "': the daemon has no --model-repository; start it with one, or upload the model with "
-        "neuronserve.v1.NeuronServing/LoadModel")));
-  }
+    V2Done done_as_is) {
+  // Every refusal, and a load that fails, begins as Triton's does (its clients look for it).
+  V2Done done = [name, done = std::move(done_as_is)](const absl::Status& status) {
+    done(V2LoadRefusal(name, status));
+  };
   if (absl::Status named = V2CheckRepositoryName(loading, "RepositoryModelLoad", repository_name);
       !named.ok()) {
     return done(named);
@@ -300,37 +385,35 @@ void V2RepositoryLoad(
     return done(absl::InvalidArgumentError(
         "RepositoryModelLoadRequest.model_name is empty: name a model folder of the repository"));
   }
-  absl::StatusOr<std::optional<std::string>> json = ConfigParameter(name, parameters);
-  if (!json.ok()) return done(json.status());
+  absl::StatusOr<LoadParameters> given = ReadLoadParameters(parameters);
+  if (!given.ok()) return done(given.status());
+  if (!given->files.empty()) return LoadUploaded(loading, name, *given, std::move(done));
+  if (loading.repository == nullptr) {
+    return done(absl::FailedPreconditionError(
+        "the daemon has no --model-repository; start it with one, upload the model's files in "
+        "'file:' parameters, or upload it with neuronserve.v1.NeuronServing/LoadModel"));
+  }
   v1::ModelConfig overrides;
-  if (json->has_value()) {
+  if (given->config.has_value()) {
     // The folder's own configuration decides, with the JSON merged over it, which schema the
     // JSON is (triton_config.h); a folder that does not resolve leaves that to the JSON alone.
     absl::StatusOr<RepositoryModel> folder = loading.repository->Resolve(name);
-    absl::StatusOr<ParsedModelConfig> parsed =
-        ParseModelConfigJson(**json, folder.ok() ? folder->config : v1::ModelConfig(),
-                             absl::StrCat("RepositoryModelLoad '", name, "': parameter 'config'"));
+    absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfigJson(
+        *given->config, folder.ok() ? folder->config : v1::ModelConfig(), "parameter 'config'");
     if (!parsed.ok()) return done(parsed.status());
+    if (absl::Status named = CheckConfigName(name, ConfiguredName(*parsed)); !named.ok()) {
+      return done(named);
+    }
     if (parsed->triton.has_value()) {
-      // Triton's meaning: this configuration replaces the folder's.
-      if (absl::Status named = CheckConfigName(name, parsed->triton->name()); !named.ok()) {
-        return done(named);
-      }
+      // Triton's meaning: this configuration replaces the folder's (keeping its compiled
+      // variants: ModelRepository::ResolveTriton).
       absl::StatusOr<RepositoryModel> model =
           loading.repository->ResolveTriton(name, *parsed->triton);
       if (!model.ok()) return done(model.status());
-      absl::StatusOr<LoadSpec> spec =
-          RepositoryModelLoadSpec(*model, model->config, /*persist=*/true);
-      if (!spec.ok()) return done(spec.status());
-      loading.registry->Load(
-          *std::move(spec),
-          [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
-      return;
+      return StartLoad(loading, RepositoryModelLoadSpec(*model, model->config, /*persist=*/true),
+                       std::move(done));
     }
     overrides = *std::move(parsed->own);
-    if (absl::Status named = CheckConfigName(name, overrides.name()); !named.ok()) {
-      return done(named);
-    }
   }
 
   // The native repository load's own path: a LoadModel header naming the folder, with the
@@ -342,11 +425,7 @@ void V2RepositoryLoad(
   *header->mutable_config() = std::move(overrides);
   ModelUpload upload(loading.repository, loading.max_model_bytes);
   if (absl::Status taken = upload.TakeMessage(header_message); !taken.ok()) return done(taken);
-  absl::StatusOr<LoadSpec> spec = upload.Finish();
-  if (!spec.ok()) return done(spec.status());
-  loading.registry->Load(
-      *std::move(spec),
-      [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
+  StartLoad(loading, upload.Finish(), std::move(done));
 }
 
 void V2RepositoryUnload(const ModelLoadingContext& loading, const std::string& name,

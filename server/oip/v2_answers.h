@@ -11,6 +11,7 @@
 #ifndef NEURON_SERVE_SERVER_OIP_V2_ANSWERS_H_
 #define NEURON_SERVE_SERVER_OIP_V2_ANSWERS_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -70,14 +71,25 @@ absl::Status V2RepositoryIndex(const ModelLoadingContext& loading, bool ready_on
 
 using V2Done = std::function<void(const absl::Status&)>;
 
-// RepositoryModelLoad of the folder `name` with `parameters` (Triton's "config": JSON of
-// neuronserve.v1.ModelConfig, merged over the folder's config.pbtxt, as LoadModel's header
-// config is). `done` gets the load's outcome once the model is READY or failed (on the
-// registry's thread), or the refusal at once.
+// RepositoryModelLoad of `name` with `parameters`: Triton's "config" (JSON in either schema:
+// Triton's replaces the folder's config.pbtxt, neuron-serve's is merged over it as LoadModel's
+// header config is), and "file:<path>" (bytes_param) parameters, which upload the model's folder
+// (server/repository/uploaded_model.h: `config` required, an upload slot held until the load
+// ends). `done` gets the load's outcome once the model is READY or failed (on the registry's
+// thread), or the refusal at once; every error it gets is V2LoadRefusal's.
 void V2RepositoryLoad(
     const ModelLoadingContext& loading, const std::string& name, const std::string& repository_name,
     const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters,
     V2Done done);
+
+// `status` as RepositoryModelLoad answers it: an error's message begins "failed to load '<name>': "
+// as Triton's does (its clients look for "failed to load"); OK as it is.
+absl::Status V2LoadRefusal(const std::string& name, const absl::Status& status);
+
+// The bytes the `file:` parameters of a RepositoryModelLoad carry together, for the audit line;
+// nullopt when it has none.
+std::optional<uint64_t> V2UploadedBytes(
+    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters);
 
 // RepositoryModelUnload of `name`; `done` as for V2RepositoryLoad, once the model is gone.
 void V2RepositoryUnload(const ModelLoadingContext& loading, const std::string& name,

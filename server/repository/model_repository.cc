@@ -127,15 +127,25 @@ absl::StatusOr<RepositoryModel> ModelRepository::ResolveTriton(
                      "' is not a model folder, which a Triton configuration "
                      "needs (its NEFFs in version folders, 1/model.neff)"));
   }
+  // The folder's own configuration names the NEFFs it holds and the rows each was compiled for;
+  // an override that lists no variants of its own keeps them, and its max_batch_size is then the
+  // rows one request may carry, split over those variants (README, "Two configuration schemas").
+  std::optional<RepositoryModel> compiled;
+  if (config.max_batch_size() > 0 && !config.parameters().contains(kTritonBatchVariantsParameter)) {
+    absl::StatusOr<RepositoryModel> folder = Resolve(relative);
+    if (folder.ok() && !folder->config.variant().empty()) compiled = *std::move(folder);
+  }
   return ResolveTritonFolder(relative, *path, config,
-                             absl::StrCat("the configuration of '", relative, "'"));
+                             absl::StrCat("the configuration of '", relative, "'"),
+                             compiled.has_value() ? &compiled->config : nullptr);
 }
 
 absl::StatusOr<RepositoryModel> ModelRepository::ResolveTritonFolder(
     const std::string& relative, const std::string& path, const inference::ModelConfig& config,
-    const std::string& where) const {
+    const std::string& where, const v1::ModelConfig* compiled) const {
   absl::StatusOr<TritonModelConfig> converted = FromTritonConfig(config, path, where);
   if (!converted.ok()) return converted.status();
+  if (compiled != nullptr) *converted->config.mutable_variant() = compiled->variant();
   RepositoryModel model;
   model.folder = path;
   model.config = std::move(converted->config);

@@ -55,7 +55,10 @@ class ModelRepository {
                                           const std::string& default_file = "model.neff") const;
 
   // The model folder `relative` with `config` (Triton's schema, RepositoryModelLoad's `config`
-  // parameter) in place of its config.pbtxt, as Triton replaces it.
+  // parameter) in place of its config.pbtxt, as Triton replaces it. What describes the files
+  // stays the folder's: when its own configuration lists compiled variants and `config` sets
+  // max_batch_size without listing variants (parameter neuron_batch_variants), the model keeps
+  // the folder's variants and max_batch_size is the rows one request may carry, split over them.
   absl::StatusOr<RepositoryModel> ResolveTriton(const std::string& relative,
                                                 const inference::ModelConfig& config) const;
 
@@ -67,12 +70,13 @@ class ModelRepository {
  private:
   explicit ModelRepository(std::string root) : root_(std::move(root)) {}
   absl::StatusOr<std::string> Confine(const std::string& relative) const;
+  // The folder at `relative` (`path`, canonical) with the Triton configuration `config`; with
+  // `compiled`, that configuration's variants replace the ones `config` implies.
+  absl::StatusOr<RepositoryModel> ResolveTritonFolder(
+      const std::string& relative, const std::string& path, const inference::ModelConfig& config,
+      const std::string& where, const v1::ModelConfig* compiled = nullptr) const;
   // The files of the folder `model.folder` (at `relative`) for its config: the one NEFF (the
   // config's `file`, else `default_file`) or each variant's, confined.
-  absl::StatusOr<RepositoryModel> ResolveTritonFolder(const std::string& relative,
-                                                      const std::string& path,
-                                                      const inference::ModelConfig& config,
-                                                      const std::string& where) const;
   absl::Status ResolveFiles(const std::string& relative, const std::string& default_file,
                             RepositoryModel& model) const;
   // `file` of the model folder `folder` (both relative), confined, and a regular file.

@@ -27,7 +27,6 @@ namespace fs = std::filesystem;
 constexpr char kTritonDefaultNeff[] = "model.neff";
 
 // The parameters a Triton configuration may give neuron-serve (triton_config.h).
-constexpr char kBatchVariants[] = "neuron_batch_variants";
 constexpr char kStartCores[] = "neuron_start_cores";
 constexpr char kPipelineDepth[] = "neuron_pipeline_depth";
 constexpr char kCoreCount[] = "neuron_core_count";
@@ -167,7 +166,8 @@ absl::Status ApplyParameters(const inference::ModelConfig& triton, const std::st
         if (!core.ok()) return core.status();
         config.add_start_cores(*core);
       }
-    } else if (key != kBatchVariants && key != kReportedCores && key != kReportedLabel) {
+    } else if (key != kTritonBatchVariantsParameter && key != kReportedCores &&
+               key != kReportedLabel) {
       ignored.push_back(absl::StrCat("parameters '", key, "'"));
     }
   }
@@ -179,7 +179,7 @@ absl::Status ApplyParameters(const inference::ModelConfig& triton, const std::st
 absl::Status ApplyBatching(const inference::ModelConfig& triton, const std::string& where,
                            const std::string& prefix, const std::string& neff,
                            v1::ModelConfig& config) {
-  const auto listed = triton.parameters().find(kBatchVariants);
+  const auto listed = triton.parameters().find(kTritonBatchVariantsParameter);
   if (triton.max_batch_size() == 0) {
     if (triton.has_dynamic_batching()) {
       return Refuse(where,
@@ -187,7 +187,7 @@ absl::Status ApplyBatching(const inference::ModelConfig& triton, const std::stri
                     "may carry, along the NEFF's leading dimension)");
     }
     if (listed != triton.parameters().end()) {
-      return Refuse(where, absl::StrCat("parameters '", kBatchVariants,
+      return Refuse(where, absl::StrCat("parameters '", kTritonBatchVariantsParameter,
                                         "' lists batch variants, but max_batch_size is 0: set it"));
     }
     config.set_file(prefix + neff);
@@ -206,15 +206,17 @@ absl::Status ApplyBatching(const inference::ModelConfig& triton, const std::stri
       const std::string file(absl::StripAsciiWhitespace(parts.second));
       if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(parts.first), &size) || size == 0 ||
           file.empty()) {
-        return Refuse(where, absl::StrCat("parameters '", kBatchVariants, "': '", entry,
-                                          "' is not SIZE:FILE (for example 8:model_b8.neff)"));
+        return Refuse(where,
+                      absl::StrCat("parameters '", kTritonBatchVariantsParameter, "': '", entry,
+                                   "' is not SIZE:FILE (for example 8:model_b8.neff)"));
       }
       v1::BatchVariant* variant = config.add_variant();
       variant->set_file(prefix + file);
       variant->set_batch_size(size);
     }
     if (config.variant().empty()) {
-      return Refuse(where, absl::StrCat("parameters '", kBatchVariants, "' lists no variant"));
+      return Refuse(
+          where, absl::StrCat("parameters '", kTritonBatchVariantsParameter, "' lists no variant"));
     }
   }
   if (triton.has_dynamic_batching()) {

@@ -55,6 +55,9 @@
 
 namespace neuronserve {
 
+// The parameter that lists a Triton configuration's compiled variants, "SIZE:FILE,SIZE:FILE".
+inline constexpr char kTritonBatchVariantsParameter[] = "neuron_batch_variants";
+
 // One configuration, read by the rule above: exactly one of the two is set.
 struct ParsedModelConfig {
   std::optional<v1::ModelConfig> own;

@@ -1,14 +1,19 @@
 #include "server/rest/v2_rest_routes.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "server/frontend/shared_memory_calls.h"
 #include "server/http/http_status.h"
 #include "server/logs/audit_log.h"
 #include "server/oip/v2_model_config.h"
+#include "server/repository/uploaded_model.h"
 #include "server/rest/triton_json.h"
 #include "server/rest/v2_rest_infer_call.h"
 #include "server/security/rpc_scope.h"
@@ -308,11 +313,13 @@ class Routes {
     const std::string name(exchange.param("name"));
     if (Refused(exchange, kRpc, name)) return;
     google::protobuf::Map<std::string, inference::ModelRepositoryParameter> parameters;
-    if (absl::Status parsed = LoadParameters(name, exchange.body(), parameters); !parsed.ok()) {
+    if (absl::Status parsed = V2LoadRefusal(name, LoadParameters(exchange.body(), parameters));
+        !parsed.ok()) {
       Audit(exchange, kRpc, name, parsed);
       return exchange.Respond(HttpErrorResponse(parsed));
     }
-    V2RepositoryLoad(s_.loading, name, "", parameters, Finisher(exchange, kRpc, name));
+    V2RepositoryLoad(s_.loading, name, "", parameters,
+                     Finisher(exchange, kRpc, name, V2UploadedBytes(parameters)));
   }
 
   void Unload(HttpExchange& exchange) const {
@@ -326,7 +333,8 @@ class Routes {
 
  private:
   void Audit(HttpExchange& exchange, std::string_view rpc, std::string_view model,
-             const absl::Status& status, std::string_view region = {}) const {
+             const absl::Status& status, std::string_view region = {},
+             std::optional<uint64_t> bytes = std::nullopt) const {
     if (s_.infer->audit_log == nullptr) return;
     AuditRecord record;
     record.rpc = rpc;
@@ -337,6 +345,7 @@ class Routes {
     record.code = status.code();
     const std::string message(status.message());
     record.message = message;
+    record.bytes = bytes;
     s_.infer->audit_log->Record(record);
   }
 
@@ -352,10 +361,12 @@ class Routes {
     return true;
   }
 
-  // The answer of a load or unload, from the registry's thread (or at once when refused).
-  V2Done Finisher(HttpExchange& exchange, std::string_view rpc, const std::string& model) const {
-    return [this, &exchange, rpc, model](const absl::Status& status) {
-      Audit(exchange, rpc, model, status);
+  // The answer of a load or unload, from the registry's thread (or at once when refused);
+  // `uploaded`: an upload's bytes, for its audit line.
+  V2Done Finisher(HttpExchange& exchange, std::string_view rpc, const std::string& model,
+                  std::optional<uint64_t> uploaded = std::nullopt) const {
+    return [this, &exchange, rpc, model, uploaded](const absl::Status& status) {
+      Audit(exchange, rpc, model, status, {}, uploaded);
       if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
       HttpResponse done;
       done.content_type = "application/json";
@@ -363,36 +374,40 @@ class Routes {
     };
   }
 
-  // {"parameters": {"config": "<JSON of neuronserve.v1.ModelConfig>"}}: the body's parameters
-  // as the gRPC request's; an empty body has none.
+  // {"parameters": {"config": "<JSON>", "file:<path>": "<base64>"}}: the body's parameters as
+  // the gRPC request's (a file's base64 decoded into its bytes_param, as tritonclient.http
+  // encodes it); an empty body has none. Errors get RepositoryModelLoad's prefix from the caller.
   static absl::Status LoadParameters(
-      const std::string& model, std::string_view body,
+      std::string_view body,
       google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
     if (body.empty()) return absl::OkStatus();
     const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded() || !json.is_object()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "RepositoryModelLoad '", model,
-          "': the body must be a JSON object, {\"parameters\": {\"config\": \"<JSON>\"}}"));
+      return absl::InvalidArgumentError(
+          "the body must be a JSON object, {\"parameters\": {\"config\": \"<JSON>\"}}");
     }
     const auto found = json.find("parameters");
     if (found == json.end()) return absl::OkStatus();
-    if (!found->is_object()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("RepositoryModelLoad '", model, "': 'parameters' must be an object"));
-    }
+    if (!found->is_object()) return absl::InvalidArgumentError("'parameters' must be an object");
     for (const auto& [key, value] : found->items()) {
       inference::ModelRepositoryParameter& parameter = parameters[key];
-      if (value.is_string()) {
+      if (absl::StartsWith(key, kFileParameterPrefix)) {
+        std::string bytes;
+        if (!value.is_string() || !absl::Base64Unescape(value.get<std::string>(), &bytes)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("parameter '", absl::CEscape(key),
+                           "' must be a string holding the file's bytes in base64"));
+        }
+        parameter.set_bytes_param(std::move(bytes));
+      } else if (value.is_string()) {
         parameter.set_string_param(value.get<std::string>());
       } else if (value.is_boolean()) {
         parameter.set_bool_param(value.get<bool>());
       } else if (value.is_number_integer()) {
         parameter.set_int64_param(value.get<int64_t>());
       } else {
-        return absl::InvalidArgumentError(
-            absl::StrCat("RepositoryModelLoad '", model, "': parameter '", key,
-                         "' must be a string, a boolean or an integer"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "parameter '", absl::CEscape(key), "' must be a string, a boolean or an integer"));
       }
     }
     return absl::OkStatus();

@@ -1,5 +1,7 @@
 #include "server/v2/v2_inference_service.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -208,10 +210,12 @@ grpc::ServerUnaryReactor* V2InferenceService::RepositoryModelLoad(
   }
   const inference::RepositoryModelLoadRequest& request = reactor->request;
   const std::string& name = request.model_name();
+  // An upload's audit line says how many bytes its files carried.
+  const std::optional<uint64_t> uploaded = V2UploadedBytes(request.parameters());
   V2RepositoryLoad(loading_, name, request.repository_name(), request.parameters(),
-                   [reactor, audit, name, rpc_name](const absl::Status& result) {
+                   [reactor, audit, name, rpc_name, uploaded](const absl::Status& result) {
                      const grpc::Status status = ToGrpcStatus(result);
-                     audit.Record(rpc_name, name, status);
+                     audit.Record(rpc_name, name, status, {}, uploaded);
                      reactor->FinishWith(status);
                    });
   return reactor;

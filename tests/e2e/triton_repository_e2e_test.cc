@@ -589,7 +589,7 @@ TEST(TritonRepositoryE2ETest, TritonJsonThroughRepositoryModelLoad) {
   // Neither schema: a field of each.
   status = triton.Load("own", R"({"replicas": 1, "backend": "neuron"})");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("RepositoryModelLoad 'own': parameter 'config'"));
+  EXPECT_THAT(status.error_message(), HasSubstr("failed to load 'own': parameter 'config'"));
   EXPECT_THAT(status.error_message(), HasSubstr("neither a neuronserve.v1.ModelConfig"));
   EXPECT_THAT(status.error_message(), HasSubstr("nor a Triton inference.ModelConfig"));
   EXPECT_THAT(status.error_message(), HasSubstr("backend"));

@@ -683,7 +683,7 @@ TEST(V2RestE2ETest, MalformedRequestsAreRefusedWithTheirMessagesAndTheDaemonGoes
        "",
        {},
        400,
-       "RepositoryModelLoad 'mlp': the daemon has no --model-repository"},
+       "failed to load 'mlp': the daemon has no --model-repository"},
       {"unload of an unknown model", "/v2/repository/models/nope/unload", "", {}, 404, "'nope'"},
   };
   for (const Case& c : cases) {
@@ -806,15 +806,19 @@ TEST(V2RestE2ETest, TokensScopesTheRepositoryAndItsAuditLines) {
        "RepositoryIndex: 'ready' must be true or false"},
       {"/v2/repository/index", "nope", 400, "RepositoryIndex: the body must be a JSON object"},
       {"/v2/repository/models/id/load", "nope", 400,
-       "RepositoryModelLoad 'id': the body must be a JSON object"},
+       "failed to load 'id': the body must be a JSON object"},
       {"/v2/repository/models/id/load", R"({"parameters": [1]})", 400,
-       "RepositoryModelLoad 'id': 'parameters' must be an object"},
+       "failed to load 'id': 'parameters' must be an object"},
       {"/v2/repository/models/id/load", R"({"parameters": {"config": 5}})", 400,
-       "RepositoryModelLoad 'id': parameter 'config' must be a string_param"},
+       "failed to load 'id': parameter 'config' must be a string_param"},
       {"/v2/repository/models/id/load", R"({"parameters": {"config": {"version": "2"}}})", 400,
-       "RepositoryModelLoad 'id': parameter 'config' must be a string, a boolean or an integer"},
+       "failed to load 'id': parameter 'config' must be a string, a boolean or an integer"},
       {"/v2/repository/models/id/load", R"({"parameters": {"file:1/model.neff": "AAAA"}})", 400,
-       "RepositoryModelLoad 'id': parameter 'file:1/model.neff' carries model bytes"},
+       "failed to load 'id': the 1 file: parameters need a 'config' parameter"},
+      {"/v2/repository/models/id/load", R"({"parameters": {"file:1/model.neff": "not base64!"}})",
+       400,
+       "failed to load 'id': parameter 'file:1/model.neff' must be a string holding the "
+       "file's bytes in base64"},
       {"/v2/repository/models/nope/load", "", 404, "nope"},
   };
   for (const auto& c : refused) {

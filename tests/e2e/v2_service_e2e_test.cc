@@ -439,10 +439,12 @@ TEST(V2ServiceE2ETest, RepositoryIndexLoadAndUnload) {
   status = v2.Load("other", {{"config", R"({"bogusField": 1})"}});
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("bogusField"));
+  // A file's bytes in a string_param (uploads: python/triton_model_control_test.py).
   status = v2.Load("other", {{"file:1/model.neff", "bytes"}});
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("neuronserve.v1.NeuronServing/LoadModel"));
-  EXPECT_THAT(status.error_message(), HasSubstr("'file:1/model.neff'"));
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("failed to load 'other': parameter 'file:1/model.neff' must be a "
+                        "bytes_param"));
   status = v2.Load("other", {{"priority", "high"}});
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("unknown parameter 'priority'"));

@@ -550,8 +550,9 @@ class V2ClientTest:
             request = self.pb.RepositoryModelLoadRequest(model_name="spare")
             request.parameters["file:1/model.neff"].bytes_param = b"NRTSIM1\n{}"
             self.stub.RepositoryModelLoad(request, timeout=CALL_TIMEOUT)
-        c.expect_error("RepositoryModelLoad with a file: parameter: INVALID_ARGUMENT",
-                       file_parameter, grpc.StatusCode.INVALID_ARGUMENT, "file:", "LoadModel")
+        c.expect_error("RepositoryModelLoad with a file: parameter but no config: INVALID_ARGUMENT",
+                       file_parameter, grpc.StatusCode.INVALID_ARGUMENT, "failed to load 'spare'",
+                       "file:", "need a 'config' parameter")
         c.expect_error("RepositoryModelUnload of a model not loaded: NOT_FOUND",
                        lambda: self.stub.RepositoryModelUnload(
                            self.pb.RepositoryModelUnloadRequest(model_name="no_such_model"),

@@ -148,6 +148,44 @@ TEST_F(ModelRepositoryTest, ABatchedFolderResolvesEachVariantsFileInOrder) {
               ElementsAre(Canonical("repo/resnet/sub/b8.neff"), Canonical("repo/resnet/b1.neff")));
 }
 
+// Triton's `simple` example: a folder in Triton's schema whose NEFF was compiled for 8 rows,
+// loaded with the override {"backend": "neuron", "max_batch_size": 16} in Triton's schema.
+TEST_F(ModelRepositoryTest, ATritonOverrideKeepsTheFoldersCompiledVariants) {
+  dir_.Write("repo/simple/1/model.neff", "eight rows");
+  dir_.Write("repo/simple/config.pbtxt", "backend: \"neuron\"\nmax_batch_size: 8\n");
+  inference::ModelConfig override_config;
+  override_config.set_backend("neuron");
+  override_config.set_max_batch_size(16);
+  absl::StatusOr<RepositoryModel> model = repository_->ResolveTriton("simple", override_config);
+  ASSERT_TRUE(model.ok()) << model.status();
+  // The rows one request may carry, split over the one variant the folder holds.
+  EXPECT_EQ(model->config.max_batch_size(), 16u);
+  ASSERT_EQ(model->config.variant_size(), 1);
+  EXPECT_EQ(model->config.variant(0).batch_size(), 8u);
+  EXPECT_THAT(model->variant_paths, ElementsAre(Canonical("repo/simple/1/model.neff")));
+
+  // An override that lists its own variants says what was compiled itself.
+  dir_.Write("repo/simple/1/b2.neff", "two rows");
+  (*override_config.mutable_parameters())["neuron_batch_variants"].set_string_value("2:b2.neff");
+  model = repository_->ResolveTriton("simple", override_config);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_EQ(model->config.variant_size(), 1);
+  EXPECT_EQ(model->config.variant(0).batch_size(), 2u);
+  EXPECT_THAT(model->variant_paths, ElementsAre(Canonical("repo/simple/1/b2.neff")));
+}
+
+// A folder without variants (one NEFF, no batch dimension): an override's max_batch_size means
+// what it means in a config.pbtxt, the rows the NEFF was compiled for.
+TEST_F(ModelRepositoryTest, ATritonOverrideOfAnUnbatchedFolderNamesTheCompiledRows) {
+  dir_.Write("repo/flat/1/model.neff", "flat");
+  inference::ModelConfig override_config;
+  override_config.set_max_batch_size(4);
+  absl::StatusOr<RepositoryModel> model = repository_->ResolveTriton("flat", override_config);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_EQ(model->config.variant_size(), 1);
+  EXPECT_EQ(model->config.variant(0).batch_size(), 4u);
+}
+
 TEST_F(ModelRepositoryTest, EachVariantFileIsConfinedAndMustExist) {
   dir_.Write("repo/resnet/b1.neff", "one");
   dir_.Write("repo/resnet/config.pbtxt",
