@@ -255,6 +255,23 @@ class Daemon:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+        report = sanitizer_report(self.log_text())
+        if report:
+            print(f"neuron-serve (pid {self.process.pid}) was stopped by a sanitizer; its "
+                  f"report:\n{report}", file=sys.stderr, flush=True)
+
+
+# The line that opens a sanitizer's report: `==PID==ERROR:` (AddressSanitizer, LeakSanitizer,
+# MemorySanitizer) or `WARNING: ThreadSanitizer:`. The C++ tests' twin is
+# tests/support/sanitizer_report.h.
+SANITIZER_REPORT_START = re.compile(r"^.*?(==[0-9]+==ERROR:|WARNING: ThreadSanitizer:)",
+                                    re.MULTILINE)
+
+
+def sanitizer_report(log):
+    """`log` from the line that opens its first sanitizer report to the end; "" when none."""
+    match = SANITIZER_REPORT_START.search(log)
+    return log[match.start():] if match else ""
 
 
 def run_daemon_test(description, work_prefix, build_repository, run_checks, *,
