@@ -48,6 +48,13 @@ ModelInfo DescribeLoadedModel(const LoadedModel& model, ModelState state) {
 
 absl::Status VersionMismatchError(absl::string_view model, absl::string_view asked,
                                   absl::string_view serving) {
+  if (!IsVersionNumberForm(asked)) {
+    // Triton's words for a version string that is not an integer, then the one that serves.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "failed to get model version from specified version string '", asked,
+        "': it is neither a version number nor the label of the version of model '", model,
+        "' that serves (version ", DescribeVersion(serving), " is serving)"));
+  }
   // Triton's words for a version it does not have, then the one that serves.
   return absl::FailedPreconditionError(absl::StrCat("Request for unknown model: '", model,
                                                     "' version ", asked, " is not found (version ",

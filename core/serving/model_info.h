@@ -53,8 +53,17 @@ struct ModelInfo {
   size_t queue_depth = 0;  // requests waiting for a core now
 };
 
-// FAILED_PRECONDITION: a request named `asked`, but `serving` is the version serving `model`.
-// The one wording every front end uses.
+// A request named version `asked` of `model`, but the version serving is the one labelled
+// `serving`. The one answer every front end gives (inference, metadata, configuration and
+// statistics; v2 gRPC, REST and native):
+//   - `asked` is a number (IsVersionNumberForm): a version that may exist but is not serving,
+//     FAILED_PRECONDITION in Triton's words for a version it does not have ("Request for
+//     unknown model: 'M' version 7 is not found"), then the version serving;
+//   - any other string is neither the serving version's label nor a number: INVALID_ARGUMENT in
+//     Triton's words for a version string it cannot read ("failed to get model version from
+//     specified version string 'X'", which Triton's grpc_explicit_int8_content_client.py
+//     matches), then the version serving. The daemon keeps no labels of replaced versions, so a
+//     label of one is such a string too.
 absl::Status VersionMismatchError(absl::string_view model, absl::string_view asked,
                                   absl::string_view serving);
 

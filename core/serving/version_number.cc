@@ -46,6 +46,14 @@ bool NamesVersion(absl::string_view asked, absl::string_view label) {
   return asked == VersionNumber(label);
 }
 
+bool IsVersionNumberForm(absl::string_view asked) {
+  if (asked.empty()) return false;
+  for (char c : asked) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
 std::string DescribeVersion(absl::string_view label) {
   if (label.empty()) return "1 (no label)";
   if (IsPlainDecimal(label)) return absl::StrCat("'", label, "'");

@@ -32,6 +32,10 @@ std::string VersionNumber(absl::string_view label);
 // is empty (any version), the label itself, or the label's number.
 bool NamesVersion(absl::string_view asked, absl::string_view label);
 
+// True when `asked` can only mean a version's number: one or more ASCII decimal digits, as
+// Triton's clients write a version. A request naming any other string names a label.
+bool IsVersionNumberForm(absl::string_view asked);
+
 // How errors name the version labelled `label`: "'3'", "'2024-06-01' (number 12...)", or
 // "1 (no label)".
 std::string DescribeVersion(absl::string_view label);

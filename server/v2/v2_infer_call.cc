@@ -21,6 +21,16 @@ bool HasContents(const inference::InferTensorContents& c) {
          c.fp64_contents_size() > 0 || c.bytes_contents_size() > 0;
 }
 
+// INVALID_ARGUMENT for an input that carries typed contents in a request that also carries
+// raw_input_contents: Triton's text first (scripts written for Triton match it), then how to mend.
+absl::Status ContentsBesideRawError(absl::string_view model, absl::string_view input) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "contents field must not be specified when using raw_input_contents for '", input,
+      "' for model '", model,
+      "': send every input's values one way, all in raw_input_contents (one entry per input, in "
+      "order) or all in their contents fields"));
+}
+
 // The queue-time limit of request parameter "timeout" (microseconds), or zero for none. The
 // parameter's oneof is this carrier's own; what its value may be is the protocol's
 // (server/oip/v2_request_rules.h), shared with REST.
@@ -126,7 +136,12 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
                                        absl::InlinedVector<GivenInput, 4>& given) {
   const std::string& name = model().identity().name;
   // Inputs in shared memory carry no bytes in the message: raw_input_contents has an entry for
-  // each of the others, in order (as tritonclient sends it).
+  // each of the others, in order (as tritonclient sends it). Each input's form is checked
+  // before the entries are counted, input by input in Triton's order (its InferGRPCToInput): a
+  // client that sends contents beside raw_input_contents (as Triton's
+  // grpc_explicit_int_content_client.py does) reads that, in Triton's words, rather than a count
+  // that its mistake made wrong.
+  const bool raw = request.raw_input_contents_size() > 0;
   absl::InlinedVector<std::optional<SharedMemoryReference>, 4> shared(request.inputs_size());
   int in_message = 0;
   for (int i = 0; i < request.inputs_size(); ++i) {
@@ -136,8 +151,15 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
     if (!reference.ok()) return reference.status();
     shared[i] = *reference;
     if (!shared[i].has_value()) ++in_message;
+    if (!HasContents(tensor.contents())) continue;
+    if (shared[i].has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model '", name, "' input '", tensor.name(), "' names shared memory region '",
+          shared[i]->region, "' and also carries contents; an input in shared memory carries no "
+          "values"));
+    }
+    if (raw) return ContentsBesideRawError(name, tensor.name());
   }
-  const bool raw = request.raw_input_contents_size() > 0;
   if (raw && request.raw_input_contents_size() != in_message) {
     return absl::InvalidArgumentError(
         absl::StrCat("model '", name, "': raw_input_contents has ",
@@ -178,24 +200,14 @@ absl::Status V2InferCall::DecodeInputs(const Request& request,
     }
     input.shape = absl::MakeConstSpan(shape);
     const inference::InferTensorContents& contents = tensor.contents();
+    // Contents beside shared memory or raw_input_contents were refused above.
     if (shared[i].has_value()) {
-      if (HasContents(contents)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, " names shared memory region '", shared[i]->region,
-            "' and also carries contents; an input in shared memory carries no values"));
-      }
       if (absl::Status bound = BindSharedInput(tensor.name(), *shared[i], input); !bound.ok()) {
         return bound;
       }
       continue;
     }
     if (raw) {
-      if (HasContents(contents)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where,
-                         " carries contents while the request uses raw_input_contents; send every "
-                         "input one way"));
-      }
       const std::string& bytes = request.raw_input_contents(raw_index++);
       input.NoteField(ValueField::kRaw, bytes.data(), bytes.size());
       continue;

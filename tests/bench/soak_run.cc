@@ -37,6 +37,7 @@
 #include "tests/bench/payload.h"
 #include "tests/prometheus/prometheus_text_parser.h"
 #include "tests/support/child_process.h"
+#include "tests/support/sanitizer_report.h"
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve::bench {
@@ -48,6 +49,7 @@ using ::neuronserve::testing::ParsePrometheusText;
 using ::neuronserve::testing::ProcessStatusBytes;
 using ::neuronserve::testing::PromFamily;
 using ::neuronserve::testing::PromSample;
+using ::neuronserve::testing::SanitizerReport;
 using ::neuronserve::testing::TempDir;
 
 constexpr uint64_t kRowBytes = 4096;  // float32 [rows, 1024]
@@ -1100,8 +1102,16 @@ class Soak {
     if (daemon_ != nullptr) {
       const int code = daemon_->StopWith(SIGTERM, absl::Seconds(30));
       if (code != 0) {
-        std::printf("soak: the daemon exited with %d; the end of its log:\n%s\n", code,
-                    TailOf(daemon_->Stderr()).c_str());
+        // A sanitizer's report is shown whole, on stderr, by ChildProcess (from its
+        // `==PID==ERROR:` line): its head is what a tail would cut.
+        if (!SanitizerReport(daemon_->Stderr()).empty()) {
+          std::printf("soak: the daemon exited with %d, stopped by a sanitizer (its report is "
+                      "printed whole on stderr)\n",
+                      code);
+        } else {
+          std::printf("soak: the daemon exited with %d; the end of its log:\n%s\n", code,
+                      TailOf(daemon_->Stderr()).c_str());
+        }
         held = false;
       }
     }

@@ -462,8 +462,18 @@ std::vector<ErrorCase> ErrorCases() {
     ModelInferRequest request = int64_request("INT64");
     request.add_raw_input_contents(std::string(48, '\0'));
     add("raw and contents together", request, kInvalid,
-        {"model 'id_int64' input 'input' carries contents while the request uses "
-         "raw_input_contents"});
+        {"contents field must not be specified when using raw_input_contents for 'input' for "
+         "model 'id_int64': send every input's values one way"});
+  }
+  {
+    // Each input's contents are checked before the raw entries are counted, as Triton checks
+    // them: the count this mistake made wrong is not what the client reads.
+    ModelInferRequest request = int64_request("INT64");
+    request.add_raw_input_contents(std::string(48, '\0'));
+    request.add_raw_input_contents(std::string(48, '\0'));
+    add("contents beside more raw entries than inputs", request, kInvalid,
+        {"contents field must not be specified when using raw_input_contents for 'input' for "
+         "model 'id_int64'"});
   }
   {
     ModelInferRequest request = IdentityRequest(DataType::kInt64, "INT64");
@@ -501,6 +511,14 @@ std::vector<ErrorCase> ErrorCases() {
     request.set_model_version("7");
     add("a version that is not serving", request, grpc::StatusCode::FAILED_PRECONDITION,
         {"Request for unknown model: 'id_int64' version 7 is not found"});
+  }
+  {
+    ModelInferRequest request = int64_request("INT64");
+    request.set_model_version("wrong_specification");
+    add("a version string that is neither a number nor the serving label", request, kInvalid,
+        {"failed to get model version from specified version string 'wrong_specification': it "
+         "is neither a version number nor the label of the version of model 'id_int64' that "
+         "serves (version 1 (no label) is serving)"});
   }
   {
     ModelInferRequest request = int64_request("INT64");

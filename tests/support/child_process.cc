@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -15,6 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "tests/support/sanitizer_report.h"
 
 extern char** environ;
 
@@ -47,6 +49,7 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
   int pipe_fds[2];
   int stdout_fds[2] = {-1, -1};
   if (argv_strings.empty() || pipe(pipe_fds) != 0) return;
+  program_ = argv_strings.front();
   if (spec.capture_stdout && pipe2(stdout_fds, O_CLOEXEC) != 0) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
@@ -88,6 +91,7 @@ ChildProcess::~ChildProcess() {
   }
   if (reader_.joinable()) reader_.join();
   if (stdout_reader_.joinable()) stdout_reader_.join();
+  ShowSanitizerReport();
 }
 
 void ChildProcess::ReadInto(int fd, std::string ChildProcess::*sink) {
@@ -139,7 +143,18 @@ int ChildProcess::WaitForExit(absl::Duration timeout) {
   }
   if (reader_.joinable()) reader_.join();
   if (stdout_reader_.joinable()) stdout_reader_.join();
+  ShowSanitizerReport();
   return *exit_status_;
+}
+
+void ChildProcess::ShowSanitizerReport() {
+  if (report_shown_) return;
+  report_shown_ = true;
+  const std::string report = SanitizerReport(Stderr());
+  if (report.empty()) return;
+  std::fprintf(stderr, "%s (pid %d) was stopped by a sanitizer; its report:\n%s\n",
+               program_.c_str(), static_cast<int>(pid_), report.c_str());
+  std::fflush(stderr);
 }
 
 int ChildProcess::StopWith(int signal_number, absl::Duration timeout) {

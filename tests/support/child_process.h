@@ -2,7 +2,9 @@
 // (the neuron-serve daemon, or the benchmark's echo server), with its stderr collected so that
 // callers can wait for its "listening on HOST:PORT" line and show its log when something goes
 // wrong. It dies with its parent (PR_SET_PDEATHSIG): a test killed by a timeout leaves no
-// server behind.
+// server behind. When a sanitizer stopped it, its report (sanitizer_report.h) is printed whole to
+// this process's stderr once the exit is seen (WaitForExit, StopWith, or the destructor), so that
+// every test and the soak show it in CI's log, whatever they print of the log themselves.
 #ifndef NEURON_SERVE_TESTS_SUPPORT_CHILD_PROCESS_H_
 #define NEURON_SERVE_TESTS_SUPPORT_CHILD_PROCESS_H_
 
@@ -63,8 +65,13 @@ class ChildProcess {
   void ReadInto(int fd, std::string ChildProcess::*sink);
   // ReadInto stderr_, then marks it closed.
   void ReadStderr(int fd);
+  // Prints the sanitizer report in stderr_, if any, the first time it is called with the
+  // readers joined.
+  void ShowSanitizerReport();
 
   pid_t pid_ = -1;
+  std::string program_;  // argv[0], to name the process in its report
+  bool report_shown_ = false;
   std::thread reader_;
   std::thread stdout_reader_;
   mutable absl::Mutex mutex_;

@@ -1,5 +1,6 @@
 // Test doubles for core/serving: an InferenceJob that owns its buffers and records its outcome
-// (TestJob), one that only a scheduler sees (SchedulerJob), a Doorbell that counts rings, and
+// (TestJob), one that only a scheduler sees (SchedulerJob), one that ends its JobWithdrawal when
+// it completes (WithdrawableJob), a Doorbell that counts rings, and
 // the kinds of request the stress cases mix. Synchronization uses
 // base/mutex.h only (TSAN cannot see Debian's absl::Mutex / absl::Notification).
 #ifndef NEURON_SERVE_TESTS_CORE_SERVING_INFER_TEST_JOB_H_
@@ -23,6 +24,7 @@
 #include "core/serving/doorbell.h"
 #include "core/serving/dynamic_batcher.h"
 #include "core/serving/inference_job.h"
+#include "core/serving/job_withdrawal.h"
 #include "core/serving/loaded_model.h"
 #include "core/serving/request_outcome.h"
 #include "gmock/gmock.h"
@@ -84,6 +86,41 @@ class SchedulerJob : public InferenceJob {
   uint8_t output[1] = {0};
   std::atomic<int> completions{0};
   std::atomic<absl::StatusCode> code{absl::StatusCode::kOk};
+};
+
+// A job that ends its withdrawal when it completes, as the server's calls do (JobWithdrawal's
+// tests: a job on a scheduler, no model, no device).
+class WithdrawableJob : public InferenceJob {
+ public:
+  explicit WithdrawableJob(uint64_t bytes = 0, uint32_t row_count = 1) {
+    input_bytes = bytes;
+    rows = row_count;
+  }
+  absl::Span<const uint8_t> Input(size_t) const override { return {}; }
+  absl::Span<uint8_t> Output(size_t) override { return {}; }
+  bool Cancelled() const override { return cancelled.load(std::memory_order_acquire); }
+  void Complete(absl::Status status, const ExecutionTiming&) override {
+    withdrawal.Ended();
+    code.store(status.code());
+    if (!status.ok()) {
+      MutexLock lock(&mutex_);
+      message_ = std::string(status.message());
+    }
+    completions.fetch_add(1);
+  }
+  std::string message() {
+    MutexLock lock(&mutex_);
+    return message_;
+  }
+
+  JobWithdrawal withdrawal;
+  std::atomic<bool> cancelled{false};
+  std::atomic<int> completions{0};
+  std::atomic<absl::StatusCode> code{absl::StatusCode::kOk};
+
+ private:
+  Mutex mutex_;
+  std::string message_ ABSL_GUARDED_BY(mutex_);
 };
 
 // One request: holds a lease on the model (released in Complete, as the server's call does),

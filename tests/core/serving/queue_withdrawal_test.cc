@@ -27,6 +27,7 @@ namespace {
 
 using ::neuronserve::testing::BatchSizes;
 using ::neuronserve::testing::SchedulerJob;
+using ::neuronserve::testing::WithdrawableJob;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
@@ -37,40 +38,6 @@ bool TakeUnit(Scheduler& scheduler, ExecutionUnit& unit, const ModelReplica& rep
   absl::Time look_again_at = absl::InfiniteFuture();
   return scheduler.Next(replica, absl::Now(), unit, &look_again_at);
 }
-
-// A job that ends its withdrawal when it completes, as the server's calls do.
-class WithdrawableJob : public InferenceJob {
- public:
-  explicit WithdrawableJob(uint64_t bytes = 0, uint32_t row_count = 1) {
-    input_bytes = bytes;
-    rows = row_count;
-  }
-  absl::Span<const uint8_t> Input(size_t) const override { return {}; }
-  absl::Span<uint8_t> Output(size_t) override { return {}; }
-  bool Cancelled() const override { return cancelled.load(std::memory_order_acquire); }
-  void Complete(absl::Status status, const ExecutionTiming&) override {
-    withdrawal.Ended();
-    code.store(status.code());
-    if (!status.ok()) {
-      MutexLock lock(&mutex_);
-      message_ = std::string(status.message());
-    }
-    completions.fetch_add(1);
-  }
-  std::string message() {
-    MutexLock lock(&mutex_);
-    return message_;
-  }
-
-  JobWithdrawal withdrawal;
-  std::atomic<bool> cancelled{false};
-  std::atomic<int> completions{0};
-  std::atomic<absl::StatusCode> code{absl::StatusCode::kOk};
-
- private:
-  Mutex mutex_;
-  std::string message_ ABSL_GUARDED_BY(mutex_);
-};
 
 TEST(SchedulerCancelTest, AQueuedJobLeavesAtOnceAndItsSlotIsFree) {
   FifoScheduler queue("m", 2, 1, {});

@@ -47,5 +47,15 @@ TEST(VersionNumberTest, ARequestReachesAVersionByItsLabelOrItsNumber) {
   EXPECT_FALSE(NamesVersion("07", "7"));
 }
 
+TEST(VersionNumberTest, OnlyDecimalDigitsHaveTheFormOfANumber) {
+  for (const char* number : {"0", "7", "007", "1000000000000000", "99999999999999999999"}) {
+    EXPECT_TRUE(IsVersionNumberForm(number)) << number;
+  }
+  for (const char* label : {"", "wrong_specification", "v2", "-1", "+1", " 1", "1.0",
+                            "2024-06-01", "1e3"}) {
+    EXPECT_FALSE(IsVersionNumberForm(label)) << label;
+  }
+}
+
 }  // namespace version_number_test
 }  // namespace neuronserve

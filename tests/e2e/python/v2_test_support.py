@@ -1,12 +1,14 @@
 """What the Python end-to-end tests of the Open Inference Protocol share.
 
 The stubs (generated at test time from the project's proto/ with grpc_tools.protoc, Debian's
-python3-grpc-tools), the sim models (`neuronctl sim-model`), the daemon on the simulated runtime
+python3-grpc-tools), the sim models (`neuronctl sim-model`, or written from their documented
+format, as Triton's `simple` add/sub model is), the daemon on the simulated runtime
 on loopback ports it picks itself, a plain HTTP client for the REST front end, the references of
 the sim MLP and classifier, and the check counter that prints one line per check.
 
-Used by v2_client_test.py, tritonclient_style_test.py and perf_analyzer_reading_test.py (each
-run by ctest with Debian's /usr/bin/python3; see tests/e2e/CMakeLists.txt).
+Used by v2_client_test.py, tritonclient_style_test.py, triton_examples_test.py and
+perf_analyzer_reading_test.py (each run by ctest with Debian's /usr/bin/python3; see
+tests/e2e/CMakeLists.txt).
 """
 
 import argparse
@@ -121,6 +123,34 @@ def write_model(neuronctl, repository, name, sim_model_flags, config=None):
         out.write(config if config is not None else f'name: "{name}"\nreplicas: 1\n')
 
 
+SIM_NEFF_MAGIC = b"NRTSIM1\n"
+
+
+def write_sim_neff(path, description):
+    """A sim NEFF (sim/README.md, "Model files"): the magic, then `description` as JSON."""
+    with open(path, "wb") as neff:
+        neff.write(SIM_NEFF_MAGIC + json.dumps(description).encode("utf-8"))
+
+
+def write_add_sub_model(repository, name, dtype, shape):
+    """The repository folder `name` holding the model Triton's examples call `simple`: inputs
+    INPUT0 and INPUT1 of `dtype` (a sim dtype, e.g. "int32") and `shape`, outputs OUTPUT0 =
+    INPUT0 + INPUT1 and OUTPUT1 = INPUT0 - INPUT1 (the sim's integer ops wrap to the dtype), and
+    a config.pbtxt of the name and one replica."""
+    folder = os.path.join(repository, name)
+    os.makedirs(folder)
+    tensor = {"dtype": dtype, "shape": list(shape)}
+    write_sim_neff(os.path.join(folder, "model.neff"), {
+        "name": name,
+        "inputs": [{"name": "INPUT0", **tensor}, {"name": "INPUT1", **tensor}],
+        "outputs": [{"name": "OUTPUT0", **tensor}, {"name": "OUTPUT1", **tensor}],
+        "ops": [{"op": "add", "inputs": ["INPUT0", "INPUT1"], "output": "OUTPUT0"},
+                {"op": "sub", "inputs": ["INPUT0", "INPUT1"], "output": "OUTPUT1"}],
+    })
+    with open(os.path.join(folder, "config.pbtxt"), "w", encoding="utf-8") as out:
+        out.write(f'name: "{name}"\nreplicas: 1\n')
+
+
 def copy_shipped_models(models_dir, repository):
     """The shipped example models (deploy/models: mlp and classifier), as they are."""
     os.makedirs(repository, exist_ok=True)
@@ -146,10 +176,9 @@ def read_sim_neff(path):
     """The JSON description of a sim NEFF: the magic "NRTSIM1\\n", then one JSON object."""
     with open(path, "rb") as neff:
         data = neff.read()
-    magic = b"NRTSIM1\n"
-    if not data.startswith(magic):
+    if not data.startswith(SIM_NEFF_MAGIC):
         raise ValueError(f"{path} is not a sim NEFF")
-    return json.loads(data[len(magic):])
+    return json.loads(data[len(SIM_NEFF_MAGIC):])
 
 
 def health_serving(channel):
@@ -226,6 +255,23 @@ class Daemon:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+        report = sanitizer_report(self.log_text())
+        if report:
+            print(f"neuron-serve (pid {self.process.pid}) was stopped by a sanitizer; its "
+                  f"report:\n{report}", file=sys.stderr, flush=True)
+
+
+# The line that opens a sanitizer's report: `==PID==ERROR:` (AddressSanitizer, LeakSanitizer,
+# MemorySanitizer) or `WARNING: ThreadSanitizer:`. The C++ tests' twin is
+# tests/support/sanitizer_report.h.
+SANITIZER_REPORT_START = re.compile(r"^.*?(==[0-9]+==ERROR:|WARNING: ThreadSanitizer:)",
+                                    re.MULTILINE)
+
+
+def sanitizer_report(log):
+    """`log` from the line that opens its first sanitizer report to the end; "" when none."""
+    match = SANITIZER_REPORT_START.search(log)
+    return log[match.start():] if match else ""
 
 
 def run_daemon_test(description, work_prefix, build_repository, run_checks, *,

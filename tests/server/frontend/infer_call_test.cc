@@ -268,5 +268,16 @@ TEST_F(InferCallBindTest, AVersionThatIsNotServingIsAFailedPrecondition) {
             "Request for unknown model: 'mixed' version 2 is not found (version '1' is serving)");
 }
 
+TEST_F(InferCallBindTest, AVersionStringThatIsNoNumberNorTheServingLabelIsAnInvalidArgument) {
+  v1::InferRequest request = GoodRequest();
+  request.set_version("wrong_specification");
+  const absl::Status status = BindStatus(request);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_EQ(status.message(),
+            "failed to get model version from specified version string 'wrong_specification': "
+            "it is neither a version number nor the label of the version of model 'mixed' that "
+            "serves (version '1' is serving)");
+}
+
 }  // namespace
 }  // namespace neuronserve
