@@ -56,4 +56,34 @@ std::optional<uint64_t> HeapInUseBytes() {
 #endif
 }
 
+PeriodicMallocTrim::PeriodicMallocTrim(absl::Duration interval)
+    : interval_(interval), thread_([this] {
+        for (;;) {
+          {
+            MutexLock lock(&mutex_);
+            wake_.WaitWithTimeout(
+                &mutex_, interval_,
+                [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_; });
+            if (stopping_) return;
+          }
+          malloc_trim(0);
+          MutexLock lock(&mutex_);
+          ++trims_;
+        }
+      }) {}
+
+PeriodicMallocTrim::~PeriodicMallocTrim() {
+  {
+    MutexLock lock(&mutex_);
+    stopping_ = true;
+    wake_.NotifyAll();
+  }
+  thread_.join();
+}
+
+uint64_t PeriodicMallocTrim::trims() const {
+  MutexLock lock(&mutex_);
+  return trims_;
+}
+
 }  // namespace neuronserve

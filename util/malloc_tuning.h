@@ -13,8 +13,16 @@
 //
 // Under a sanitizer (which brings its own allocator) the settings do nothing.
 //
-// Thread safety: ApplyMallocMode before the process starts threads; HeapInUseBytes from any
-// thread; the rest are pure.
+// What keeping freed memory costs over time: each of glibc's arenas (up to 8 per core, one per
+// thread that allocates while the others' are busy) keeps the high-water mark of what it held,
+// so under a long mixed load the RSS climbs in steps of arenas reaching new peaks, though what
+// is in use stays flat (the soak measured 2.6 MiB in use against 56 MiB of RSS after 10 minutes,
+// 16 MiB of it free memory held by 14 arenas). PeriodicMallocTrim hands the whole free pages of
+// every arena back to the kernel every few seconds (malloc_trim), so the RSS follows what is
+// in use; the pages a request reuses are faulted in once per interval, not once per request.
+//
+// Thread safety: ApplyMallocMode before the process starts threads; HeapInUseBytes and
+// PeriodicMallocTrim from any thread; the rest are pure.
 #ifndef NEURON_SERVE_UTIL_MALLOC_TUNING_H_
 #define NEURON_SERVE_UTIL_MALLOC_TUNING_H_
 
@@ -22,8 +30,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace neuronserve {
 
@@ -47,6 +58,29 @@ std::string TunedGlibcTunables(const char* existing);
 // nullopt under a sanitizer, whose allocator mallinfo2 does not describe. Walks every arena
 // under its lock: for a scrape, not a hot path.
 std::optional<uint64_t> HeapInUseBytes();
+
+// A thread that calls malloc_trim(0) every `interval` until destroyed (the destructor wakes it
+// and joins). malloc_trim holds one arena's lock at a time while it returns that arena's free
+// pages: a thread allocating from it meanwhile waits, for well under a millisecond at the sizes
+// the daemon holds.
+class PeriodicMallocTrim {
+ public:
+  explicit PeriodicMallocTrim(absl::Duration interval);
+  ~PeriodicMallocTrim();
+  PeriodicMallocTrim(const PeriodicMallocTrim&) = delete;
+  PeriodicMallocTrim& operator=(const PeriodicMallocTrim&) = delete;
+
+  // How many trims have run so far.
+  uint64_t trims() const;
+
+ private:
+  const absl::Duration interval_;
+  mutable Mutex mutex_;
+  CondVar wake_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t trims_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::thread thread_;  // last: started once everything above exists
+};
 
 }  // namespace neuronserve
 

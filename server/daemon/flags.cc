@@ -95,6 +95,11 @@ ABSL_FLAG(std::string, malloc, "tuned",
           "their own, so large requests do not page-fault anew each time; memory a burst freed "
           "stays with the process) or default (glibc's, and whatever GLIBC_TUNABLES says). No "
           "effect under a sanitizer.");
+ABSL_FLAG(absl::Duration, malloc_trim_interval, absl::Seconds(10),
+          "How often the daemon hands the whole free pages of malloc's arenas back to the kernel "
+          "(malloc_trim), so that its RSS follows the memory in use rather than each arena's "
+          "high-water mark; the pages a request reuses are faulted in once per interval. 0: "
+          "never.");
 ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
           "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
 

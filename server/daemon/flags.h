@@ -33,6 +33,7 @@ ABSL_DECLARE_FLAG(uint64_t, max_model_bytes);
 ABSL_DECLARE_FLAG(absl::Duration, unload_timeout);
 ABSL_DECLARE_FLAG(uint32_t, max_queue);
 ABSL_DECLARE_FLAG(uint64_t, max_queued_bytes);
+ABSL_DECLARE_FLAG(absl::Duration, malloc_trim_interval);
 ABSL_DECLARE_FLAG(uint32_t, max_retired_metric_versions);
 ABSL_DECLARE_FLAG(uint32_t, pipeline_depth);
 ABSL_DECLARE_FLAG(uint64_t, max_message_bytes);

@@ -227,6 +227,12 @@ int main(int argc, char** argv) {
   options.admin_token_file = absl::GetFlag(FLAGS_admin_token_file);
   options.admin_listen = absl::GetFlag(FLAGS_admin_listen);
   options.health_listen = absl::GetFlag(FLAGS_health_listen);
+  if (const absl::Duration trim = absl::GetFlag(FLAGS_malloc_trim_interval);
+      trim < absl::ZeroDuration()) {
+    fprintf(stderr, "neuron-serve: --malloc-trim-interval must be 0 (never) or a duration such as "
+            "10s (got %s)\n", absl::FormatDuration(trim).c_str());
+    return kExitUsage;
+  }
   options.max_models = absl::GetFlag(FLAGS_max_models);
   options.max_concurrent_uploads = absl::GetFlag(FLAGS_max_concurrent_uploads);
   options.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
@@ -246,6 +252,13 @@ int main(int argc, char** argv) {
                (*daemon)->listening_address(), inventory.runtime_library,
                inventory.runtime_version.ToString(), inventory.runtime_version.detail,
                inventory.Summary());
+
+  // Stopped (joined) when main returns, after the daemon is gone.
+  std::optional<neuronserve::PeriodicMallocTrim> malloc_trim;
+  if (const absl::Duration trim_every = absl::GetFlag(FLAGS_malloc_trim_interval);
+      trim_every > absl::ZeroDuration() && trim_every != absl::InfiniteDuration()) {
+    malloc_trim.emplace(trim_every);
+  }
 
   neuronserve::Daemon* running = daemon->get();
   const int signal_number =

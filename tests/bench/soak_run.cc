@@ -308,6 +308,9 @@ class Soak {
     Monitor();
     for (std::thread& thread : threads) thread.join();
     faults.join();
+    // Before the end's scrapes, whose text (every retired version's series, up to
+    // --max-retired-metric-versions of them) is a transient of its own.
+    traffic_end_rss_ = ProcessStatusBytes(daemon_->pid(), "VmRSS");
     std::map<Kind, Tally> by_kind;
     for (int i = 0; i < options_.clients; ++i) by_kind[kMix[i % 16]].Add(tallies[i]);
     const bool answers_held = Reckon(by_kind);
@@ -990,7 +993,7 @@ class Soak {
   // After the traffic: queues empty, device memory what the loaded models hold (and 0 once
   // they are unloaded), RSS within its bound.
   bool CheckQuiescentState() {
-    const uint64_t end_rss = ProcessStatusBytes(daemon_->pid(), "VmRSS");  // as the traffic ended
+    const uint64_t scraped_rss = ProcessStatusBytes(daemon_->pid(), "VmRSS");  // after a scrape
     bool held = true;
     // Queues and held bytes drain by themselves (a hung-up REST request is withdrawn at once,
     // but the last answers may still be on their way): polled with a deadline.
@@ -1053,16 +1056,19 @@ class Soak {
 
     if (warm_rss_.has_value()) {
       const uint64_t allowed = options_.rss_growth_bytes;
-      const uint64_t highest = std::max(max_rss_after_warmup_, end_rss);
+      const uint64_t highest = std::max(max_rss_after_warmup_, traffic_end_rss_);
       const bool bounded = !options_.check_rss || highest <= *warm_rss_ + allowed;
       std::printf(
-          "daemon RSS: %.1f MiB after warm-up, %.1f MiB at most after it, %.1f MiB at the "
-          "end; bound %.1f MiB: %s\n",
-          *warm_rss_ / 1048576.0, max_rss_after_warmup_ / 1048576.0, end_rss / 1048576.0,
+          "daemon RSS: %.1f MiB at %.0f s, %.1f MiB at most after it, %.1f MiB as the traffic "
+          "ended; bound %.1f MiB: %s (%.1f MiB after the end's first scrape)\n",
+          *warm_rss_ / 1048576.0,
+          absl::ToDoubleSeconds(std::min(options_.warm_rss_at, options_.duration / 2)),
+          max_rss_after_warmup_ / 1048576.0, traffic_end_rss_ / 1048576.0,
           (*warm_rss_ + allowed) / 1048576.0,
           !options_.check_rss ? "not checked"
           : bounded           ? "held"
-                              : "FAILED");
+                              : "FAILED",
+          scraped_rss / 1048576.0);
       held = held && bounded;
     }
     return held;
@@ -1140,6 +1146,7 @@ class Soak {
   // The monitor's (its thread only, read after it returns).
   std::optional<uint64_t> warm_rss_;
   uint64_t max_rss_after_warmup_ = 0;
+  uint64_t traffic_end_rss_ = 0;  // as the clients ended, before the end's scrapes
   absl::Mutex problems_mutex_;
   std::vector<std::string> problems_ ABSL_GUARDED_BY(problems_mutex_);
   uint64_t failed_models_seen_ ABSL_GUARDED_BY(problems_mutex_) = 0;

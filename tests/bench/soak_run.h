@@ -50,11 +50,11 @@ struct SoakOptions {
   // the baseline for what new labels cost.
   bool reuse_labels = false;
   // The RSS is sampled once `warm_rss_at` has passed (or half the run, if shorter); from then to
-  // the end it may grow by at most rss_growth_bytes. Memory must be bounded by what is loaded,
-  // not by the versions that came and went: a leak of a few kB per replaced version (8 a second
-  // here) crosses 4 MiB within minutes. The daemon keeps what a burst freed
-  // (util/malloc_tuning.h), so the RSS rises in steps toward the peak of what it held, which the
-  // first 10 s of every kind of traffic have mostly reached.
+  // the end of the traffic it may grow by at most rss_growth_bytes. Memory must be bounded by
+  // what is loaded, not by the versions that came and went: a leak of a few kB per replaced
+  // version (8 a second here) crosses 4 MiB within minutes. The free memory malloc's arenas keep
+  // is handed back every --malloc-trim-interval (util/malloc_tuning.h), so the RSS follows what
+  // is in use.
   absl::Duration warm_rss_at = absl::Seconds(10);
   uint64_t rss_growth_bytes = uint64_t{4} << 20;
   // Off under AddressSanitizer, whose quarantine holds freed memory on purpose (up to 256 MiB):
