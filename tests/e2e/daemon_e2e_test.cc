@@ -308,7 +308,8 @@ TEST(DaemonE2ETest, BadFlagValuesAreUsageErrors) {
   EXPECT_THAT(malloc_process.Stderr(),
               HasSubstr("--malloc must be tuned or default (got 'jemalloc')"));
 
-  for (const char* flag : {"--drain-timeout=0s", "--execution-timeout=-1s", "--log-format=xml"}) {
+  for (const char* flag : {"--drain-timeout=0s", "--execution-timeout=-1s", "--log-format=xml",
+                           "--malloc-trim-interval=-1s"}) {
     DaemonArgs bad = SimDaemon();
     bad.flags.push_back(flag);
     DaemonProcess process(bad);
