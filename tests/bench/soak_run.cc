@@ -1056,8 +1056,9 @@ class Soak {
 
     if (warm_rss_.has_value()) {
       const uint64_t allowed = options_.rss_growth_bytes;
-      const uint64_t highest = std::max(max_rss_after_warmup_, traffic_end_rss_);
-      const bool bounded = !options_.check_rss || highest <= *warm_rss_ + allowed;
+      // The end against 10 s, as a leak shows; in between, a burst (queues filling while
+      // faults stall the cores, up to --max-queue and --max-queued-bytes) may pass the bound.
+      const bool bounded = !options_.check_rss || traffic_end_rss_ <= *warm_rss_ + allowed;
       std::printf(
           "daemon RSS: %.1f MiB at %.0f s, %.1f MiB at most after it, %.1f MiB as the traffic "
           "ended; bound %.1f MiB: %s (%.1f MiB after the end's first scrape)\n",

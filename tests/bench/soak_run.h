@@ -49,8 +49,9 @@ struct SoakOptions {
   // Replacements take version labels from a small set (v1 to v4) instead of a new one each time,
   // the baseline for what new labels cost.
   bool reuse_labels = false;
-  // The RSS is sampled once `warm_rss_at` has passed (or half the run, if shorter); from then to
-  // the end of the traffic it may grow by at most rss_growth_bytes. Memory must be bounded by
+  // The RSS is sampled once `warm_rss_at` has passed (or half the run, if shorter); at the end
+  // of the traffic it may be at most rss_growth_bytes more (the highest sample in between is
+  // printed: a burst of queued requests may pass it). Memory must be bounded by
   // what is loaded, not by the versions that came and went: a leak of a few kB per replaced
   // version (8 a second here) crosses 4 MiB within minutes. The free memory malloc's arenas keep
   // is handed back every --malloc-trim-interval (util/malloc_tuning.h), so the RSS follows what

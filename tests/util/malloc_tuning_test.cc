@@ -8,7 +8,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/time/clock.h"
@@ -31,11 +33,14 @@ TEST(MallocTuningTest, TheFlagTakesTunedOrDefault) {
 }
 
 TEST(MallocTuningTest, GlibcTunablesKeepWhatWasThere) {
+  // One arena per core.
+  const std::string arenas =
+      "glibc.malloc.arena_max=" + std::to_string(std::max(1u, std::thread::hardware_concurrency()));
   EXPECT_EQ(TunedGlibcTunables(nullptr),
-            "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824");
-  EXPECT_EQ(TunedGlibcTunables("glibc.malloc.arena_max=2"),
-            "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=33554432:"
-            "glibc.malloc.trim_threshold=1073741824");
+            "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824:" + arenas);
+  EXPECT_EQ(TunedGlibcTunables("glibc.malloc.perturb=0"),
+            "glibc.malloc.perturb=0:glibc.malloc.mmap_threshold=33554432:"
+            "glibc.malloc.trim_threshold=1073741824:" + arenas);
 }
 
 TEST(MallocTuningTest, ATunedProcessTakesLargeBuffersFromItsHeap) {
