@@ -50,8 +50,9 @@ struct SoakOptions {
   // the baseline for what new labels cost.
   bool reuse_labels = false;
   // The RSS is sampled once `warm_rss_at` has passed (or half the run, if shorter); at the end
-  // of the traffic it may be at most rss_growth_bytes more (the highest sample in between is
-  // printed: a burst of queued requests may pass it). Memory must be bounded by
+  // of the traffic, with every model still loaded, it may be at most rss_growth_bytes more once
+  // the daemon's next malloc trim has handed back what the last bursts freed (polled for up to
+  // 15 s; the highest sample in between is printed: a burst of queued requests may pass it). Memory must be bounded by
   // what is loaded, not by the versions that came and went: a leak of a few kB per replaced
   // version (8 a second here) crosses 4 MiB within minutes. The free memory malloc's arenas keep
   // is handed back every --malloc-trim-interval (util/malloc_tuning.h), so the RSS follows what
