@@ -9,8 +9,8 @@
 // Fields: time, rpc, peer, identity (the client certificate's name or the token's label; ""
 // when the caller has none), model ("" when the call never named one), region (only on the
 // shared-memory register and unregister calls, which are audited too: the region's name, never
-// its key; "*" for all), bytes (only on a RepositoryModelLoad that uploads files: their decoded
-// bytes together), code and message (the status the caller got). A token never appears: the
+// its key; "*" for all), bytes (only on an upload: the NEFF bytes a LoadModel stream carried,
+// or a RepositoryModelLoad's `file:` parameters' decoded bytes together), code and message (the status the caller got). A token never appears: the
 // authority's messages name a token by its label only.
 //
 // The file, the format and the line's form are RecordLog's (record_log.h), shared with the
@@ -43,7 +43,8 @@ struct AuditRecord {
   std::string_view region;    // a shared-memory call's region ("*" for all); empty: no field
   absl::StatusCode code = absl::StatusCode::kOk;
   std::string_view message;
-  // An upload's bytes (RepositoryModelLoad's `file:` parameters, decoded); unset: no field.
+  // An upload's bytes (LoadModel's chunks, or RepositoryModelLoad's `file:` parameters,
+  // decoded); unset: no field.
   std::optional<uint64_t> bytes;
 };
 

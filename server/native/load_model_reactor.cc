@@ -41,6 +41,10 @@ void LoadModelReactor::OnReadDone(bool ok) {
     const v1::LoadModelHeader& header = request_.header();
     model_ = !header.config().name().empty() ? header.config().name() : header.repository_path();
   }
+  if (request_.has_header() && request_.header().repository_path().empty()) uploaded_ = 0;
+  if (request_.part_case() == v1::LoadModelRequest::kChunk && uploaded_.has_value()) {
+    *uploaded_ += request_.chunk().size();
+  }
   if (absl::Status taken = upload_->TakeMessage(request_); !taken.ok()) {
     FinishAudited(ToGrpcStatus(taken));
     return;
@@ -70,7 +74,7 @@ void LoadModelReactor::FinishAudited(const grpc::Status& status) {
     upload_.reset();
     request_.Clear();
   }
-  audit_.Record(RpcName(rpc::kLoadModel), model_, status);
+  audit_.Record(RpcName(rpc::kLoadModel), model_, status, {}, uploaded_);
   Finish(status);
 }
 

@@ -54,6 +54,8 @@ class LoadModelReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> 
   const AdminCallAudit audit_;
   std::optional<UploadSlots::Slot> slot_;  // given back at Finish
   std::string model_;  // the header's model name (or repository path), for the audit line
+  // An upload's bytes received so far, for the audit line; unset for a repository load.
+  std::optional<uint64_t> uploaded_;
 };
 
 }  // namespace neuronserve

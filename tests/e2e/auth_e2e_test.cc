@@ -200,7 +200,7 @@ TEST_F(AuthE2ETest, EveryRpcAnswersEachCallerWithItsScopesCode) {
   // The audit log: the admin calls with the caller's label and model, and each refusal.
   std::string audit;
   // Waits for the unload's own line (the last call): "rpc=UnloadModel" alone also matches the
-  // refusals, and "identity=ops model=id2 code=OK" the load before it.
+  // refusals; the load before it says bytes= after the model.
   ASSERT_TRUE(WaitUntil([&] {
     audit = ReadWhole(dir_.Join("audit.log"));
     for (absl::string_view line : absl::StrSplit(audit, '\n', absl::SkipEmpty())) {
@@ -225,6 +225,10 @@ TEST_F(AuthE2ETest, EveryRpcAnswersEachCallerWithItsScopesCode) {
   }
   // 7 RPCs x 2 unauthenticated callers, and the infer token's 2 admin calls.
   EXPECT_EQ(refusals, 7 * 2 + 2) << audit;
+  // The upload's line says how many bytes it carried: the NEFF's.
+  const std::string uploaded =
+      absl::StrCat("identity=ops model=id2 bytes=", ReadWhole(model_file_).size(), " code=OK");
+  EXPECT_TRUE(absl::StrContains(audit, uploaded)) << uploaded << " in\n" << audit;
   // The setup's load, and this test's load and unload.
   EXPECT_EQ(admin_calls_ok, 3) << audit;
   // The access log names the caller of each inference by its token's label.
