@@ -657,24 +657,26 @@ TEST(V2InferE2ETest, BothFrontEndsShareTheModelsCountsAndTheAccessLog) {
   EXPECT_EQ(infer.compute_infer().count(), 4u);
   EXPECT_EQ(stats.model_stats(0).inference_count(), 4u);
   EXPECT_EQ(stats.model_stats(0).execution_count(), 4u);
-  // Every call has its line, under the RPC that carried it.
+  // Every call has its line, under the RPC that carried it. A line is written after its answer
+  // is sent, by the log's own thread, so the lines of calls answered one after another may come
+  // in another order: polled until all five are there (or the deadline).
   std::string log;
-  ASSERT_TRUE(WaitUntil([&] {
+  std::map<std::string, int> by_method;
+  WaitUntil([&] {
     std::ifstream file(access_log);
     std::stringstream text;
     text << file.rdbuf();
     log = text.str();
-    return log.find("native-good") != std::string::npos &&
-           log.find("v2-bad") != std::string::npos;
-  }, absl::Seconds(10))) << log;
-  std::istringstream lines(log);
-  std::map<std::string, int> by_method;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find("id_int64") == std::string::npos) continue;
-    for (const char* method : {"method=ModelInfer ", "method=Infer "}) {
-      if (line.find(method) != std::string::npos) ++by_method[method];
+    by_method.clear();
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("id_int64") == std::string::npos) continue;
+      for (const char* method : {"method=ModelInfer ", "method=Infer "}) {
+        if (line.find(method) != std::string::npos) ++by_method[method];
+      }
     }
-  }
+    return by_method["method=ModelInfer "] >= 4 && by_method["method=Infer "] >= 1;
+  }, absl::Seconds(10));
   EXPECT_EQ(by_method["method=ModelInfer "], 4) << log;
   EXPECT_EQ(by_method["method=Infer "], 1) << log;
   // The same counts in the metrics, by model and code, and by front end.
