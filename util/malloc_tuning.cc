@@ -6,19 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-
-// A sanitizer's allocator replaces malloc, and mallinfo2 would describe glibc's idle one.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NEURON_SERVE_UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define NEURON_SERVE_UNDER_SANITIZER 1
-#endif
-#endif
-#ifndef NEURON_SERVE_UNDER_SANITIZER
-#define NEURON_SERVE_UNDER_SANITIZER 0
-#endif
+#include "base/sanitizer_build.h"
 
 namespace neuronserve {
 namespace {
@@ -62,6 +50,7 @@ std::string TunedGlibcTunables(const char* existing) {
 
 std::optional<uint64_t> HeapInUseBytes() {
 #if NEURON_SERVE_UNDER_SANITIZER
+  // Its allocator replaces malloc: mallinfo2 would read glibc's idle one.
   return std::nullopt;
 #else
   const struct mallinfo2 info = mallinfo2();
