@@ -59,7 +59,7 @@ inline constexpr char kCrashReplaceOldVersionRetiring[] = "replace.old-version-r
 // ModelRegistry::RunUnload: the model is drained and off the device (a FAILED one had nothing
 // there); its store record is not removed yet and the unload not answered.
 inline constexpr char kCrashUnloadDeviceUnloaded[] = "unload.device-unloaded";
-// DynamicBatcher::Next (core/serving/dynamic_batcher.cc): a core decides to hold a queued
+// DynamicBatcher::Next (core/serving/scheduling/dynamic_batcher.cc): a core decides to hold a queued
 // request for company (max_queue_delay); once per request, on the worker thread, with the
 // batcher's lock held.
 inline constexpr char kCrashBatcherHolding[] = "batcher.holding";

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "core/serving/model_info.h"
-#include "core/serving/running_execution.h"
+#include "core/serving/execution/running_execution.h"
+#include "core/serving/model/model_info.h"
 
 namespace neuronserve {
 

@@ -47,8 +47,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/serving/core_range.h"  // CoreRange, FormatCoreList
 #include "base/mutex.h"
+#include "core/serving/execution/core_range.h"  // CoreRange, FormatCoreList
 
 namespace neuronserve {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/serving/loaded_model.h"
+#include "core/serving/model/loaded_model.h"
 
 namespace neuronserve {
 namespace {

@@ -14,7 +14,7 @@
 
 namespace neuronserve {
 
-struct ModelIdentity;  // core/serving/loaded_model.h
+struct ModelIdentity;  // core/serving/model/loaded_model.h
 
 inline constexpr size_t kMaxModelNameLength = 128;
 inline constexpr size_t kMaxModelVersionLength = 64;

@@ -24,12 +24,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "core/lifecycle/core_allocator.h"
 #include "core/lifecycle/version_loader.h"
-#include "core/serving/loaded_model.h"
-#include "core/serving/model_info.h"
+#include "core/serving/model/loaded_model.h"
+#include "core/serving/model/model_info.h"
 #include "util/callback_relay.h"
-#include "base/mutex.h"
 #include "util/serial_executor.h"
 
 namespace neuronserve {

@@ -10,10 +10,10 @@
 #include "core/metrics/serving_metrics.h"
 #include "core/nrt/nrt_runtime.h"
 #include "core/nrt/nrt_status.h"
-#include "core/serving/core_range.h"
-#include "core/serving/execution_failure.h"
-#include "core/serving/fifo_scheduler.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/core_range.h"
+#include "core/serving/execution/execution_failure.h"
+#include "core/serving/execution/worker_pool.h"
+#include "core/serving/scheduling/fifo_scheduler.h"
 #include "spdlog/spdlog.h"
 #include "util/crash_point.h"
 
@@ -357,7 +357,7 @@ void VersionLoader::Drain(LoadedModel& version) {
                  QuotedModel(model->identity()), model->leases(),
                  absl::FormatDuration(options_.drain_timeout), waiting.size());
     for (const JobRows& rows : waiting) {
-      // The job's owner counts the outcome (core/serving/request_outcome.h).
+      // The job's owner counts the outcome (core/serving/model/request_outcome.h).
       AnswerRows(rows,
                  absl::UnavailableError(absl::StrCat(
                      "model ", QuotedModel(model->identity()), " was unloaded after waiting ",

@@ -38,8 +38,8 @@
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
 #include "core/lifecycle/declared_tensors.h"
-#include "core/serving/dynamic_batcher.h"
-#include "core/serving/loaded_model.h"
+#include "core/serving/model/loaded_model.h"
+#include "core/serving/scheduling/dynamic_batcher.h"
 
 namespace neuronserve {
 

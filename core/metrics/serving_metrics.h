@@ -42,7 +42,7 @@ struct ModelRequestMetrics {
   metrics::Histogram* total_seconds = nullptr;
   metrics::Counter* tensor_bytes_in = nullptr;
   metrics::Counter* tensor_bytes_out = nullptr;
-  // Called only by RecordRequestOutcome (core/serving/request_outcome.h), which counts the
+  // Called only by RecordRequestOutcome (core/serving/model/request_outcome.h), which counts the
   // model version's succeeded/failed with it: call that, not this. Lock-free once the code's
   // series exists (it is made at the version's first answer with that code).
   void CountRequest(absl::StatusCode code) const;

@@ -5,7 +5,7 @@
 // runtime's function table: the NrtRuntime that made them must outlive them, which the daemon
 // guarantees by unloading every model before it closes the runtime. A tensor set refers to its
 // tensors without owning them (the runtime's rule: a tensor must outlive every set it is in), so
-// an owner declares the tensors before the sets (core/serving/replica_tensors.h).
+// an owner declares the tensors before the sets (core/serving/execution/replica_tensors.h).
 //
 // Thread safety: an object is used by one thread at a time, and the daemon keeps it so: a
 // replica's model and tensors are used by its core's worker thread only, one request at a time

@@ -11,7 +11,7 @@
 // of one worker per core. Which calls the daemon makes at the same time, and why it may:
 //
 //   Concurrent, by design:
-//   - nrt_execute from the core workers (core/serving/core_worker.h): each worker executes the
+//   - nrt_execute from the core workers (core/serving/execution/core_worker.h): each worker executes the
 //     replicas whose core range starts on its core, one job at a time, with nrt_tensor_write
 //     before and nrt_tensor_read after on the same thread. Replicas that start on different
 //     cores therefore execute at the same time, and where placements overlap (models placed as
@@ -48,7 +48,7 @@
 // multi-threaded frameworks must provide: calls on distinct handles (models, tensors, sets) may
 // run concurrently, including loads and allocations beside executions, and two executions on
 // one core are serialized by the runtime or refused with NRT_EXEC_NC_BUSY (which the workers
-// retry once on another replica, core/serving/execution_failure.h); and it never makes two
+// retry once on another replica, core/serving/execution/execution_failure.h); and it never makes two
 // calls on the same handle at once, nor frees a handle another thread may use. The simulator
 // (sim/) implements that contract, every entry point thread-safe and executions serialized per
 // core, so the tests exercise it (under TSAN too).

@@ -8,7 +8,7 @@
 #include "core/metrics/serving_metrics.h"
 #include "core/nrt/nrt_runtime.h"
 #include "core/nrt/runtime_environment.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"

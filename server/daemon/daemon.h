@@ -30,7 +30,7 @@
 #include "base/mutex.h"
 #include "core/device/device_inventory.h"
 #include "core/metrics/metrics_registry.h"
-#include "core/serving/queued_bytes_budget.h"
+#include "core/serving/scheduling/queued_bytes_budget.h"
 #include "server/admission/drain_gate.h"
 #include "server/daemon/daemon_options.h"
 #include "server/frontend/infer_context.h"

@@ -9,8 +9,8 @@
 #include "core/lifecycle/model_registry.h"
 #include "core/metrics/serving_metrics.h"
 #include "core/nrt/nrt_runtime.h"
-#include "core/serving/queued_bytes_budget.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
+#include "core/serving/scheduling/queued_bytes_budget.h"
 #include "util/malloc_tuning.h"
 
 namespace neuronserve {

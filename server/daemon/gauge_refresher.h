@@ -19,7 +19,7 @@
 #include "absl/time/time.h"
 #include "base/mutex.h"
 #include "core/health/health_evaluator.h"
-#include "core/serving/model_info.h"
+#include "core/serving/model/model_info.h"
 
 namespace neuronserve {
 

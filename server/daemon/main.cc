@@ -15,7 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/model_name.h"
-#include "core/serving/loaded_model.h"
+#include "core/serving/model/loaded_model.h"
 #include "server/daemon/daemon.h"
 #include "server/daemon/flags.h"
 #include "server/daemon/shutdown_signal.h"

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/metrics/serving_metrics.h"
-#include "core/serving/model_info.h"
-#include "core/serving/request_outcome.h"
+#include "core/serving/model/model_info.h"
+#include "core/serving/model/request_outcome.h"
 #include "server/logs/access_log.h"
 #include "server/shared_memory/shared_memory_registry.h"
 

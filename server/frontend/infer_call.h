@@ -3,7 +3,7 @@
 // Open Inference Protocol) decode their messages into the one request form (GivenInput per
 // input, the wanted outputs, the output form) and write the answer back into their messages
 // through the hooks below; everything else is here, once: finding the model and its version,
-// validation (core/serving/request_validation.h), queueing, outcome counting, metrics and the
+// validation (core/serving/request/request_validation.h), queueing, outcome counting, metrics and the
 // access log.
 //
 // Binding runs on the gRPC thread: it finds the model, checks the request against the model's
@@ -39,9 +39,9 @@
 #include "absl/strings/string_view.h"
 #include "core/lifecycle/model_registry.h"
 #include "core/metrics/serving_metrics.h"
-#include "core/serving/inference_job.h"
-#include "core/serving/job_withdrawal.h"
-#include "core/serving/request_validation.h"
+#include "core/serving/request/inference_job.h"
+#include "core/serving/request/request_validation.h"
+#include "core/serving/scheduling/job_withdrawal.h"
 #include "server/frontend/detached_bytes.h"
 #include "server/frontend/infer_context.h"
 #include "server/shared_memory/shared_memory_reference.h"

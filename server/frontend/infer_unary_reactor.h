@@ -2,7 +2,7 @@
 // NativeInferCall for neuronserve.v1 Infer, V2InferCall for inference ModelInfer), on a raw
 // method (raw_message.h). The gRPC thread parses the request, binds and queues it and returns; the
 // job is completed by the core worker that ran it when nothing else waits for that core, else by
-// a responder thread (core/serving/responder.h), so no gRPC thread waits on the device and a
+// a responder thread (core/serving/execution/responder.h), so no gRPC thread waits on the device and a
 // busy core does not wait on the network.
 //
 // The definitions are in infer_unary_reactor_impl.h: each front end instantiates the reactor

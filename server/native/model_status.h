@@ -2,7 +2,7 @@
 #ifndef NEURON_SERVE_SERVER_NATIVE_MODEL_STATUS_H_
 #define NEURON_SERVE_SERVER_NATIVE_MODEL_STATUS_H_
 
-#include "core/serving/model_info.h"
+#include "core/serving/model/model_info.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 
 namespace neuronserve {

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
 #include "server/frontend/grpc_status.h"
 #include "server/frontend/infer_stream_reactor.h"  // instantiated in native_reactors.cc
 #include "server/frontend/infer_unary_reactor.h"

@@ -10,7 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "core/serving/version_number.h"
+#include "core/serving/model/version_number.h"
 #include "google/protobuf/util/json_util.h"
 #include "neuron_serve_version.h"  // generated in the build tree (server/oip/CMakeLists.txt)
 #include "server/admission/upload_slots.h"

@@ -18,8 +18,8 @@
 #include "absl/strings/string_view.h"
 #include "base/dtype.h"
 #include "base/v2_datatype_name.h"  // V2DatatypeName, shared with the client library
-#include "core/serving/request_validation.h"
-#include "core/serving/tensor_fields.h"
+#include "core/serving/request/request_validation.h"
+#include "core/serving/request/tensor_fields.h"
 
 namespace neuronserve {
 
@@ -36,7 +36,7 @@ absl::Status CheckV2Datatype(absl::string_view model, absl::string_view kind,
                              absl::string_view tensor, DataType dtype, absl::string_view given);
 
 // The InferTensorContents field names, by the ValueField that stands for each in request
-// validation (core/serving/tensor_fields.h): "fp32_contents", "int_contents", ...; "raw_..."
+// validation (core/serving/request/tensor_fields.h): "fp32_contents", "int_contents", ...; "raw_..."
 // for kRaw.
 std::string_view V2ContentsFieldName(ValueField field);
 

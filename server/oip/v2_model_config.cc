@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/serving/core_range.h"
-#include "core/serving/dynamic_batcher.h"
-#include "core/serving/model_info.h"
-#include "core/serving/scheduler.h"
+#include "core/serving/execution/core_range.h"
+#include "core/serving/model/model_info.h"
+#include "core/serving/scheduling/dynamic_batcher.h"
+#include "core/serving/scheduling/scheduler.h"
 #include "server/repository/triton_config.h"
 
 namespace neuronserve {

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "core/serving/loaded_model.h"
+#include "core/serving/model/loaded_model.h"
 #include "google/protobuf/text_format.h"
 #include "spdlog/spdlog.h"
 #include "util/posix_file.h"

@@ -29,7 +29,7 @@ using ModelNeffs = std::vector<std::shared_ptr<const std::string>>;
 absl::Status CheckBatchingConfig(const v1::ModelConfig& config);
 
 // CheckBatchingConfig, and INVALID_ARGUMENT naming the model and the field for a pipeline_depth
-// past kMaxPipelineDepth (core/serving/loaded_model.h). What every path that loads a config
+// past kMaxPipelineDepth (core/serving/model/loaded_model.h). What every path that loads a config
 // checks before it reads or receives a NEFF byte.
 absl::Status CheckModelConfig(const v1::ModelConfig& config);
 

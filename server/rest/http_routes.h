@@ -22,7 +22,7 @@
 
 #include "core/health/health_evaluator.h"
 #include "core/metrics/metrics_registry.h"
-#include "core/serving/model_info.h"
+#include "core/serving/model/model_info.h"
 #include "server/http/http_route_table.h"
 
 namespace neuronserve {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/health/health_evaluator.h"
-#include "core/serving/model_info.h"
+#include "core/serving/model/model_info.h"
 
 namespace neuronserve {
 

@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "core/serving/request_validation.h"
-#include "core/serving/tensor_fields.h"
+#include "core/serving/request/request_validation.h"
+#include "core/serving/request/tensor_fields.h"
 #include "server/rest/v2_rest_request.h"
 
 namespace neuronserve {

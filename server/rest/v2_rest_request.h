@@ -32,7 +32,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/serving/tensor_fields.h"  // ValueField
+#include "core/serving/request/tensor_fields.h"  // ValueField
 
 namespace neuronserve {
 

@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/nrt/nrt_status.h"
-#include "core/serving/execution_failure.h"
+#include "core/serving/execution/execution_failure.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/infer_client.h"

@@ -250,7 +250,7 @@ TEST(V2ServiceE2ETest, VersionsAreDecimalAndARequestNamesEitherTheLabelOrTheNumb
   WriteFile(repo.Join("dated/model.neff"), neff);
   WriteFile(repo.Join("dated/config.pbtxt"), "version: \"2024-06-01\"\n");
   // sha256("2024-06-01") starts 3b951b590318d747: 10^15 + that mod 8*10^15
-  // (core/serving/version_number.h).
+  // (core/serving/model/version_number.h).
   const std::string dated = "6367888885634887";
   START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=all",
                                       "--http-listen=127.0.0.1:0"}));

@@ -1,6 +1,6 @@
 // What the inference fuzz targets (native_infer_request, v2_infer_request) check of a bound
 // call, whatever protocol carried it: the promises of InferCall (server/frontend/infer_call.h) and
-// of request validation (core/serving/request_validation.h). Each check aborts when broken, so the
+// of request validation (core/serving/request/request_validation.h). Each check aborts when broken, so the
 // fuzzer reports it as a crash.
 //
 // Thread safety: plain functions of their arguments. Ownership: nothing is kept.

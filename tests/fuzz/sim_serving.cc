@@ -17,7 +17,7 @@
 #include "base/mutex.h"
 #include "core/nrt/nrt_library.h"
 #include "core/nrt/nrt_runtime.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
 #include "server/shared_memory/shared_memory_registry.h"
 #include "sim/simmodel/sim_model.h"
 #include "tests/support/build_paths.h"

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/serving/loaded_model.h"
+#include "core/serving/model/loaded_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

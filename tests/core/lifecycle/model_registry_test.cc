@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/mutex.h"
 #include "core/lifecycle/model_store.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "client/simmodel/fault_spec.h"
-#include "core/serving/dynamic_batcher.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
+#include "core/serving/scheduling/dynamic_batcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/sim_fixture.h"

@@ -21,12 +21,12 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "base/mutex.h"
-#include "core/serving/doorbell.h"
-#include "core/serving/dynamic_batcher.h"
-#include "core/serving/inference_job.h"
-#include "core/serving/job_withdrawal.h"
-#include "core/serving/loaded_model.h"
-#include "core/serving/request_outcome.h"
+#include "core/serving/model/loaded_model.h"
+#include "core/serving/model/request_outcome.h"
+#include "core/serving/request/inference_job.h"
+#include "core/serving/scheduling/doorbell.h"
+#include "core/serving/scheduling/dynamic_batcher.h"
+#include "core/serving/scheduling/job_withdrawal.h"
 #include "gmock/gmock.h"
 
 namespace neuronserve::testing {

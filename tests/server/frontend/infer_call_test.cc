@@ -11,7 +11,7 @@
 #include "core/lifecycle/model_registry.h"
 #include "core/nrt/nrt_library.h"
 #include "core/nrt/nrt_runtime.h"
-#include "core/serving/worker_pool.h"
+#include "core/serving/execution/worker_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/native/native_infer_call.h"
