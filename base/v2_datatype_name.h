@@ -2,7 +2,7 @@
 // "FP32", "FP16", "BF16", "INT8".."INT64", "UINT8".."UINT64", and for a dtype without a v2
 // name (fp8, fp32r, unknown) its own name upper-cased ("FP8_E4", "FP32R", "UNKNOWN"), which is
 // how neuron-serve reports such tensors. Here in base because the daemon's v2 front end
-// (server/v2_datatype.h) and the client library's v2 path (client/lib) both need them.
+// (server/oip/v2_datatype.h) and the client library's v2 path (client/lib) both need them.
 //
 // Thread safety: pure functions.
 #ifndef NEURON_SERVE_BASE_V2_DATATYPE_NAME_H_

@@ -5,23 +5,22 @@
 // hands the pages back to the kernel (trim), and faults them in again, zero-filled, on the next
 // request; and buffers over the dynamic mmap threshold are mapped and unmapped per request.
 // Whether that happens on every request depends on the order of a server's allocations, not on
-// how much work it does: the benchmark measured at 1 MiB a bare echo server taking several
-// times as many page faults per request as the daemon. Keeping freed memory (a trim threshold
-// of 1 GiB) and heap-allocating up to 32 MiB (glibc's largest mmap threshold) takes the kernel
-// out of both paths. The cost: memory a burst freed stays with the process (up to the peak of
-// what it held), which a server that runs for long at a steady load holds again soon anyway.
+// how much work it does (tests/bench/README.md has the page faults the benchmark measured).
+// Keeping freed memory (a trim threshold of 1 GiB) and heap-allocating up to 32 MiB (glibc's
+// largest mmap threshold) takes the kernel out of both paths. The cost: memory a burst freed
+// stays with the process (up to the peak of what it held), which a server that runs for long at
+// a steady load holds again soon anyway.
 //
 // Under a sanitizer (which brings its own allocator) the settings do nothing.
 //
 // What keeping freed memory costs over time: each of glibc's arenas (8 per core by default, one
 // per thread that allocates while the others' are busy) keeps the high-water mark of what it
 // held, so under a long mixed load the RSS climbs in steps as arenas reach new peaks, though
-// what is in use stays flat (the soak measured 2.6 MiB in use against 56 MiB of RSS after 10
-// minutes, 16 MiB of it free memory held by 14 arenas). So the tuned settings allow one arena
-// per core, and PeriodicMallocTrim hands the whole free pages inside every arena back to the
-// kernel every few seconds (malloc_trim; the top of an arena other than the first stays): with
-// both the soak's RSS stayed within 2.5 MiB of its value at 10 s. The pages a request reuses are
-// faulted in once per interval, not once per request.
+// what is in use stays flat (the soak's figures: tests/bench/README.md). So the tuned settings
+// allow one arena per core, and PeriodicMallocTrim hands the whole free pages inside every arena
+// back to the kernel every few seconds (malloc_trim; the top of an arena other than the first
+// stays): with both the soak's RSS stays flat. The pages a request reuses are faulted in once
+// per interval, not once per request.
 //
 // Thread safety: ApplyMallocMode before the process starts threads; HeapInUseBytes and
 // PeriodicMallocTrim from any thread; the rest are pure.

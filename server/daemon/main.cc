@@ -145,8 +145,8 @@ int main(int argc, char** argv) {
   neuronserve::ApplyMallocMode(*malloc_mode);
   // Debian builds Abseil without NDEBUG, so every absl::Mutex lock (gRPC's own among them) would
   // also record the lock in a process-wide graph under one global lock, to report cycles: a
-  // debugging aid that showed in the serving profile (1.5-2 % of the daemon's samples, and a
-  // lock every thread shares). The tests keep it; the daemon does not.
+  // debugging aid that showed in the serving profile (its share: tests/bench/README.md), and a
+  // lock every thread shares. The tests keep it; the daemon does not.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
   // gRPC takes the limit as an int.
