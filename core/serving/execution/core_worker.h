@@ -28,12 +28,12 @@
 // on). Tensor sets
 // are bound either way: a model whose copies grow is pipelined from then on. On a core shared by
 // models of cheap and of slow copies, the copies overlap while the slow ones have the core.
-// Completing a job (a server
-// call's serialization and send) happens on the thread that ends the unit when nothing else
-// waits for the core, else on the pool's Responder; but a unit whose device time (write,
-// execution, read) was under the same threshold is answered inline even then: the device is not
-// what limits a model of such short executions, and the hand-off would cost the host more than
-// it saves the device (at 4 KiB and 0 latency, 8 in flight, 8-10 % more requests/s on 2 cores).
+// Completing a job (a server call's serialization and send) happens on the thread that ends the
+// unit when nothing else waits for the core, else on the pool's Responder; but a unit whose
+// device time (write, execution, read) was under the same threshold is answered inline even
+// then: the device is not what limits a model of such short executions, and the hand-off would
+// cost the host more than it saves the device (measured: tests/bench/README.md, "Answers of
+// short units inline").
 //
 // A hardware error takes the replica's cores out of rotation (through its WorkerHost, the pool); after a
 // hardware or transient error each job is given back once to its scheduler, to run again on

@@ -54,7 +54,7 @@ class WorkerPool final : public WorkerHost {
   uint32_t core_count() const { return core_count_; }
   ServingMetrics* metrics() const override { return metrics_; }
   // Work moves from a core's execution thread to another thread only when it is worth the
-  // hand-off (a wake-up and two context switches, 10-30 us on the 2-core test machine): a
+  // hand-off (a wake-up and two context switches; tests/bench/README.md, "Hand-off threshold"): a
   // stage's copies (a unit's input writes, or its output reads) go to the core's copy thread
   // only while they take at least this long (CoreWorker), and the answers of a unit go to the
   // Responder only when its device time was at least this long (shorter executions cannot keep
