@@ -5,6 +5,13 @@
 // another executes.
 //
 // Only the replica's own worker uses them, one unit per set at a time.
+//
+// `inputs` and `outputs` are the per-request tensors, in the order of the model's request
+// inputs and outputs (ServedModel::inputs/outputs): the write and read stages copy exactly
+// these. A tensor that stays on the device across executions (a weight, a state slot, a slice
+// of one) is bound into `input_set`/`output_set` by reference beside them, owned by the replica
+// (ModelReplica) and never copied per request; an output aliased to an input binds the same
+// device tensor in both sets.
 #ifndef NEURON_SERVE_CORE_SERVING_EXECUTION_REPLICA_TENSORS_H_
 #define NEURON_SERVE_CORE_SERVING_EXECUTION_REPLICA_TENSORS_H_
 

@@ -19,7 +19,7 @@
 
 namespace neuronserve {
 
-struct ModelReplica;  // loaded_model.h
+struct ModelReplica;  // core/serving/execution/model_replica.h (only compared by address)
 
 struct ExecutionTiming {
   absl::Duration queued = absl::ZeroDuration();  // from enqueue until a worker took it

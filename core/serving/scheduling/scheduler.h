@@ -41,6 +41,15 @@
 // its execution or its copy thread (one at a time), and only for a replica with a free tensor
 // set, which it names in the unit (ExecutionUnit::tensor_set). Shared-memory inputs and outputs
 // are jobs whose Input/Output spans point into a client's mapping, which the unit does not see.
+//
+// Model kinds. One scheduler per model kind, all behind this contract; the worker runs whatever
+// unit Next names and never asks what kind made it. A bucketed model's scheduler groups jobs by
+// the variant of the bucket that holds them; a sequence model's keeps a slot per live
+// correlation id and names, with the unit, the state rows its jobs continue; a generation
+// family's step loop forms each round (a prefill of waiting requests, or one decode step of
+// every active slot) as a unit of the variant (NEFF) that round runs. What a kind binds on the
+// device beyond a unit's rows (weights, state) belongs to the replica (ModelReplica), which
+// Next receives. The replica is otherwise only compared by address here.
 #ifndef NEURON_SERVE_CORE_SERVING_SCHEDULING_SCHEDULER_H_
 #define NEURON_SERVE_CORE_SERVING_SCHEDULING_SCHEDULER_H_
 
@@ -56,7 +65,7 @@
 
 namespace neuronserve {
 
-struct ModelReplica;  // loaded_model.h
+struct ModelReplica;  // core/serving/execution/model_replica.h (only its address is used here)
 
 // What one execution on a replica runs.
 struct ExecutionUnit {
