@@ -51,38 +51,22 @@ std::optional<std::vector<nlohmann::json>> ElementNumbers(const client::OutputTe
   }
   const std::optional<DataType> type = DataTypeFromName(tensor.dtype);
   if (!type) return std::nullopt;
+  const NumberKind kind = DataTypeNumberKind(*type);
+  if (kind == NumberKind::kNone) return std::nullopt;
+  const std::optional<FloatFormat> format = DataTypeNarrowFloatFormat(*type);
   const size_t size = DataTypeSize(*type);
   const size_t count = tensor.bytes.size() / size;
   numbers.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     const uint64_t bits = client::LoadLittleEndian(&tensor.bytes[i * size], size);
-    switch (*type) {
-      case DataType::kInt8:
-      case DataType::kInt16:
-      case DataType::kInt32:
-      case DataType::kInt64:
-        numbers.emplace_back(client::SignExtend(bits, size));
-        break;
-      case DataType::kUInt8:
-      case DataType::kUInt16:
-      case DataType::kUInt32:
-      case DataType::kUInt64:
-        numbers.emplace_back(bits);
-        break;
-      case DataType::kFp32R:
-        numbers.emplace_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-        break;
-      case DataType::kFp8E3:
-        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E3M4Format, bits));
-        break;
-      case DataType::kFp8E4:
-        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E4M3Format, bits));
-        break;
-      case DataType::kFp8E5:
-        numbers.emplace_back(DecodeFloat(neuronserve::kFp8E5M2Format, bits));
-        break;
-      default:
-        return std::nullopt;
+    if (kind == NumberKind::kSigned) {
+      numbers.emplace_back(client::SignExtend(bits, size));
+    } else if (kind == NumberKind::kUnsigned) {
+      numbers.emplace_back(bits);
+    } else if (format) {
+      numbers.emplace_back(DecodeFloat(*format, static_cast<uint32_t>(bits)));
+    } else {
+      numbers.emplace_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));  // float32 bits
     }
   }
   return numbers;

@@ -22,38 +22,33 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               ".npy '<f4' data is copied as is, which needs a little-endian host");
 
-// The dtypes read and written: numpy's kind and size code, and the Neuron dtype.
-struct NpyType {
-  absl::string_view code;
-  DataType dtype;
-  size_t size;
-};
-constexpr NpyType kNpyTypes[] = {
-    {"i1", DataType::kInt8, 1},   {"i2", DataType::kInt16, 2},   {"i4", DataType::kInt32, 4},
-    {"i8", DataType::kInt64, 8},  {"u1", DataType::kUInt8, 1},   {"u2", DataType::kUInt16, 2},
-    {"u4", DataType::kUInt32, 4}, {"u8", DataType::kUInt64, 8},  {"f2", DataType::kFloat16, 2},
-    {"f4", DataType::kFloat32, 4},
+// The dtypes numpy itself has, which a descr read from a file names (base/dtype.h gives each its
+// descr). bfloat16, fp8 and fp32r are written as their bits' descr but read back as these.
+constexpr DataType kNumpyTypes[] = {
+    DataType::kInt8,   DataType::kInt16,  DataType::kInt32,  DataType::kInt64,   DataType::kUInt8,
+    DataType::kUInt16, DataType::kUInt32, DataType::kUInt64, DataType::kFloat16, DataType::kFloat32,
 };
 
 constexpr absl::string_view kReadableDtypes =
     "int8 to int64 ('|i1', '<i2', '<i4', '<i8'), uint8 to uint64 ('|u1', '<u2', '<u4', '<u8'), "
     "float16 ('<f2') or float32 ('<f4'); bfloat16 as '<u2' bits";
 
-// The type a descr (without quotes) names, if neuronctl reads it.
-const NpyType* FindNpyType(absl::string_view descr) {
-  if (descr.size() != 3) return nullptr;
+// The type a descr (without quotes) names, if neuronctl reads it: numpy's kind and size code
+// after a byte order that is little-endian ('<'), native ('=', a little-endian host) or, for
+// one-byte types, not applicable ('|').
+std::optional<DataType> NumpyTypeOf(absl::string_view descr) {
+  if (descr.size() != 3) return std::nullopt;
   const char order = descr[0];
-  for (const NpyType& type : kNpyTypes) {
-    if (descr.substr(1) != type.code) continue;
-    if (order == '<' || order == '=' || (order == '|' && type.size == 1)) return &type;
-    return nullptr;
+  for (DataType type : kNumpyTypes) {
+    const std::string_view own = *DataTypeNpyDescr(type);  // e.g. "<f4": compare after the order
+    if (descr.substr(1) != absl::string_view(own.data() + 1, own.size() - 1)) continue;
+    if (order == '<' || order == '=' || (order == '|' && DataTypeSize(type) == 1)) return type;
+    return std::nullopt;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
-std::string NormalDescr(const NpyType& type) {
-  return absl::StrCat(type.size == 1 ? "|" : "<", type.code);
-}
+std::string NormalDescr(DataType type) { return std::string(*DataTypeNpyDescr(type)); }
 
 constexpr absl::string_view kMagic = "\x93NUMPY";
 // Header blocks are padded so the data starts at a multiple of this (numpy uses 64, so that
@@ -151,8 +146,8 @@ absl::StatusOr<NpyArray> ParseNpy(absl::string_view bytes, absl::string_view nam
         name, ": dtype ", descr, " is not a simple dtype; neuronctl reads ", kReadableDtypes));
   }
   unquoted = unquoted.substr(1, unquoted.size() - 2);
-  const NpyType* type = FindNpyType(unquoted);
-  if (type == nullptr) {
+  const std::optional<DataType> type = NumpyTypeOf(unquoted);
+  if (!type) {
     const bool big_endian = absl::StartsWith(unquoted, ">");
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": dtype ", descr, big_endian ? " is big-endian" : " is not one neuronctl reads",
@@ -179,18 +174,19 @@ absl::StatusOr<NpyArray> ParseNpy(absl::string_view bytes, absl::string_view nam
     elements *= dimension;
   }
   const absl::string_view data = bytes.substr(header_start + header_length);
-  if (data.size() != elements * type->size) {
-    return Malformed(name, absl::StrCat("shape (", absl::StrJoin(*shape, ", "), ") of ",
-                                        std::string(DataTypeName(type->dtype)), " needs ",
-                                        elements * type->size, " bytes of data, the file has ",
-                                        data.size()));
+  const size_t size = DataTypeSize(*type);
+  if (data.size() != elements * size) {
+    return Malformed(name,
+                     absl::StrCat("shape (", absl::StrJoin(*shape, ", "), ") of ",
+                                  std::string(DataTypeName(*type)), " needs ", elements * size,
+                                  " bytes of data, the file has ", data.size()));
   }
   NpyArray array;
   array.shape = *std::move(shape);
   array.descr = NormalDescr(*type);
-  array.dtype = type->dtype;
+  array.dtype = *type;
   array.bytes.assign(data.begin(), data.end());
-  if (type->dtype == DataType::kFloat32) {
+  if (*type == DataType::kFloat32) {
     array.values.resize(elements);
     if (elements > 0) std::memcpy(array.values.data(), data.data(), data.size());
   }
@@ -198,22 +194,9 @@ absl::StatusOr<NpyArray> ParseNpy(absl::string_view bytes, absl::string_view nam
 }
 
 std::optional<std::string> NpyDescrFor(DataType type) {
-  switch (type) {
-    case DataType::kBFloat16:
-      return "<u2";
-    case DataType::kFp8E3:
-    case DataType::kFp8E4:
-    case DataType::kFp8E5:
-      return "|u1";
-    case DataType::kFp32R:
-      return "<f4";
-    default:
-      break;
-  }
-  for (const NpyType& npy : kNpyTypes) {
-    if (npy.dtype == type) return NormalDescr(npy);
-  }
-  return std::nullopt;
+  const std::optional<std::string_view> descr = DataTypeNpyDescr(type);
+  if (!descr) return std::nullopt;
+  return std::string(*descr);
 }
 
 absl::StatusOr<std::string> EncodeNpy(absl::Span<const uint64_t> shape,
@@ -225,17 +208,18 @@ absl::StatusOr<std::string> EncodeNpy(absl::Span<const uint64_t> shape,
 
 absl::StatusOr<std::string> EncodeNpy(absl::Span<const uint64_t> shape, absl::string_view descr,
                                       absl::Span<const uint8_t> data) {
-  const NpyType* type = FindNpyType(descr);
-  if (type == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("dtype '", descr, "' is not one of ",
-                                                   kReadableDtypes));
+  const std::optional<DataType> type = NumpyTypeOf(descr);
+  if (!type) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dtype '", descr, "' is not one of ", kReadableDtypes));
   }
+  const size_t size = DataTypeSize(*type);
   uint64_t elements = 1;
   for (uint64_t dimension : shape) elements *= dimension;
-  if (elements * type->size != data.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape (", absl::StrJoin(shape, ", "), ") has ", elements, " elements, given ",
-        data.size() / type->size, data.size() % type->size == 0 ? "" : " and a part"));
+  if (elements * size != data.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape (", absl::StrJoin(shape, ", "), ") has ", elements, " elements, given ",
+                     data.size() / size, data.size() % size == 0 ? "" : " and a part"));
   }
   std::string shape_text = absl::StrJoin(shape, ", ");
   if (shape.size() == 1) shape_text += ",";  // Python's one-element tuple

@@ -32,27 +32,9 @@ absl::StatusOr<uint64_t> ElementsOf(const v1::ModelStatus& model, const v1::Tens
   return elements;
 }
 
-std::optional<neuronserve::FloatFormat> NarrowFloatFormat(DataType type) {
-  switch (type) {
-    case DataType::kFloat16:
-      return neuronserve::kFloat16Format;
-    case DataType::kBFloat16:
-      return neuronserve::kBFloat16Format;
-    case DataType::kFp8E3:
-      return neuronserve::kFp8E3M4Format;
-    case DataType::kFp8E4:
-      return neuronserve::kFp8E4M3Format;
-    case DataType::kFp8E5:
-      return neuronserve::kFp8E5M2Format;
-    default:
-      return std::nullopt;
-  }
-}
-
 // The largest value of an integer dtype of `size` bytes.
 uint64_t IntegerMax(DataType type, size_t size) {
-  const bool is_signed = type == DataType::kInt8 || type == DataType::kInt16 ||
-                         type == DataType::kInt32 || type == DataType::kInt64;
+  const bool is_signed = DataTypeNumberKind(type) == NumberKind::kSigned;
   const unsigned bits = 8 * static_cast<unsigned>(size) - (is_signed ? 1 : 0);
   return bits >= 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
 }
@@ -100,7 +82,7 @@ absl::StatusOr<RandomTensor> RandomInputs::TensorFor(const v1::ModelStatus& mode
     for (uint64_t i = 0; i < *elements; ++i) {
       AppendLittleEndian(std::bit_cast<uint32_t>(uniform_(engine_)), 4, tensor.bytes);
     }
-  } else if (std::optional<neuronserve::FloatFormat> format = NarrowFloatFormat(*type)) {
+  } else if (std::optional<neuronserve::FloatFormat> format = DataTypeNarrowFloatFormat(*type)) {
     for (uint64_t i = 0; i < *elements; ++i) {
       AppendLittleEndian(neuronserve::EncodeFloat(*format, uniform_(engine_)), size, tensor.bytes);
     }

@@ -5,20 +5,9 @@
 namespace neuronserve {
 
 bool HasV2TypedContents(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32:
-    case DataType::kInt8:
-    case DataType::kUInt8:
-    case DataType::kInt16:
-    case DataType::kUInt16:
-    case DataType::kInt32:
-    case DataType::kUInt32:
-    case DataType::kInt64:
-    case DataType::kUInt64:
-      return true;
-    default:
-      return false;
-  }
+  // The protocol has no contents field for a float narrower than FP32: FP16 and BF16, which the
+  // native API carries in float_data, travel here only as raw bytes.
+  return DataTypeHasTypedField(dtype) && !DataTypeNarrowFloatFormat(dtype).has_value();
 }
 
 absl::Status CheckV2Datatype(absl::string_view model, absl::string_view kind,

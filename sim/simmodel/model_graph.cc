@@ -1,5 +1,6 @@
 #include "sim/simmodel/model_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -27,28 +28,15 @@ struct RuleViolation {
 
 std::string DtypeText(DataType dtype) { return std::string(DataTypeName(dtype)); }
 
-// The range of an integer dtype, as doubles; nullopt for the float types.
+// The range of an integer dtype, as doubles, from its number kind and width (int64 and uint64
+// cut to the exactly held +-2^53); nullopt for the float types.
 std::optional<std::pair<double, double>> IntegerRange(DataType dtype) {
-  switch (dtype) {
-    case DataType::kInt8:
-      return std::pair(-128.0, 127.0);
-    case DataType::kUInt8:
-      return std::pair(0.0, 255.0);
-    case DataType::kInt16:
-      return std::pair(-32768.0, 32767.0);
-    case DataType::kUInt16:
-      return std::pair(0.0, 65535.0);
-    case DataType::kInt32:
-      return std::pair(-2147483648.0, 2147483647.0);
-    case DataType::kUInt32:
-      return std::pair(0.0, 4294967295.0);
-    case DataType::kInt64:
-      return std::pair(-kMaxExactInteger, kMaxExactInteger);
-    case DataType::kUInt64:
-      return std::pair(0.0, kMaxExactInteger);
-    default:
-      return std::nullopt;
-  }
+  const NumberKind kind = DataTypeNumberKind(dtype);
+  if (kind != NumberKind::kSigned && kind != NumberKind::kUnsigned) return std::nullopt;
+  const int bits = 8 * static_cast<int>(DataTypeSize(dtype));
+  const double low = kind == NumberKind::kSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+  const double high = std::ldexp(1.0, kind == NumberKind::kSigned ? bits - 1 : bits) - 1.0;
+  return std::pair(std::max(low, -kMaxExactInteger), std::min(high, kMaxExactInteger));
 }
 
 void CheckName(const std::string& name, const std::string& context) {

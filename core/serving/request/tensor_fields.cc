@@ -100,26 +100,13 @@ size_t ValueFieldElementSize(ValueField field) {
 }
 
 ValueField TypedFieldOf(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32:
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-      return ValueField::kFloat;
-    case DataType::kInt8:
-    case DataType::kInt16:
-    case DataType::kInt32:
-      return ValueField::kInt32;
-    case DataType::kUInt8:
-    case DataType::kUInt16:
-    case DataType::kUInt32:
-      return ValueField::kUInt32;
-    case DataType::kInt64:
-      return ValueField::kInt64;
-    case DataType::kUInt64:
-      return ValueField::kUInt64;
-    default:
-      return ValueField::kRaw;
-  }
+  if (!DataTypeHasTypedField(dtype)) return ValueField::kRaw;
+  // The integer fields are 32 and 64 bits wide: the narrower integers travel in the 32-bit one.
+  const bool wide = DataTypeSize(dtype) == 8;
+  const NumberKind kind = DataTypeNumberKind(dtype);
+  if (kind == NumberKind::kSigned) return wide ? ValueField::kInt64 : ValueField::kInt32;
+  if (kind == NumberKind::kUnsigned) return wide ? ValueField::kUInt64 : ValueField::kUInt32;
+  return ValueField::kFloat;
 }
 
 bool FieldCarries(ValueField field, DataType dtype) {
@@ -132,53 +119,38 @@ bool FieldIsElementLayout(ValueField field, DataType dtype) {
          (FieldCarries(field, dtype) && ValueFieldElementSize(field) == DataTypeSize(dtype));
 }
 
+// The conversions are chosen by what the dtype table says of the dtype (its narrow float format,
+// its number kind and width), so that a dtype's facts are written once, in base/dtype.cc.
 std::optional<OutOfRangeValue> NarrowToElements(DataType dtype, const void* values, size_t count,
                                                 absl::Span<uint8_t> elements) {
+  if (!DataTypeHasTypedField(dtype)) return std::nullopt;
   uint8_t* out = elements.data();
-  switch (dtype) {
-    case DataType::kFloat16:
-      NarrowFloats(kFloat16Format, values, count, out);
-      return std::nullopt;
-    case DataType::kBFloat16:
-      NarrowFloats(kBFloat16Format, values, count, out);
-      return std::nullopt;
-    case DataType::kInt8:
-      return NarrowIntegers<int32_t, int8_t>(values, count, out);
-    case DataType::kInt16:
-      return NarrowIntegers<int32_t, int16_t>(values, count, out);
-    case DataType::kUInt8:
-      return NarrowIntegers<uint32_t, uint8_t>(values, count, out);
-    case DataType::kUInt16:
-      return NarrowIntegers<uint32_t, uint16_t>(values, count, out);
-    default:
-      return std::nullopt;
+  if (const std::optional<FloatFormat> format = DataTypeNarrowFloatFormat(dtype)) {
+    NarrowFloats(*format, values, count, out);
+    return std::nullopt;
   }
+  const bool is_signed = DataTypeNumberKind(dtype) == NumberKind::kSigned;
+  const size_t size = DataTypeSize(dtype);
+  if (is_signed && size == 1) return NarrowIntegers<int32_t, int8_t>(values, count, out);
+  if (is_signed && size == 2) return NarrowIntegers<int32_t, int16_t>(values, count, out);
+  if (!is_signed && size == 1) return NarrowIntegers<uint32_t, uint8_t>(values, count, out);
+  if (!is_signed && size == 2) return NarrowIntegers<uint32_t, uint16_t>(values, count, out);
+  return std::nullopt;  // float32, int32, uint32, int64, uint64: the field holds the elements
 }
 
 void WidenToField(DataType dtype, absl::Span<const uint8_t> elements, void* values, size_t count) {
+  if (!DataTypeHasTypedField(dtype)) return;
   const uint8_t* in = elements.data();
-  switch (dtype) {
-    case DataType::kFloat16:
-      WidenFloats(kFloat16Format, in, count, values);
-      return;
-    case DataType::kBFloat16:
-      WidenFloats(kBFloat16Format, in, count, values);
-      return;
-    case DataType::kInt8:
-      WidenIntegers<int8_t, int32_t>(in, count, values);
-      return;
-    case DataType::kInt16:
-      WidenIntegers<int16_t, int32_t>(in, count, values);
-      return;
-    case DataType::kUInt8:
-      WidenIntegers<uint8_t, uint32_t>(in, count, values);
-      return;
-    case DataType::kUInt16:
-      WidenIntegers<uint16_t, uint32_t>(in, count, values);
-      return;
-    default:
-      return;
+  if (const std::optional<FloatFormat> format = DataTypeNarrowFloatFormat(dtype)) {
+    WidenFloats(*format, in, count, values);
+    return;
   }
+  const bool is_signed = DataTypeNumberKind(dtype) == NumberKind::kSigned;
+  const size_t size = DataTypeSize(dtype);
+  if (is_signed && size == 1) WidenIntegers<int8_t, int32_t>(in, count, values);
+  if (is_signed && size == 2) WidenIntegers<int16_t, int32_t>(in, count, values);
+  if (!is_signed && size == 1) WidenIntegers<uint8_t, uint32_t>(in, count, values);
+  if (!is_signed && size == 2) WidenIntegers<uint16_t, uint32_t>(in, count, values);
 }
 
 }  // namespace neuronserve
