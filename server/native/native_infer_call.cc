@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/repeated_field_resize.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/repeated_field_resize.h"
 #include "server/shared_memory/shared_memory_reference.h"
 
 namespace neuronserve {
@@ -159,7 +159,7 @@ void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {
     case ValueField::kNone:
       break;
   }
-  if (char* detached = DetachedOutputBytes(slot, count); detached != nullptr) return detached;
+  if (char* detached = OutputBytesOutsideMessage(slot, count); detached != nullptr) return detached;
   return ResizeForOverwrite(*output.mutable_raw_data(), count);
 }
 

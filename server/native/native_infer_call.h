@@ -1,4 +1,4 @@
-// NativeInferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the
+// NativeInferCall: an InferCall (server/call/infer_call.h) whose request and response are the
 // native API's neuronserve.v1 InferRequest and InferResponse.
 //
 // Decoding: each InputTensor becomes a GivenInput (its raw_data or typed field, its shape and
@@ -16,7 +16,8 @@
 
 #include "grpcpp/support/byte_buffer.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
-#include "server/frontend/infer_call.h"
+#include "server/call/infer_call.h"
+#include "server/grpc/detached_bytes.h"
 
 namespace neuronserve {
 
@@ -39,7 +40,7 @@ class NativeInferCall : public InferCall {
   void BeginUnbound(const InferContext& context, const Request& request, Response& response);
 
   // Serializes a unary answer into `raw`, splicing in the outputs `detached` holds (the call's
-  // DetachLargeOutputs); as SerializeMessage without any.
+  // PlaceOutputBytes); as SerializeMessage without any.
   static absl::Status SerializeUnary(std::string_view rpc, Response& response,
                                      DetachedBytes& detached, grpc::ByteBuffer& raw);
 

@@ -5,11 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/serving/worker_pool.h"
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/infer_stream_reactor.h"  // instantiated in native_reactors.cc
-#include "server/frontend/infer_unary_reactor.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/shared_memory_handlers.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/infer_stream_reactor.h"  // instantiated in native_reactors.cc
+#include "server/grpc/infer_unary_reactor.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/shared_memory_handlers.h"
 #include "server/native/enumerate_response.h"
 #include "server/native/model_status.h"
 #include "server/native/native_infer_call.h"

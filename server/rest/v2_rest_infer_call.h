@@ -1,4 +1,4 @@
-// V2RestInferCall: an InferCall (server/frontend/infer_call.h) whose request and answer are the
+// V2RestInferCall: an InferCall (server/call/infer_call.h) whose request and answer are the
 // Open Inference Protocol's REST form, POST /v2/models/{name}[/versions/{version}]/infer, with
 // Triton's binary tensor extension: the third front end beside NativeInferCall and V2InferCall.
 //
@@ -33,8 +33,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/frontend/infer_call.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_call.h"
+#include "server/call/infer_context.h"
 #include "server/http/http_exchange.h"
 #include "server/rest/v2_rest_request.h"
 

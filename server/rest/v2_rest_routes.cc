@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "server/frontend/shared_memory_calls.h"
+#include "server/call/shared_memory_calls.h"
 #include "server/http/http_status.h"
 #include "server/logs/audit_log.h"
 #include "server/oip/v2_model_config.h"

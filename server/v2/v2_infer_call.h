@@ -1,4 +1,4 @@
-// V2InferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the Open
+// V2InferCall: an InferCall (server/call/infer_call.h) whose request and response are the Open
 // Inference Protocol's inference.ModelInferRequest and ModelInferResponse (proto/inference).
 //
 // Decoding, on the gRPC thread, into the one request form:
@@ -30,7 +30,8 @@
 #include "absl/container/inlined_vector.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "inference/grpc_service.pb.h"
-#include "server/frontend/infer_call.h"
+#include "server/call/infer_call.h"
+#include "server/grpc/detached_bytes.h"
 
 namespace neuronserve {
 
@@ -53,7 +54,7 @@ class V2InferCall : public InferCall {
   static void SetStreamError(StreamResponse& response, const absl::Status& status);
 
   // Serializes a unary answer into `raw`, splicing in the raw_output_contents `detached` holds
-  // (the call's DetachLargeOutputs); as SerializeMessage without any.
+  // (the call's PlaceOutputBytes); as SerializeMessage without any.
   static absl::Status SerializeUnary(std::string_view rpc, Response& response,
                                      DetachedBytes& detached, grpc::ByteBuffer& raw);
 

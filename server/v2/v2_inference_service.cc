@@ -5,11 +5,11 @@
 #include <string>
 #include <utility>
 
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/infer_stream_reactor.h"  // instantiated in v2_reactors.cc
-#include "server/frontend/infer_unary_reactor.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/shared_memory_handlers.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/infer_stream_reactor.h"  // instantiated in v2_reactors.cc
+#include "server/grpc/infer_unary_reactor.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/shared_memory_handlers.h"
 #include "server/oip/v2_answers.h"
 #include "server/security/rpc_scope.h"
 #include "server/shared_memory/shared_memory_registry.h"
@@ -20,10 +20,7 @@ namespace neuronserve {
 V2InferenceService::V2InferenceService(const ModelLoadingContext& loading,
                                        const InferContext& infer, HealthSource health,
                                        ListenerPolicy policy)
-    : loading_(loading),
-      infer_(infer),
-      health_(std::move(health)),
-      policy_(std::move(policy)) {}
+    : loading_(loading), infer_(infer), health_(std::move(health)), policy_(std::move(policy)) {}
 
 grpc::ServerUnaryReactor* V2InferenceService::ServerLive(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,

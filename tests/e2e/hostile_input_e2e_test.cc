@@ -302,7 +302,8 @@ TEST_F(HostileInputE2ETest, CraftedShapesOnRestV2) {
       {"dimensions whose product overflows 64 bits",
        R"("shape":[2147483648,2147483648,2147483648],"data":)" + Floats(kHostileMlpIn),
        ": expected shape [1,8], got [2147483648,2147483648,2147483648]"},
-      {"a dimension past int64", R"("shape":[1,99999999999999999999999],"data":)" + Floats(kHostileMlpIn),
+      {"a dimension past int64",
+       R"("shape":[1,99999999999999999999999],"data":)" + Floats(kHostileMlpIn),
        ": 'shape' holds 1e+23, which is not a size"},
       {"a fractional dimension", R"("shape":[1,8.5],"data":)" + Floats(kHostileMlpIn),
        ": 'shape' holds 8.5, which is not a size"},
@@ -425,7 +426,7 @@ void AppendVarint(std::string& out, uint64_t value) {
 // does not parse.
 //
 // gRPC 1.51's callback API would answer it UNIMPLEMENTED with an empty message before any
-// handler runs; the services' raw methods (server/frontend/raw_message.h) parse it themselves and
+// handler runs; the services' raw methods (server/grpc/raw_message.h) parse it themselves and
 // answer INVALID_ARGUMENT naming the RPC. (The 200,000-deep REST JSON body is in
 // v2_rest_e2e_test.cc, MalformedRequests...)
 TEST_F(HostileInputE2ETest, TwoHundredThousandNestedGroupsInANativeInferRequest) {

@@ -68,7 +68,7 @@ TEST(InferMessageSizeE2ETest, A24MiBTensorPassesByDefaultUnaryAndStreamed) {
 }
 
 // The same over ModelInfer, raw: a large raw output travels outside the message, spliced into
-// the answer as a slice of its own (server/frontend/detached_bytes.h), and must arrive whole.
+// the answer as a slice of its own (server/grpc/detached_bytes.h), and must arrive whole.
 TEST(InferMessageSizeE2ETest, A24MiBTensorPassesOverModelInferRaw) {
   START_DAEMON(daemon, SimDaemonArgs());
   constexpr uint32_t kElements = 6u << 20;  // 24 MiB of float32
@@ -108,8 +108,7 @@ TEST(InferMessageSizeE2ETest, ARequestOverTheLimitIsResourceExhaustedAndTheDaemo
 
   std::vector<float> values;
   grpc::Status status =
-      Infer(*daemon->stub, IdentityRequest("wide", 512 * 1024, TensorForm::kRaw, &values),
-            nullptr);
+      Infer(*daemon->stub, IdentityRequest("wide", 512 * 1024, TensorForm::kRaw, &values), nullptr);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(), HasSubstr("larger than max"));
   EXPECT_THAT(status.error_message(), HasSubstr("1048576"));

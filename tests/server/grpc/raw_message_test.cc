@@ -1,7 +1,7 @@
-// ParseMessage and SerializeMessage (server/frontend/raw_message.h): a round trip through gRPC's
+// ParseMessage and SerializeMessage (server/grpc/raw_message.h): a round trip through gRPC's
 // buffers, the empty message, and the error of bytes that do not parse (the RPC, the type, the
 // position in a stream, the size; never the bytes; nothing of the partial parse left behind).
-#include "server/frontend/raw_message.h"
+#include "server/grpc/raw_message.h"
 
 #include <string>
 

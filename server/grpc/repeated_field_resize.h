@@ -2,8 +2,8 @@
 // over, without filling it first. Shared by the front ends' response writers.
 //
 // Thread safety: as the field's (one thread at a time).
-#ifndef NEURON_SERVE_SERVER_FRONTEND_REPEATED_FIELD_RESIZE_H_
-#define NEURON_SERVE_SERVER_FRONTEND_REPEATED_FIELD_RESIZE_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_REPEATED_FIELD_RESIZE_H_
+#define NEURON_SERVE_SERVER_GRPC_REPEATED_FIELD_RESIZE_H_
 
 #include <string>
 
@@ -33,4 +33,4 @@ inline char* ResizeForOverwrite(std::string& bytes, size_t count) {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_REPEATED_FIELD_RESIZE_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_REPEATED_FIELD_RESIZE_H_

@@ -2,12 +2,12 @@
 // each front end that instantiates it for its Call (server/native/native_reactors.cc,
 // server/v2/v2_reactors.cc); nothing else includes this. The front ends share the reactor, and
 // the shared layer knows none of their Call types.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_IMPL_H_
-#define NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_IMPL_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_INFER_STREAM_REACTOR_IMPL_H_
+#define NEURON_SERVE_SERVER_GRPC_INFER_STREAM_REACTOR_IMPL_H_
 
-#include "server/frontend/infer_stream_reactor.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/trace_metadata.h"
+#include "server/grpc/infer_stream_reactor.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/trace_metadata.h"
 
 namespace neuronserve {
 
@@ -198,4 +198,4 @@ void InferStreamReactor<Call>::OnDone() {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_IMPL_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_INFER_STREAM_REACTOR_IMPL_H_

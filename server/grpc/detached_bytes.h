@@ -18,8 +18,8 @@
 // that reads the outputs, then the thread that completes it; the queue's hand-offs order them).
 // Ownership: DetachedBytes owns its buffers until Take moves one into a slice, which then owns
 // it (gRPC frees it once the answer is sent).
-#ifndef NEURON_SERVE_SERVER_FRONTEND_DETACHED_BYTES_H_
-#define NEURON_SERVE_SERVER_FRONTEND_DETACHED_BYTES_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_DETACHED_BYTES_H_
+#define NEURON_SERVE_SERVER_GRPC_DETACHED_BYTES_H_
 
 #include <cstddef>
 #include <memory>
@@ -34,13 +34,21 @@
 #include "google/protobuf/message_lite.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/slice.h"
+#include "server/call/output_bytes_hook.h"
 
 namespace neuronserve {
 
-class DetachedBytes {
+// The OutputBytesHook of a gRPC unary answer (server/call/output_bytes_hook.h): InferCall
+// asks it for a raw output's buffer, and it takes the outputs of kMinBytes or more.
+class DetachedBytes final : public OutputBytesHook {
  public:
   // Smaller fields stay in the message: a slice of their own would cost more than the copy.
   static constexpr size_t kMinBytes = size_t{64} << 10;
+
+  // Buffer(slot, bytes) for a field of kMinBytes or more, else null (it stays in the message).
+  char* OutsideMessage(int slot, size_t bytes) override {
+    return bytes >= kMinBytes ? Buffer(slot, bytes) : nullptr;
+  }
 
   // The buffer of the field at `slot` (the front end's index of the output), `size` bytes,
   // allocated on the first call and not filled; later calls for the slot return the same buffer
@@ -90,4 +98,4 @@ size_t FieldHeaderSize(int field, size_t length);
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_DETACHED_BYTES_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_DETACHED_BYTES_H_

@@ -18,8 +18,8 @@
 // Thread safety: gRPC callbacks and core workers' completions meet in StreamFlow, which
 // serializes them. Ownership: deletes itself in OnDone; owns each request's call until its
 // response is written or dropped.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_H_
-#define NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_INFER_STREAM_REACTOR_H_
+#define NEURON_SERVE_SERVER_GRPC_INFER_STREAM_REACTOR_H_
 
 #include <atomic>
 #include <string>
@@ -28,8 +28,8 @@
 #include "grpcpp/grpcpp.h"
 #include "server/admission/drain_gate.h"
 #include "server/admission/stream_flow.h"
-#include "server/frontend/infer_call.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_call.h"
+#include "server/call/infer_context.h"
 
 namespace neuronserve {
 
@@ -110,4 +110,4 @@ class InferStreamReactor final
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_STREAM_REACTOR_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_INFER_STREAM_REACTOR_H_

@@ -26,8 +26,8 @@
 // Thread safety: a call is bound on one thread, then touched by one core worker at a time, then
 // finished; the queue's handoff orders those. Ownership: borrows the request and response
 // messages (the subclass or its reactor owns them), which outlive the call.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
-#define NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
+#ifndef NEURON_SERVE_SERVER_CALL_INFER_CALL_H_
+#define NEURON_SERVE_SERVER_CALL_INFER_CALL_H_
 
 #include <memory>
 #include <string>
@@ -42,8 +42,8 @@
 #include "core/serving/inference_job.h"
 #include "core/serving/job_withdrawal.h"
 #include "core/serving/request_validation.h"
-#include "server/frontend/detached_bytes.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_context.h"
+#include "server/call/output_bytes_hook.h"
 #include "server/shared_memory/shared_memory_reference.h"
 #include "server/shared_memory/shared_memory_region.h"
 
@@ -66,11 +66,11 @@ class InferCall : public InferenceJob {
     return withdrawal_.TakeBack(*this, model);
   }
 
-  // Raw outputs of DetachedBytes::kMinBytes or more go into `detached` rather than into the
-  // response message, and the answer is then serialized with the front end's SerializeUnary,
-  // which splices them in (detached_bytes.h). Before Bind, for a unary call (a stream's answers
-  // are serialized from their messages). `detached` outlives the call.
-  void DetachLargeOutputs(DetachedBytes* detached) { detached_ = detached; }
+  // Raw outputs go where `hook` places them outside the response message when it takes them
+  // (output_bytes_hook.h: for a gRPC unary answer, the large ones, which its SerializeUnary
+  // splices in). Before Bind; without a hook every output stays in the message. `hook`
+  // outlives the call.
+  void PlaceOutputBytes(OutputBytesHook* hook) { output_bytes_hook_ = hook; }
 
   absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
   absl::Span<uint8_t> Output(size_t index) override;
@@ -130,15 +130,14 @@ class InferCall : public InferenceJob {
   virtual void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
                          ValueField field) = 0;
   // The values of the response's output `slot` (the order AddOutput added them), resized to
-  // `count` values of `field` for overwriting. Bytes (a raw output) of DetachedBytes::kMinBytes
-  // or more go to the call's DetachedBytes when it has one (DetachedOutputBytes).
+  // `count` values of `field` for overwriting. Bytes (a raw output) go outside the message
+  // when the call's OutputBytesHook takes them (OutputBytesOutsideMessage).
   virtual void* OutputValues(int slot, ValueField field, size_t count) = 0;
-  // The detached buffer for a raw output of `bytes` at `slot`, or null when it stays in the
-  // message (no DetachedBytes, or smaller than kMinBytes).
-  char* DetachedOutputBytes(int slot, size_t bytes) {
-    return detached_ != nullptr && bytes >= DetachedBytes::kMinBytes
-               ? detached_->Buffer(slot, bytes)
-               : nullptr;
+  // The buffer outside the message for a raw output of `bytes` at `slot`, or null when it stays
+  // in the message (no hook, or the hook leaves it there).
+  char* OutputBytesOutsideMessage(int slot, size_t bytes) {
+    return output_bytes_hook_ != nullptr ? output_bytes_hook_->OutsideMessage(slot, bytes)
+                                         : nullptr;
   }
   // Drops every output (the call failed).
   virtual void DropOutputs() = 0;
@@ -164,12 +163,13 @@ class InferCall : public InferenceJob {
   };
 
   const InferContext* context_ = nullptr;
-  DetachedBytes* detached_ = nullptr;  // the unary reactor's (DetachLargeOutputs), or null
-  absl::string_view model_name_;       // as the request names it (access log)
-  absl::string_view id_;               // the request's id (access log)
-  std::string version_;                // the version that served, once the model is found
-  LoadedModel::Lease lease_;           // from AcquireModel until FillResponse
-  JobWithdrawal withdrawal_;           // where the call waits, from Submit until FillResponse
+  absl::string_view model_name_;  // as the request names it (access log)
+  absl::string_view id_;          // the request's id (access log)
+  std::string version_;           // the version that served, once the model is found
+  LoadedModel::Lease lease_;      // from AcquireModel until FillResponse
+  JobWithdrawal withdrawal_;      // where the call waits, from Submit until FillResponse
+  // The adapter's (PlaceOutputBytes), or null: every output stays in the message.
+  OutputBytesHook* output_bytes_hook_ = nullptr;
   // The model version's metrics once the lease is taken, else the unknown model's.
   const ModelRequestMetrics* request_metrics_ = nullptr;
   absl::Time started_;
@@ -200,4 +200,4 @@ class InferCall : public InferenceJob {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_CALL_H_
+#endif  // NEURON_SERVE_SERVER_CALL_INFER_CALL_H_

@@ -1,4 +1,4 @@
-#include "server/frontend/metadata_limit.h"
+#include "server/grpc/metadata_limit.h"
 
 #include <algorithm>
 

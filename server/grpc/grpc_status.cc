@@ -1,4 +1,4 @@
-#include "server/frontend/grpc_status.h"
+#include "server/grpc/grpc_status.h"
 
 #include <string>
 

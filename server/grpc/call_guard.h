@@ -16,8 +16,8 @@
 //
 // Thread safety: a CallGuard is immutable after construction; Check may run on any thread.
 // Ownership: borrows the InferContext's authority and logs, which outlive the service.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_CALL_GUARD_H_
-#define NEURON_SERVE_SERVER_FRONTEND_CALL_GUARD_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_CALL_GUARD_H_
+#define NEURON_SERVE_SERVER_GRPC_CALL_GUARD_H_
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +30,8 @@
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
 #include "grpcpp/support/status.h"
-#include "server/frontend/infer_context.h"
-#include "server/frontend/listener_policy.h"
+#include "server/call/infer_context.h"
+#include "server/grpc/listener_policy.h"
 
 namespace neuronserve {
 
@@ -146,4 +146,4 @@ class RefusedReactor final : public Reactor {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_CALL_GUARD_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_CALL_GUARD_H_

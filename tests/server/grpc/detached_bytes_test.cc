@@ -1,8 +1,8 @@
-// DetachedBytes and the front ends' SerializeUnary (server/frontend/detached_bytes.h): an answer
+// DetachedBytes and the front ends' SerializeUnary (server/grpc/detached_bytes.h): an answer
 // whose large raw outputs travel as slices of their own parses into exactly the message it would
 // have been with the bytes inline, whatever mix of inline and detached outputs it has, and the
 // detached bytes are not copied on the way.
-#include "server/frontend/detached_bytes.h"
+#include "server/grpc/detached_bytes.h"
 
 #include <cstring>
 #include <string>
@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "inference/grpc_service.pb.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
-#include "server/frontend/raw_message.h"
+#include "server/grpc/raw_message.h"
 #include "server/native/native_infer_call.h"
 #include "server/v2/v2_infer_call.h"
 

@@ -1,4 +1,4 @@
-#include "server/frontend/shared_memory_calls.h"
+#include "server/call/shared_memory_calls.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "server/frontend/detached_bytes.h"
+#include "server/grpc/detached_bytes.h"
 
 #include <climits>
 #include <cstdint>

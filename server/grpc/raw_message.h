@@ -16,8 +16,8 @@
 // Thread safety: the functions are reentrant. A RawUnaryReactor is finished once, from any
 // thread. Ownership: the functions borrow their arguments; a RawUnaryReactor deletes itself in
 // OnDone and borrows gRPC's raw response buffer, which lives until then.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_RAW_MESSAGE_H_
-#define NEURON_SERVE_SERVER_FRONTEND_RAW_MESSAGE_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_RAW_MESSAGE_H_
+#define NEURON_SERVE_SERVER_GRPC_RAW_MESSAGE_H_
 
 #include <cstddef>
 #include <string>
@@ -29,8 +29,8 @@
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/server_callback.h"
 #include "grpcpp/support/status.h"
-#include "server/frontend/call_guard.h"
-#include "server/frontend/grpc_status.h"
+#include "server/grpc/call_guard.h"
+#include "server/grpc/grpc_status.h"
 #include "server/security/rpc_scope.h"
 
 namespace neuronserve {
@@ -118,4 +118,4 @@ class RawUnaryReactor final : public grpc::ServerUnaryReactor {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_RAW_MESSAGE_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_RAW_MESSAGE_H_

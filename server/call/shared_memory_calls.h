@@ -4,8 +4,8 @@
 // registry (InferContext::shared_memory null) answers as one with client shared memory off.
 //
 // Thread safety: as the registry's (any thread). Ownership: borrows the context.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_SHARED_MEMORY_CALLS_H_
-#define NEURON_SERVE_SERVER_FRONTEND_SHARED_MEMORY_CALLS_H_
+#ifndef NEURON_SERVE_SERVER_CALL_SHARED_MEMORY_CALLS_H_
+#define NEURON_SERVE_SERVER_CALL_SHARED_MEMORY_CALLS_H_
 
 #include <cstdint>
 #include <functional>
@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_context.h"
 #include "server/shared_memory/shared_memory_registry.h"
 
 namespace neuronserve {
@@ -36,4 +36,4 @@ absl::StatusOr<std::vector<SharedMemoryRegionStatus>> SharedMemoryRegions(
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_SHARED_MEMORY_CALLS_H_
+#endif  // NEURON_SERVE_SERVER_CALL_SHARED_MEMORY_CALLS_H_

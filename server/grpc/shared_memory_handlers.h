@@ -7,19 +7,19 @@
 //
 // Thread safety: as the handlers' (any gRPC thread). Ownership: borrows its arguments for the
 // call only.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_SHARED_MEMORY_HANDLERS_H_
-#define NEURON_SERVE_SERVER_FRONTEND_SHARED_MEMORY_HANDLERS_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_SHARED_MEMORY_HANDLERS_H_
+#define NEURON_SERVE_SERVER_GRPC_SHARED_MEMORY_HANDLERS_H_
 
 #include <string_view>
 #include <utility>
 
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/byte_buffer.h"
-#include "server/frontend/call_guard.h"
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/infer_context.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/shared_memory_calls.h"
+#include "server/call/infer_context.h"
+#include "server/call/shared_memory_calls.h"
+#include "server/grpc/call_guard.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/raw_message.h"
 
 namespace neuronserve {
 
@@ -118,4 +118,4 @@ grpc::ServerUnaryReactor* ServeSharedMemoryStatus(const CallGuard& guard, const 
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_SHARED_MEMORY_HANDLERS_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_SHARED_MEMORY_HANDLERS_H_

@@ -2,8 +2,8 @@
 // instrumentation sends it), checked for the access log (server/logs/traceparent.h).
 //
 // Thread safety: reads the context's client metadata, which gRPC fixes before the handler runs.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_TRACE_METADATA_H_
-#define NEURON_SERVE_SERVER_FRONTEND_TRACE_METADATA_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_TRACE_METADATA_H_
+#define NEURON_SERVE_SERVER_GRPC_TRACE_METADATA_H_
 
 #include <string>
 
@@ -17,4 +17,4 @@ std::string TraceparentOf(const grpc::ServerContextBase& context);
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_TRACE_METADATA_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_TRACE_METADATA_H_

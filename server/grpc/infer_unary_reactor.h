@@ -13,16 +13,16 @@
 // then Complete on the worker or a responder thread, then OnDone); OnCancel may run at any time:
 // it sets a flag and takes a queued call out of its queue (JobWithdrawal), completing it there.
 // Ownership: owns the typed request and response; deletes itself in OnDone.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
-#define NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_H_
+#define NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_H_
 
 #include <atomic>
 #include <string>
 
 #include "grpcpp/grpcpp.h"
-#include "server/frontend/detached_bytes.h"
-#include "server/frontend/infer_call.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_call.h"
+#include "server/call/infer_context.h"
+#include "server/grpc/detached_bytes.h"
 
 namespace neuronserve {
 
@@ -70,4 +70,4 @@ class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_H_

@@ -1,4 +1,4 @@
-#include "server/frontend/infer_call.h"
+#include "server/call/infer_call.h"
 
 #include <algorithm>
 

@@ -5,8 +5,8 @@
 // meets.
 //
 // Thread safety: pure functions. Ownership: nothing is kept.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_METADATA_LIMIT_H_
-#define NEURON_SERVE_SERVER_FRONTEND_METADATA_LIMIT_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_METADATA_LIMIT_H_
+#define NEURON_SERVE_SERVER_GRPC_METADATA_LIMIT_H_
 
 #include <cstdint>
 
@@ -30,4 +30,4 @@ grpc::Status CheckMetadataSize(const grpc::CallbackServerContext& context, uint3
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_METADATA_LIMIT_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_METADATA_LIMIT_H_

@@ -1,4 +1,4 @@
-#include "server/frontend/trace_metadata.h"
+#include "server/grpc/trace_metadata.h"
 
 #include <iterator>
 #include <string_view>

@@ -1,10 +1,10 @@
-#include "server/frontend/raw_message.h"
+#include "server/grpc/raw_message.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/impl/codegen/proto_utils.h"  // the SerializationTraits the generated code uses
-#include "server/frontend/grpc_status.h"
+#include "server/grpc/grpc_status.h"
 
 namespace neuronserve {
 

@@ -2,14 +2,14 @@
 // each front end that instantiates it for its Call (server/native/native_reactors.cc,
 // server/v2/v2_reactors.cc); nothing else includes this. The front ends share the reactor, and
 // the shared layer knows none of their Call types.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_IMPL_H_
-#define NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_IMPL_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_IMPL_H_
+#define NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_IMPL_H_
 
 #include "server/admission/drain_gate.h"
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/infer_unary_reactor.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/trace_metadata.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/infer_unary_reactor.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/trace_metadata.h"
 
 namespace neuronserve {
 
@@ -42,7 +42,7 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
     // runs. The buffer is gRPC's handler's (allocated mutable, handed over as const), and a
     // cleared ByteBuffer is valid to destroy.
     const_cast<grpc::ByteBuffer*>(raw_request)->Clear();
-    reactor->DetachLargeOutputs(&reactor->detached_);
+    reactor->PlaceOutputBytes(&reactor->detached_);
     status = reactor->Bind(infer, request, response);
     if (status.ok()) status = reactor->Submit();
   }
@@ -72,4 +72,4 @@ void InferUnaryReactor<Call>::OnDone() {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_UNARY_REACTOR_IMPL_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_IMPL_H_

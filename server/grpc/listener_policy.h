@@ -3,8 +3,8 @@
 // NeuronServingService with their own policy.
 //
 // Thread safety: immutable after construction; ownership: held by value.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_LISTENER_POLICY_H_
-#define NEURON_SERVE_SERVER_FRONTEND_LISTENER_POLICY_H_
+#ifndef NEURON_SERVE_SERVER_GRPC_LISTENER_POLICY_H_
+#define NEURON_SERVE_SERVER_GRPC_LISTENER_POLICY_H_
 
 #include <cstdint>
 #include <string>
@@ -17,11 +17,11 @@ struct ListenerPolicy {
   // here they are PERMISSION_DENIED with a message naming it.
   std::string admin_listener_elsewhere;
   // --max-metadata-bytes: larger request metadata is RESOURCE_EXHAUSTED
-  // (server/frontend/metadata_limit.h says why the handlers check it rather than gRPC alone). 0:
+  // (server/grpc/metadata_limit.h says why the handlers check it rather than gRPC alone). 0:
   // not checked.
   uint32_t max_metadata_bytes = 0;
 };
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_LISTENER_POLICY_H_
+#endif  // NEURON_SERVE_SERVER_GRPC_LISTENER_POLICY_H_

@@ -1,6 +1,6 @@
 // InferContext: what every inference call needs besides its own messages; one per daemon.
-#ifndef NEURON_SERVE_SERVER_FRONTEND_INFER_CONTEXT_H_
-#define NEURON_SERVE_SERVER_FRONTEND_INFER_CONTEXT_H_
+#ifndef NEURON_SERVE_SERVER_CALL_INFER_CONTEXT_H_
+#define NEURON_SERVE_SERVER_CALL_INFER_CONTEXT_H_
 
 #include "absl/status/status.h"
 
@@ -34,4 +34,4 @@ inline absl::Status ShuttingDownError() {
 
 }  // namespace neuronserve
 
-#endif  // NEURON_SERVE_SERVER_FRONTEND_INFER_CONTEXT_H_
+#endif  // NEURON_SERVE_SERVER_CALL_INFER_CONTEXT_H_

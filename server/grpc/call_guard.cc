@@ -1,9 +1,9 @@
-#include "server/frontend/call_guard.h"
+#include "server/grpc/call_guard.h"
 
 #include "absl/strings/str_cat.h"
 #include "grpc/grpc_security_constants.h"
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/metadata_limit.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/metadata_limit.h"
 #include "server/logs/audit_log.h"
 #include "server/security/rpc_scope.h"
 #include "server/security/token_authority.h"
