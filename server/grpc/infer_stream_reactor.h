@@ -30,10 +30,11 @@
 #include "server/admission/stream_flow.h"
 #include "server/call/infer_call.h"
 #include "server/call/infer_context.h"
+#include "server/grpc/grpc_infer_call.h"
 
 namespace neuronserve {
 
-template <typename Call>
+template <GrpcInferCall Call>
 class InferStreamReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:

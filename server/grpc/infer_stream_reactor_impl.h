@@ -11,7 +11,7 @@
 
 namespace neuronserve {
 
-template <typename Call>
+template <GrpcInferCall Call>
 InferStreamReactor<Call>::InferStreamReactor(const InferContext& infer,
                                              grpc::CallbackServerContext* context,
                                              std::string identity)
@@ -37,12 +37,12 @@ InferStreamReactor<Call>::InferStreamReactor(const InferContext& infer,
   }
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 bool InferStreamReactor<Call>::StreamedCall::Cancelled() const {
   return stream_->cancelled_.load(std::memory_order_acquire);
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
                                                       const ExecutionTiming& timing) {
   stream_->UnlistSubmitted(this);
@@ -50,7 +50,7 @@ void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
   stream_->Respond(this, status);
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::Respond(StreamedCall* call, const absl::Status& status) {
   if (!status.ok()) Call::SetStreamError(call->response, status);
   // Serialized by the thread that answers (a core worker, mostly), as StartWrite would.
@@ -64,14 +64,14 @@ void InferStreamReactor<Call>::Respond(StreamedCall* call, const absl::Status& s
   Act(flow_.Respond(call));
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::StartNextRead() {
   reading_ = new StreamedCall(this);
   reading_->deadline = deadline_;
   this->StartRead(&reading_->raw_request);
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::OnReadDone(bool ok) {
   StreamedCall* call = reading_;
   reading_ = nullptr;
@@ -112,7 +112,7 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
   }
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::ListSubmitted(StreamedCall* call) {
   MutexLock lock(&queued_mutex_);
   call->queued_prev = nullptr;
@@ -121,7 +121,7 @@ void InferStreamReactor<Call>::ListSubmitted(StreamedCall* call) {
   queued_ = call;
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::UnlistSubmitted(StreamedCall* call) {
   MutexLock lock(&queued_mutex_);
   if (call->queued_prev != nullptr) {
@@ -136,7 +136,7 @@ void InferStreamReactor<Call>::UnlistSubmitted(StreamedCall* call) {
   call->queued_next = nullptr;
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::WithdrawQueued() {
   // Taken back under the list's lock, so no listed call completes (and is freed) meanwhile;
   // answered after it, since answering completes them (and Complete unlists).
@@ -152,7 +152,7 @@ void InferStreamReactor<Call>::WithdrawQueued() {
   for (const auto& [rows, model] : taken) JobWithdrawal::AnswerWithdrawn(rows, model);
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::OnWriteDone(bool ok) {
   writing_->LogAccess(Call::kStreamMethod, peer_, identity_, traceparent_);
   delete writing_;
@@ -160,13 +160,13 @@ void InferStreamReactor<Call>::OnWriteDone(bool ok) {
   Act(flow_.WriteDone(ok));
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::Drop(StreamedCall* call) {
   call->LogAccess(Call::kStreamMethod, peer_, identity_, traceparent_);
   delete call;
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::Act(typename Flow::Actions actions) {
   for (StreamedCall* dropped : actions.drop) Drop(dropped);
   if (actions.write != nullptr) {
@@ -187,7 +187,7 @@ void InferStreamReactor<Call>::Act(typename Flow::Actions actions) {
   }
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferStreamReactor<Call>::OnDone() {
   if (infer_.gate != nullptr) {
     infer_.gate->UnregisterStream(drain_registration_);

@@ -23,10 +23,11 @@
 #include "server/call/infer_call.h"
 #include "server/call/infer_context.h"
 #include "server/grpc/detached_bytes.h"
+#include "server/grpc/grpc_infer_call.h"
 
 namespace neuronserve {
 
-template <typename Call>
+template <GrpcInferCall Call>
 class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
  public:
   using Request = typename Call::Request;

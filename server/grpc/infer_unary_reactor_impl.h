@@ -13,7 +13,7 @@
 
 namespace neuronserve {
 
-template <typename Call>
+template <GrpcInferCall Call>
 InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infer,
                                                         grpc::CallbackServerContext* context,
                                                         const grpc::ByteBuffer* raw_request,
@@ -53,7 +53,7 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
   return reactor;
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
   status = this->FillResponse(status, timing);  // counts the outcome and lets the model go
   // The response's bytes: serialized here (on the worker or a responder thread), as gRPC would
@@ -63,7 +63,7 @@ void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTimin
   Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once
 }
 
-template <typename Call>
+template <GrpcInferCall Call>
 void InferUnaryReactor<Call>::OnDone() {
   this->LogAccess(Call::kUnaryMethod, peer_, identity_, traceparent_);
   if (entered_gate_ && infer_.gate != nullptr) infer_.gate->Leave();

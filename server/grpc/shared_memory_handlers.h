@@ -20,6 +20,7 @@
 #include "server/grpc/call_guard.h"
 #include "server/grpc/grpc_status.h"
 #include "server/grpc/raw_message.h"
+#include "server/grpc/unary_rpc.h"
 
 namespace neuronserve {
 
@@ -103,17 +104,15 @@ grpc::ServerUnaryReactor* ServeSharedMemoryStatus(const CallGuard& guard, const 
                                                   std::string_view method,
                                                   const grpc::ByteBuffer& raw_request,
                                                   grpc::ByteBuffer* raw_response, AddRegion add) {
-  Request request;
-  if (grpc::ServerUnaryReactor* refused =
-          CheckAndParse(guard, context, method, raw_request, request)) {
-    return refused;
-  }
-  Response response;
-  auto regions = SharedMemoryRegions(infer, request.name());
-  if (regions.ok()) {
-    for (const SharedMemoryRegionStatus& region : *regions) add(response, region);
-  }
-  return FinishRawUnaryNow(context, RpcName(method), regions.status(), response, raw_response);
+  return AnswerUnaryNow<Request, Response>(
+      guard, method, {context, &raw_request, raw_response},
+      [&infer, &add](const Request& request, Response& response) {
+        auto regions = SharedMemoryRegions(infer, request.name());
+        if (regions.ok()) {
+          for (const SharedMemoryRegionStatus& region : *regions) add(response, region);
+        }
+        return regions.status();
+      });
 }
 
 }  // namespace neuronserve

@@ -25,6 +25,7 @@
 #define NEURON_SERVE_SERVER_V2_V2_INFER_CALL_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/container/inlined_vector.h"
@@ -32,6 +33,7 @@
 #include "inference/grpc_service.pb.h"
 #include "server/call/infer_call.h"
 #include "server/grpc/detached_bytes.h"
+#include "server/grpc/rpc_paths.h"
 
 namespace neuronserve {
 
@@ -40,8 +42,12 @@ class V2InferCall : public InferCall {
   using Request = inference::ModelInferRequest;
   using Response = inference::ModelInferResponse;
   using StreamResponse = inference::ModelStreamInferResponse;
+  // As NativeInferCall's (server/native/native_infer_call.h).
+  static constexpr std::string_view kUnaryRpc = rpc::kModelInfer;
+  static constexpr std::string_view kStreamRpc = rpc::kModelStreamInfer;
   static constexpr std::string_view kUnaryMethod = "ModelInfer";
   static constexpr std::string_view kStreamMethod = "ModelStreamInfer";
+  static constexpr const std::string& (Request::*kModelName)() const = &Request::model_name;
 
   // As NativeInferCall::Bind and BeginUnbound (server/native/native_infer_call.h).
   absl::Status Bind(const InferContext& context, const Request& request, Response& response);
