@@ -12,8 +12,32 @@
 // the device tensors and the device's outputs straight into the response message: one copy in,
 // one copy out. Where a tensor's field is wider than its elements (float16 in float_data, int8
 // in int32_data, ...) the input is converted while binding, on the gRPC thread, and the output
-// after the read, in FillResponse, from a staging buffer. Subclasses finish the gRPC call in
-// Complete().
+// after the read, in FillResponse, from a staging buffer.
+//
+// Answers: a call answers through its protocol's adapter (the gRPC reactors, the REST call),
+// which implements Answer(status, final). The shape is decided here for every front end: one
+// call may answer many times, and its last answer has final=true. A later issue streams
+// generated tokens through it (a gRPC stream, server-sent events, the native stream), one
+// non-final answer per step; today every call answers once, with final=true.
+// - Who calls what, when: the call's job ends once, through Complete (the core worker or a
+//   responder thread, or the thread that withdraws it), or through Refuse when it was refused
+//   before it reached a queue (a request that does not parse, a binding or Submit error, a
+//   draining daemon), on the refusing thread. Both count the outcome (FillResponse) and then
+//   give the final answer, with FillResponse's status; nothing answers after it. Non-final
+//   answers come before it, from the thread that runs the call, always with an OK status; no
+//   producer sends one yet, and an adapter whose protocol carries one answer per request (all
+//   of today's) sends nothing for them: its message keeps the outputs for the final answer.
+// - Outputs: an answer carries no outputs of its own. They are already where the protocol
+//   sends them from (the adapter's message, or its OutputBytesHook's buffers), written by the
+//   device through Output(); an answer says they are complete up to here. A failed final
+//   answer comes after DropOutputs.
+// - After the final answer the call is the adapter's alone: InferCall touches nothing of it
+//   (the lease and the regions were let go in FillResponse), and the adapter may delete it
+//   inside Answer (the REST call does) or keep it for the access log (LogAccess) until its
+//   protocol is done with it.
+// - Thread safety: answers of one call never overlap (they come from the one thread that
+//   holds the call at the time: the queue's hand-offs order them); an adapter that also reacts
+//   to its protocol's events (a cancel, a client gone) guards what those share itself.
 //
 // Shared memory: a front end that reads a tensor's shared-memory parameters
 // (server/shared_memory/shared_memory_reference.h) binds an input with BindSharedInput (its
@@ -32,6 +56,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -52,9 +77,17 @@ namespace neuronserve {
 class InferCall : public InferenceJob {
  public:
   // Queues the bound call for the model's cores. On an error the call was not queued (the
-  // caller answers it through FillResponse). A call already Cancelled() is withdrawn at once
-  // (answered CANCELLED through Complete, on this thread).
+  // caller ends it with Refuse). A call already Cancelled() is withdrawn at once (answered
+  // CANCELLED through Complete, on this thread).
   absl::Status Submit();
+  // The job ended (InferenceJob): counts the outcome (FillResponse), then the final answer.
+  // An adapter that overrides it does its own bookkeeping and calls this.
+  void Complete(absl::Status status, const ExecutionTiming& timing) override {
+    End(std::move(status), timing);
+  }
+  // Ends a call refused before it reached a queue, on this thread: as Complete, with no
+  // timing (see the file comment).
+  void Refuse(absl::Status status) { End(std::move(status), ExecutionTiming{}); }
   // The caller gave up (Cancelled() is true now): takes the call out of its model's queue at
   // once, freeing its slot, and completes it CANCELLED on this thread; no effect when it is
   // not queued (not submitted yet, executing, or answered). Any thread; the call must be alive
@@ -75,6 +108,7 @@ class InferCall : public InferenceJob {
   absl::Span<const uint8_t> Input(size_t index) const override { return inputs_[index]; }
   absl::Span<uint8_t> Output(size_t index) override;
 
+  // Complete and Refuse do this first (tests and fuzzers call it alone, with no answer).
   // Records the timing in the response, and on an error drops any partial outputs; counts
   // the outcome (RecordRequestOutcome: the model's succeeded/failed and the metrics), then
   // lets the model and the shared-memory regions go (an unload waits for it). Every call's
@@ -123,6 +157,9 @@ class InferCall : public InferenceJob {
   void AddSharedOutput(absl::string_view output, const SharedMemoryReference& reference);
 
   // The protocol's side of the response.
+  // One answer of the call (see the file comment): `final` is true for the last, whose
+  // `status` is the call's outcome; a non-final answer's status is OK.
+  virtual void Answer(const absl::Status& status, bool final) = 0;
   // Appends the model's output `spec` to the response, of `shape` (spec.shape, its leading
   // dimension times the request's rows for a batched model); its values will travel in
   // `field`, or nowhere when `field` is kNone (the output goes to shared memory: the response
@@ -147,6 +184,11 @@ class InferCall : public InferenceJob {
   virtual void SetTiming(const ExecutionTiming& /*timing*/) {}
 
  private:
+  // The end of the call: FillResponse, then the final answer.
+  void End(absl::Status status, const ExecutionTiming& timing) {
+    const absl::Status outcome = FillResponse(std::move(status), timing);
+    Answer(outcome, /*final=*/true);
+  }
   // Converts the staged outputs into their response fields.
   void FinishOutputs();
   // The region `reference` names, held by the call; INVALID_ARGUMENT naming `tensor` when

@@ -63,7 +63,11 @@ class InferStreamReactor final
 
    private:
     bool Cancelled() const override;
+    // Leaves the stream's list of submitted calls, then ends (InferCall::Complete).
     void Complete(absl::Status status, const ExecutionTiming& timing) override;
+    // The stream carries one response per request: the final answer writes it; a non-final
+    // one sends nothing (the response keeps its outputs for the final).
+    void Answer(const absl::Status& status, bool final) override;
     InferStreamReactor* const stream_;
   };
   using Flow = StreamFlow<StreamedCall>;

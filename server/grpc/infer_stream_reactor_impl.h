@@ -46,8 +46,12 @@ template <GrpcInferCall Call>
 void InferStreamReactor<Call>::StreamedCall::Complete(absl::Status status,
                                                       const ExecutionTiming& timing) {
   stream_->UnlistSubmitted(this);
-  status = this->FillResponse(status, timing);  // counts the outcome and lets the model go
-  stream_->Respond(this, status);
+  Call::Complete(std::move(status), timing);  // counts the outcome, then the final Answer
+}
+
+template <GrpcInferCall Call>
+void InferStreamReactor<Call>::StreamedCall::Answer(const absl::Status& status, bool final) {
+  if (final) stream_->Respond(this, status);
 }
 
 template <GrpcInferCall Call>
@@ -106,10 +110,7 @@ void InferStreamReactor<Call>::OnReadDone(bool ok) {
       if (!status.ok()) UnlistSubmitted(call);  // not queued: answered below
     }
   }
-  if (!status.ok()) {
-    status = call->FillResponse(status, ExecutionTiming{});
-    Respond(call, status);
-  }
+  if (!status.ok()) call->Refuse(status);  // counted, then answered in the stream
 }
 
 template <GrpcInferCall Call>

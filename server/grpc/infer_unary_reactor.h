@@ -10,9 +10,9 @@
 // layer names no front end.
 //
 // Thread safety: gRPC and the core worker hand the reactor to each other (bind, then queue,
-// then Complete on the worker or a responder thread, then OnDone); OnCancel may run at any time:
-// it sets a flag and takes a queued call out of its queue (JobWithdrawal), completing it there.
-// Ownership: owns the typed request and response; deletes itself in OnDone.
+// then the final Answer on the worker or a responder thread, then OnDone); OnCancel may run at any
+// time: it sets a flag and takes a queued call out of its queue (JobWithdrawal), completing it
+// there. Ownership: owns the typed request and response; deletes itself in OnDone.
 #ifndef NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_H_
 #define NEURON_SERVE_SERVER_GRPC_INFER_UNARY_REACTOR_H_
 
@@ -47,7 +47,9 @@ class InferUnaryReactor final : public grpc::ServerUnaryReactor, private Call {
       : infer_(infer), raw_response_(raw_response) {}
 
   bool Cancelled() const override { return cancelled_.load(std::memory_order_acquire); }
-  void Complete(absl::Status status, const ExecutionTiming& timing) override;
+  // A unary RPC carries one answer: the final one serializes the response and finishes the
+  // call; a non-final one sends nothing (the response keeps its outputs for the final).
+  void Answer(const absl::Status& status, bool final) override;
 
   // The job leaves its queue at once (answered CANCELLED here) unless a worker has it.
   void OnCancel() override {

@@ -46,18 +46,16 @@ InferUnaryReactor<Call>* InferUnaryReactor<Call>::Start(const InferContext& infe
     status = reactor->Bind(infer, request, response);
     if (status.ok()) status = reactor->Submit();
   }
-  if (!status.ok()) {
-    status = reactor->FillResponse(status, ExecutionTiming{});
-    reactor->Finish(ToGrpcStatus(status));
-  }
+  if (!status.ok()) reactor->Refuse(status);  // counted, then answered here
   return reactor;
 }
 
 template <GrpcInferCall Call>
-void InferUnaryReactor<Call>::Complete(absl::Status status, const ExecutionTiming& timing) {
-  status = this->FillResponse(status, timing);  // counts the outcome and lets the model go
+void InferUnaryReactor<Call>::Answer(const absl::Status& outcome, bool final) {
+  if (!final) return;  // one answer per RPC: the final one
   // The response's bytes: serialized here (on the worker or a responder thread), as gRPC would
   // in Finish, with the large raw outputs spliced in rather than copied.
+  absl::Status status = outcome;
   if (status.ok())
     status = Call::SerializeUnary(Call::kUnaryMethod, response_, detached_, *raw_response_);
   Finish(ToGrpcStatus(status));  // last: OnDone may delete this at once

@@ -35,11 +35,11 @@ const char* const kMixedModelJson =
  "ops": [{"op": "relu", "inputs": ["x"], "output": "y"},
          {"op": "identity", "inputs": ["ids"], "output": "ids_out"}]})";
 
-// Bind is all these tests run: nothing is submitted, so nothing completes.
+// Bind is all these tests run: nothing is submitted, so nothing completes (and answers).
 class UnsubmittedCall final : public NativeInferCall {
  public:
   bool Cancelled() const override { return false; }
-  void Complete(absl::Status status, const ExecutionTiming& /*timing*/) override {
+  void Answer(const absl::Status& status, bool /*final*/) override {
     ADD_FAILURE() << "a call that was never submitted completed: " << status;
   }
 };
