@@ -203,7 +203,7 @@ void InferCall::FinishOutputs() {
 absl::Status InferCall::FillResponse(absl::Status status, const ExecutionTiming& timing) {
   withdrawal_.Ended();  // before the lease goes: the scheduler may go with it
   // A region whose object shrank while the call used it: the bytes read or written there are
-  // not the client's (sigbus_guard.h).
+  // not the client's (server/shared_memory/sigbus_guard.h).
   for (const std::shared_ptr<const SharedMemoryRegion>& region : regions_) {
     if (!status.ok()) break;
     status = region->CheckNotLost();

@@ -117,7 +117,8 @@ class InferCall : public InferenceJob {
   // when a region the call used lost its object's pages meanwhile.
   absl::Status FillResponse(absl::Status status, const ExecutionTiming& timing);
   // The access log line of the finished call, when the daemon keeps one. The request must
-  // still exist. `identity`: the caller's name (call_guard.h), empty when it has none;
+  // still exist. `identity`: the caller's name (server/grpc/call_guard.h; the HTTP exchange's
+  // for REST), empty when it has none;
   // `traceparent`: the request's, checked (server/logs/traceparent.h), empty when none.
   void LogAccess(std::string_view method, std::string_view peer, std::string_view identity,
                  std::string_view traceparent) const;

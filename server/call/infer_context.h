@@ -19,7 +19,8 @@ struct InferContext {
   ServingMetrics* metrics = nullptr;  // nullable: no metrics
   DrainGate* gate = nullptr;          // nullable: never drains
   AccessLog* access_log = nullptr;    // nullable: no access log
-  // Read by every NeuronServing handler's CallGuard (call_guard.h), not only inference's.
+  // Read by every NeuronServing handler's CallGuard (server/grpc/call_guard.h), not only
+  // inference's.
   const TokenAuthority* tokens = nullptr;  // nullable: no token files, every call allowed
   AuditLog* audit_log = nullptr;           // nullable: no audit log
   // Clients' shared-memory regions (server/shared_memory), for every front end.

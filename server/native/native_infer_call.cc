@@ -167,7 +167,8 @@ absl::Status NativeInferCall::SerializeUnary(std::string_view rpc, Response& res
                                              DetachedBytes& detached, grpc::ByteBuffer& raw) {
   if (detached.empty()) return SerializeMessage(rpc, response, raw);
   // The fields but the outputs first, then each output with its detached raw_data after its
-  // other fields (see detached_bytes.h). The outputs are lent out of the message meanwhile.
+  // other fields (see server/grpc/detached_bytes.h). The outputs are lent out of the message
+  // meanwhile.
   google::protobuf::RepeatedPtrField<v1::OutputTensor> outputs;
   outputs.Swap(response.mutable_outputs());
   SplicedMessageWriter writer;

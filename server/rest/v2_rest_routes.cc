@@ -74,33 +74,20 @@ class Routes {
   }
 
   void ModelMetadata(HttpExchange& exchange) const {
-    inference::ModelMetadataResponse metadata;
-    const absl::Status status =
-        V2ModelMetadata(*s_.loading.registry, std::string(exchange.param("name")),
-                        std::string(exchange.param("version")), metadata);
-    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    exchange.Respond(JsonResponse(200, ModelMetadataJson(metadata)));
+    AnswerModelQuery<inference::ModelMetadataResponse>(exchange, V2ModelMetadata,
+                                                       ModelMetadataJson);
   }
 
   void Statistics(HttpExchange& exchange) const {
-    inference::ModelStatisticsResponse statistics;
-    const absl::Status status =
-        V2ModelStatistics(*s_.loading.registry, std::string(exchange.param("name")),
-                          std::string(exchange.param("version")), statistics);
-    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    exchange.Respond(JsonResponse(200, StatisticsJson(statistics)));
+    AnswerModelQuery<inference::ModelStatisticsResponse>(exchange, V2ModelStatistics,
+                                                         StatisticsJson);
   }
 
   // Triton's configuration of the serving version, in Triton's JSON form
   // (server/rest/triton_json.h): the ModelConfig object itself, as Triton answers, not wrapped in a
   // response.
   void Config(HttpExchange& exchange) const {
-    inference::ModelConfig config;
-    const absl::Status status =
-        V2ModelConfig(*s_.loading.registry, std::string(exchange.param("name")),
-                      std::string(exchange.param("version")), config);
-    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    exchange.Respond(JsonResponse(200, TritonJson(config)));
+    AnswerModelQuery<inference::ModelConfig>(exchange, V2ModelConfig, TritonJson);
   }
 
   void Infer(HttpExchange& exchange) const { V2RestInferCall::Start(*s_.infer, exchange); }
@@ -199,6 +186,17 @@ class Routes {
   }
 
  private:
+  // A query about the path's model ({name}, and {version} when given): `answer` fills the gRPC
+  // call's message (V2ModelMetadata, ...), and `render` gives its JSON; an error is its own.
+  template <typename Response, typename Answer, typename Render>
+  void AnswerModelQuery(HttpExchange& exchange, Answer answer, Render render) const {
+    Response response;
+    const absl::Status status = answer(*s_.loading.registry, std::string(exchange.param("name")),
+                                       std::string(exchange.param("version")), response);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    exchange.Respond(JsonResponse(200, render(response)));
+  }
+
   void Audit(HttpExchange& exchange, std::string_view rpc, std::string_view model,
              const absl::Status& status, std::string_view region = {},
              std::optional<uint64_t> bytes = std::nullopt) const {
@@ -266,26 +264,21 @@ void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
     add("POST", model + "/infer", "ModelInfer", &Routes::Infer);
   }
   add("GET", "/v2/models/stats", "ModelStatistics", &Routes::Statistics);
-  add("GET", "/v2/systemsharedmemory/status", "SystemSharedMemoryStatus",
-      &Routes::SharedMemoryStatus);
-  add("GET", "/v2/systemsharedmemory/region/{name}/status", "SystemSharedMemoryStatus",
-      &Routes::SharedMemoryStatus);
+  // Status and unregister: of every region, or of the one the path names.
+  for (const std::string& region : {std::string(), std::string("/region/{name}")}) {
+    const std::string system = "/v2/systemsharedmemory" + region;
+    const std::string cuda = "/v2/cudasharedmemory" + region;
+    add("GET", system + "/status", "SystemSharedMemoryStatus", &Routes::SharedMemoryStatus);
+    add("POST", system + "/unregister", "SystemSharedMemoryUnregister",
+        &Routes::SharedMemoryUnregister);
+    add("GET", cuda + "/status", "CudaSharedMemoryStatus", &Routes::CudaSharedMemoryStatus);
+    add("POST", cuda + "/unregister", "CudaSharedMemoryUnregister",
+        &Routes::CudaSharedMemoryUnregister);
+  }
   add("POST", "/v2/systemsharedmemory/region/{name}/register", "SystemSharedMemoryRegister",
       &Routes::SharedMemoryRegister);
-  add("POST", "/v2/systemsharedmemory/unregister", "SystemSharedMemoryUnregister",
-      &Routes::SharedMemoryUnregister);
-  add("POST", "/v2/systemsharedmemory/region/{name}/unregister", "SystemSharedMemoryUnregister",
-      &Routes::SharedMemoryUnregister);
-  add("GET", "/v2/cudasharedmemory/status", "CudaSharedMemoryStatus",
-      &Routes::CudaSharedMemoryStatus);
-  add("GET", "/v2/cudasharedmemory/region/{name}/status", "CudaSharedMemoryStatus",
-      &Routes::CudaSharedMemoryStatus);
   add("POST", "/v2/cudasharedmemory/region/{name}/register", "CudaSharedMemoryRegister",
       &Routes::CudaSharedMemoryRegister);
-  add("POST", "/v2/cudasharedmemory/unregister", "CudaSharedMemoryUnregister",
-      &Routes::CudaSharedMemoryUnregister);
-  add("POST", "/v2/cudasharedmemory/region/{name}/unregister", "CudaSharedMemoryUnregister",
-      &Routes::CudaSharedMemoryUnregister);
   add("POST", "/v2/repository/index", "RepositoryIndex", &Routes::RepositoryIndex);
   add("POST", "/v2/repository/models/{name}/load", "RepositoryModelLoad", &Routes::Load);
   add("POST", "/v2/repository/models/{name}/unload", "RepositoryModelUnload", &Routes::Unload);

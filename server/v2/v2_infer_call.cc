@@ -278,7 +278,8 @@ absl::Status V2InferCall::SerializeUnary(std::string_view rpc, Response& respons
                                          DetachedBytes& detached, grpc::ByteBuffer& raw) {
   if (detached.empty()) return SerializeMessage(rpc, response, raw);
   // The other fields first, then every raw_output_contents entry in order, the detached ones
-  // as slices (see detached_bytes.h). The entries are lent out of the message meanwhile.
+  // as slices (see server/grpc/detached_bytes.h). The entries are lent out of the message
+  // meanwhile.
   google::protobuf::RepeatedPtrField<std::string> contents;
   contents.Swap(response.mutable_raw_output_contents());
   SplicedMessageWriter writer;
