@@ -155,7 +155,7 @@ class Daemon {
   std::unique_ptr<ModelStore> store_;
   std::optional<ModelRepository> repository_;
   std::unique_ptr<QueuedBytesBudget> queued_bytes_;  // before registry_, which borrows it
-  std::unique_ptr<WorkerPool> workers_;              // before registry_, which borrows it
+  std::unique_ptr<WorkerPool> workers_;  // before registry_, which borrows it
   std::unique_ptr<ModelRegistry> registry_;
   // --max-concurrent-uploads; outlives every LoadModel call (they hold its slots).
   std::unique_ptr<UploadSlots> upload_slots_;

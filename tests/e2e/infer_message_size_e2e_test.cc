@@ -108,7 +108,8 @@ TEST(InferMessageSizeE2ETest, ARequestOverTheLimitIsResourceExhaustedAndTheDaemo
 
   std::vector<float> values;
   grpc::Status status =
-      Infer(*daemon->stub, IdentityRequest("wide", 512 * 1024, TensorForm::kRaw, &values), nullptr);
+      Infer(*daemon->stub, IdentityRequest("wide", 512 * 1024, TensorForm::kRaw, &values),
+            nullptr);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(), HasSubstr("larger than max"));
   EXPECT_THAT(status.error_message(), HasSubstr("1048576"));
