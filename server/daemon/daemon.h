@@ -32,8 +32,8 @@
 #include "core/metrics/metrics_registry.h"
 #include "core/serving/scheduling/queued_bytes_budget.h"
 #include "server/admission/drain_gate.h"
+#include "server/call/infer_context.h"
 #include "server/daemon/daemon_options.h"
-#include "server/frontend/infer_context.h"
 #include "server/repository/model_repository.h"
 #include "util/callback_relay.h"
 

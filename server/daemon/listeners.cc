@@ -14,7 +14,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "server/daemon/daemon_options.h"
 #include "server/daemon/host_port.h"
-#include "server/frontend/metadata_limit.h"
+#include "server/grpc/metadata_limit.h"
 #include "server/native/neuron_serving_service.h"
 #include "server/security/socket_lock.h"
 #include "server/v2/v2_inference_service.h"

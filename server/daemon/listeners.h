@@ -1,7 +1,7 @@
 // The daemon's extra listeners and what they check at start (issue 17): the admin listener
 // (--admin-listen: a unix socket or a loopback port that serves the admin RPCs), the probe
 // listener (--health-listen: plain-text grpc.health.v1 only), the options every gRPC server
-// shares (gRPC's metadata limit: server/frontend/metadata_limit.h), and the warning when the main
+// shares (gRPC's metadata limit: server/grpc/metadata_limit.h), and the warning when the main
 // listener is exposed without TLS or tokens. Daemon::Start (daemon.cc) wires them; the gRPC-free
 // pieces are in server/security/ (the socket's lock) and server/admission/ (the upload slots).
 //
@@ -84,7 +84,7 @@ std::optional<std::string> ExposureWarning(const DaemonOptions& options);
 
 // What every gRPC server of the daemon shares: SO_REUSEPORT off (a port in use is a startup
 // error, not a silently shared port), the message size limit, and gRPC's own metadata limit
-// (set above --max-metadata-bytes: server/frontend/metadata_limit.h).
+// (set above --max-metadata-bytes: server/grpc/metadata_limit.h).
 void ApplyCommonServerOptions(grpc::ServerBuilder& builder, const DaemonOptions& options);
 
 // A builder that takes none of gRPC's global server plugins: grpc::reflection's plugin, once

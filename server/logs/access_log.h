@@ -29,7 +29,7 @@ namespace neuronserve {
 struct AccessRecord {
   std::string_view method;  // "Infer", "InferStream"
   std::string_view peer;    // gRPC's peer string, e.g. "ipv4:127.0.0.1:50312"
-  // The caller's name (server/frontend/call_guard.h); empty when it has none, and then left out of
+  // The caller's name (server/grpc/call_guard.h); empty when it has none, and then left out of
   // text lines.
   std::string_view identity;
   // The request's W3C traceparent, checked (LoggableTraceparent); empty when it sent none or an

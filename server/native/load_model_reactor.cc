@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/raw_message.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/raw_message.h"
 #include "server/native/model_status.h"
 #include "server/security/rpc_scope.h"
 

@@ -2,7 +2,7 @@
 //
 // A thin adapter: each message read goes to a ModelUpload (server/repository/model_upload.h: the
 // header, the chunks bounded by --max-model-bytes, the size and SHA-256 checks), whose first error
-// finishes the call. The method is raw (server/frontend/raw_message.h): a message that does not
+// finishes the call. The method is raw (server/grpc/raw_message.h): a message that does not
 // parse ends the call with INVALID_ARGUMENT naming LoadModel and the message's position in the
 // stream, and what was received is dropped. At the end of the stream the registry loads what the
 // upload produced on its own thread and the call finishes from there: no gRPC thread waits for
@@ -21,7 +21,7 @@
 #include "grpcpp/support/server_callback.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
 #include "server/admission/upload_slots.h"
-#include "server/frontend/call_guard.h"
+#include "server/grpc/call_guard.h"
 #include "server/repository/model_loading_context.h"
 #include "server/repository/model_repository.h"
 #include "server/repository/model_upload.h"

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/repeated_field_resize.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/repeated_field_resize.h"
 #include "server/shared_memory/shared_memory_reference.h"
 
 namespace neuronserve {
@@ -159,7 +159,7 @@ void* NativeInferCall::OutputValues(int slot, ValueField field, size_t count) {
     case ValueField::kNone:
       break;
   }
-  if (char* detached = DetachedOutputBytes(slot, count); detached != nullptr) return detached;
+  if (char* detached = OutputBytesOutsideMessage(slot, count); detached != nullptr) return detached;
   return ResizeForOverwrite(*output.mutable_raw_data(), count);
 }
 
@@ -167,7 +167,8 @@ absl::Status NativeInferCall::SerializeUnary(std::string_view rpc, Response& res
                                              DetachedBytes& detached, grpc::ByteBuffer& raw) {
   if (detached.empty()) return SerializeMessage(rpc, response, raw);
   // The fields but the outputs first, then each output with its detached raw_data after its
-  // other fields (see detached_bytes.h). The outputs are lent out of the message meanwhile.
+  // other fields (see server/grpc/detached_bytes.h). The outputs are lent out of the message
+  // meanwhile.
   google::protobuf::RepeatedPtrField<v1::OutputTensor> outputs;
   outputs.Swap(response.mutable_outputs());
   SplicedMessageWriter writer;

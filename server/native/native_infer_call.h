@@ -1,4 +1,4 @@
-// NativeInferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the
+// NativeInferCall: an InferCall (server/call/infer_call.h) whose request and response are the
 // native API's neuronserve.v1 InferRequest and InferResponse.
 //
 // Decoding: each InputTensor becomes a GivenInput (its raw_data or typed field, its shape and
@@ -12,11 +12,14 @@
 #ifndef NEURON_SERVE_SERVER_NATIVE_NATIVE_INFER_CALL_H_
 #define NEURON_SERVE_SERVER_NATIVE_NATIVE_INFER_CALL_H_
 
+#include <string>
 #include <string_view>
 
 #include "grpcpp/support/byte_buffer.h"
 #include "neuronserve/v1/neuron_serving.pb.h"
-#include "server/frontend/infer_call.h"
+#include "server/call/infer_call.h"
+#include "server/grpc/detached_bytes.h"
+#include "server/grpc/rpc_paths.h"
 
 namespace neuronserve {
 
@@ -26,9 +29,13 @@ class NativeInferCall : public InferCall {
   using Response = v1::InferResponse;
   // A stream answers each request with an InferResponse, its failure in `error`.
   using StreamResponse = v1::InferResponse;
-  // The RPCs' names in the access log.
+  // The RPCs' paths (for the CallGuard) and names (in the access log), and the request's
+  // model-name field: what GrpcInferCall requires (server/grpc/grpc_infer_call.h).
+  static constexpr std::string_view kUnaryRpc = rpc::kInfer;
+  static constexpr std::string_view kStreamRpc = rpc::kInferStream;
   static constexpr std::string_view kUnaryMethod = "Infer";
   static constexpr std::string_view kStreamMethod = "InferStream";
+  static constexpr const std::string& (Request::*kModelName)() const = &Request::model;
 
   // Validates `request` against the model it names and prepares `response` (id, model, and
   // the wanted outputs' names and shapes). On an error the call keeps its lease (if it found
@@ -39,7 +46,7 @@ class NativeInferCall : public InferCall {
   void BeginUnbound(const InferContext& context, const Request& request, Response& response);
 
   // Serializes a unary answer into `raw`, splicing in the outputs `detached` holds (the call's
-  // DetachLargeOutputs); as SerializeMessage without any.
+  // PlaceOutputBytes); as SerializeMessage without any.
   static absl::Status SerializeUnary(std::string_view rpc, Response& response,
                                      DetachedBytes& detached, grpc::ByteBuffer& raw);
 

@@ -5,11 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/serving/execution/worker_pool.h"
-#include "server/frontend/grpc_status.h"
-#include "server/frontend/infer_stream_reactor.h"  // instantiated in native_reactors.cc
-#include "server/frontend/infer_unary_reactor.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/shared_memory_handlers.h"
+#include "server/grpc/grpc_status.h"
+#include "server/grpc/infer_rpc.h"  // the reactors are instantiated in native_reactors.cc
+#include "server/grpc/raw_message.h"
+#include "server/grpc/shared_memory_handlers.h"
+#include "server/grpc/unary_rpc.h"
 #include "server/native/enumerate_response.h"
 #include "server/native/model_status.h"
 #include "server/native/native_infer_call.h"
@@ -29,22 +29,22 @@ NeuronServingService::NeuronServingService(const NrtRuntime& runtime,
 grpc::ServerUnaryReactor* NeuronServingService::Enumerate(grpc::CallbackServerContext* context,
                                                           const grpc::ByteBuffer* raw_request,
                                                           grpc::ByteBuffer* raw_response) {
-  const std::string_view rpc_name = RpcName(rpc::kEnumerate);
-  v1::EnumerateRequest request;  // no fields, but bytes that do not parse are still refused
-  if (grpc::ServerUnaryReactor* refused =
-          CheckAndParse(guard_, context, rpc::kEnumerate, *raw_request, request)) {
-    return refused;
-  }
-  v1::EnumerateResponse response = inventory_response_;
-  FillMemoryUse(runtime_, response);
-  const std::vector<std::vector<std::string>> residents = loading_.registry->ResidentsByCore();
-  const WorkerPool& workers = loading_.registry->workers();
-  for (v1::NeuronCore& core : *response.mutable_cores()) {
-    core.set_healthy(workers.CoreHealthy(core.index()));
-    if (core.index() >= residents.size()) continue;
-    for (const std::string& name : residents[core.index()]) core.add_resident_models(name);
-  }
-  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
+  // No fields, but bytes that do not parse are still refused.
+  return AnswerUnaryNow<v1::EnumerateRequest, v1::EnumerateResponse>(
+      guard_, rpc::kEnumerate, {context, raw_request, raw_response},
+      [this](const v1::EnumerateRequest&, v1::EnumerateResponse& response) {
+        response = inventory_response_;
+        FillMemoryUse(runtime_, response);
+        const std::vector<std::vector<std::string>> residents =
+            loading_.registry->ResidentsByCore();
+        const WorkerPool& workers = loading_.registry->workers();
+        for (v1::NeuronCore& core : *response.mutable_cores()) {
+          core.set_healthy(workers.CoreHealthy(core.index()));
+          if (core.index() >= residents.size()) continue;
+          for (const std::string& name : residents[core.index()]) core.add_resident_models(name);
+        }
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerReadReactor<grpc::ByteBuffer>* NeuronServingService::LoadModel(
@@ -71,82 +71,56 @@ grpc::ServerReadReactor<grpc::ByteBuffer>* NeuronServingService::LoadModel(
 grpc::ServerUnaryReactor* NeuronServingService::UnloadModel(grpc::CallbackServerContext* context,
                                                             const grpc::ByteBuffer* raw_request,
                                                             grpc::ByteBuffer* raw_response) {
-  CallerCheck check = guard_.Check(context, rpc::kUnloadModel, [&] {
-    return ParsedName(*raw_request, &v1::UnloadModelRequest::name);
-  });
-  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  const std::string_view rpc_name = RpcName(rpc::kUnloadModel);
-  // Finished from the registry's thread: the reactor owns the messages until then.
-  auto* reactor =
-      new RawUnaryReactor<v1::UnloadModelRequest, v1::UnloadModelResponse>(rpc_name, raw_response);
-  if (absl::Status parsed = ParseMessage(rpc_name, *raw_request, reactor->request); !parsed.ok()) {
-    const grpc::Status status = ToGrpcStatus(parsed);
-    guard_.AdminAudit(context, std::move(check.identity)).Record(rpc_name, "", status);
-    reactor->FinishWith(status);
-    return reactor;
-  }
-  const std::string& name = reactor->request.name();
-  loading_.registry->Unload(name, [reactor, name, rpc_name,
-                                   audit = guard_.AdminAudit(context, std::move(check.identity))](
-                                      absl::StatusOr<ModelInfo> result) {
-    if (result.ok()) *reactor->response.mutable_model() = ToModelStatus(*result);
-    const grpc::Status status = ToGrpcStatus(result.status());
-    audit.Record(rpc_name, name, status);
-    reactor->FinishWith(status);
-  });
-  return reactor;
+  using Answer = AdminUnaryAnswer<v1::UnloadModelRequest, v1::UnloadModelResponse>;
+  // Finished from the registry's thread.
+  return ServeAdminUnary<v1::UnloadModelRequest, v1::UnloadModelResponse>(
+      guard_, rpc::kUnloadModel, {context, raw_request, raw_response},
+      &v1::UnloadModelRequest::name,
+      [this](const v1::UnloadModelRequest& request, v1::UnloadModelResponse& response,
+             Answer answer) {
+        loading_.registry->Unload(request.name(), [&response, answer = std::move(answer)](
+                                                      absl::StatusOr<ModelInfo> result) {
+          if (result.ok()) *response.mutable_model() = ToModelStatus(*result);
+          answer(result.status());
+        });
+      });
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::GetModel(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* raw_request,
                                                          grpc::ByteBuffer* raw_response) {
-  const std::string_view rpc_name = RpcName(rpc::kGetModel);
-  v1::GetModelRequest request;
-  if (grpc::ServerUnaryReactor* refused = CheckAndParse(
-          guard_, context, rpc::kGetModel, *raw_request, request, &v1::GetModelRequest::name)) {
-    return refused;
-  }
-  v1::ModelStatus response;
-  absl::StatusOr<ModelInfo> info = loading_.registry->Get(request.name());
-  if (info.ok()) response = ToModelStatus(*info);
-  return FinishRawUnaryNow(context, rpc_name, info.status(), response, raw_response);
+  return AnswerUnaryNow<v1::GetModelRequest, v1::ModelStatus>(
+      guard_, rpc::kGetModel, {context, raw_request, raw_response},
+      [this](const v1::GetModelRequest& request, v1::ModelStatus& response) {
+        absl::StatusOr<ModelInfo> info = loading_.registry->Get(request.name());
+        if (info.ok()) response = ToModelStatus(*info);
+        return info.status();
+      },
+      &v1::GetModelRequest::name);
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::ListModels(grpc::CallbackServerContext* context,
                                                            const grpc::ByteBuffer* raw_request,
                                                            grpc::ByteBuffer* raw_response) {
-  const std::string_view rpc_name = RpcName(rpc::kListModels);
-  v1::ListModelsRequest request;
-  if (grpc::ServerUnaryReactor* refused =
-          CheckAndParse(guard_, context, rpc::kListModels, *raw_request, request)) {
-    return refused;
-  }
-  v1::ListModelsResponse response;
-  for (const ModelInfo& info : loading_.registry->List()) {
-    *response.add_models() = ToModelStatus(info);
-  }
-  return FinishRawUnaryNow(context, rpc_name, grpc::Status::OK, response, raw_response);
+  return AnswerUnaryNow<v1::ListModelsRequest, v1::ListModelsResponse>(
+      guard_, rpc::kListModels, {context, raw_request, raw_response},
+      [this](const v1::ListModelsRequest&, v1::ListModelsResponse& response) {
+        for (const ModelInfo& info : loading_.registry->List()) {
+          *response.add_models() = ToModelStatus(info);
+        }
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::Infer(grpc::CallbackServerContext* context,
                                                       const grpc::ByteBuffer* raw_request,
                                                       grpc::ByteBuffer* raw_response) {
-  CallerCheck check = guard_.Check(
-      context, rpc::kInfer, [&] { return ParsedName(*raw_request, &v1::InferRequest::model); });
-  if (!check.status.ok()) return FinishUnaryNow(context, check.status);
-  // Parsed by the reactor, which owns the messages.
-  return InferUnaryReactor<NativeInferCall>::Start(infer_, context, raw_request, raw_response,
-                                                   std::move(check.identity));
+  return ServeInfer<NativeInferCall>(guard_, infer_, {context, raw_request, raw_response});
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* NeuronServingService::InferStream(
     grpc::CallbackServerContext* context) {
-  CallerCheck check = guard_.Check(context, rpc::kInferStream);
-  if (!check.status.ok()) {
-    return new RefusedReactor<grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>>(
-        check.status);
-  }
-  return new InferStreamReactor<NativeInferCall>(infer_, context, std::move(check.identity));
+  return ServeInferStream<NativeInferCall>(guard_, infer_, context);
 }
 
 grpc::ServerUnaryReactor* NeuronServingService::RegisterSharedMemory(

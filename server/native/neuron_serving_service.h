@@ -1,8 +1,8 @@
 // neuronserve.v1.NeuronServing on the gRPC callback API.
 //
-// Every handler first asks the CallGuard (server/frontend/call_guard.h: token scope, listener
+// Every handler first asks the CallGuard (server/grpc/call_guard.h: token scope, listener
 // policy, the caller's identity); a refused call finishes at once. Then it parses its request
-// (server/frontend/raw_message.h). Handlers never block on the device: Enumerate, GetModel and
+// (server/grpc/raw_message.h). Handlers never block on the device: Enumerate, GetModel and
 // ListModels answer from memory; LoadModel and UnloadModel hand the work to the model registry's
 // thread and finish the call from there.
 #ifndef NEURON_SERVE_SERVER_NATIVE_NEURON_SERVING_SERVICE_H_
@@ -12,15 +12,15 @@
 #include "core/lifecycle/model_registry.h"
 #include "core/nrt/nrt_runtime.h"
 #include "neuronserve/v1/neuron_serving.grpc.pb.h"
-#include "server/frontend/call_guard.h"
-#include "server/frontend/infer_context.h"
-#include "server/frontend/listener_policy.h"
+#include "server/call/infer_context.h"
+#include "server/grpc/call_guard.h"
+#include "server/grpc/listener_policy.h"
 #include "server/native/load_model_reactor.h"
 
 namespace neuronserve {
 
 // Every method is raw (grpc::ByteBuffer in and out): the handlers parse the requests and
-// serialize the responses themselves (server/frontend/raw_message.h), after the CallGuard, so a
+// serialize the responses themselves (server/grpc/raw_message.h), after the CallGuard, so a
 // message that does not parse is INVALID_ARGUMENT naming the RPC (an in-stream error in
 // InferStream; the end of LoadModel) rather than gRPC's bare UNIMPLEMENTED.
 namespace native_raw {
@@ -61,7 +61,7 @@ class NeuronServingService final : public native_raw::Base {
                                   grpc::ByteBuffer* response) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* InferStream(
       grpc::CallbackServerContext* context) override;
-  // Shared memory (server/frontend/shared_memory_calls.h): the same registry as the v2
+  // Shared memory (server/call/shared_memory_calls.h): the same registry as the v2
   // extension's, in the infer scope; register and unregister are audited by region name.
   grpc::ServerUnaryReactor* RegisterSharedMemory(grpc::CallbackServerContext* context,
                                                  const grpc::ByteBuffer* request,

@@ -43,10 +43,10 @@ HttpRouteTable HttpRoutes(HttpRouteSources sources) {
     if (report.serving) return Answer(200, kText, "ok\n");
     return Answer(503, kText, absl::StrCat("not ready: ", report.serving_reason, "\n"));
   }));
-  routes.Add(Immediate(
-      "/v1/models", Scope::kInfer, "models", [health = sources.health, models = sources.models] {
-        return Answer(200, "application/json", ModelsJson(models(), health()));
-      }));
+  routes.Add(Immediate("/v1/models", Scope::kInfer, "models",
+                       [health = sources.health, models = sources.models] {
+                         return Answer(200, "application/json", ModelsJson(models(), health()));
+                       }));
   return routes;
 }
 

@@ -111,8 +111,7 @@ void V2RestInferCall::Start(const InferContext& infer, HttpExchange& exchange) {
     call->Begin(infer, call->model_, call->request_.id);
     status = ShuttingDownError();
   }
-  status = call->FillResponse(status, ExecutionTiming{});
-  call->Answer(status);
+  call->Refuse(status);  // counted, then answered (and the call deleted) here
 }
 
 namespace {
@@ -301,11 +300,6 @@ void* V2RestInferCall::OutputValues(int slot, ValueField /*field*/, size_t count
 
 void V2RestInferCall::DropOutputs() { outputs_.clear(); }
 
-void V2RestInferCall::Complete(absl::Status status, const ExecutionTiming& timing) {
-  status = FillResponse(status, timing);  // counts the outcome and lets the model go
-  Answer(status);
-}
-
 HttpResponse V2RestInferCall::BuildAnswer() {
   HttpResponse response;
   std::string& json = response.body;
@@ -350,7 +344,8 @@ HttpResponse V2RestInferCall::BuildAnswer() {
   return response;
 }
 
-void V2RestInferCall::Answer(const absl::Status& status) {
+void V2RestInferCall::Answer(const absl::Status& status, bool final) {
+  if (!final) return;
   HttpResponse response = status.ok() ? BuildAnswer() : HttpErrorResponse(status);
   LogAccess(kMethod, exchange_.peer(), exchange_.identity(),
             LoggableTraceparent(exchange_.header("traceparent")));

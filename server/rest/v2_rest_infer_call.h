@@ -1,4 +1,4 @@
-// V2RestInferCall: an InferCall (server/frontend/infer_call.h) whose request and answer are the
+// V2RestInferCall: an InferCall (server/call/infer_call.h) whose request and answer are the
 // Open Inference Protocol's REST form, POST /v2/models/{name}[/versions/{version}]/infer, with
 // Triton's binary tensor extension: the third front end beside NativeInferCall and V2InferCall.
 //
@@ -33,8 +33,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/frontend/infer_call.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_call.h"
+#include "server/call/infer_context.h"
 #include "server/http/http_exchange.h"
 #include "server/rest/v2_rest_request.h"
 
@@ -55,12 +55,13 @@ class V2RestInferCall final : public InferCall {
   absl::Status Bind();
   // The inputs, bound to their values (views into request_ and the exchange's body).
   absl::Status DecodeInputs(std::string_view binary, std::vector<GivenInput>& given);
-  // Builds the answer, logs the access, leaves the drain gate, responds and deletes the call.
-  void Answer(const absl::Status& status);
+  // The final answer builds the HTTP answer, logs the access, leaves the drain gate, responds
+  // and deletes the call; a non-final one sends nothing (one HTTP answer per request: the
+  // outputs stay for the final).
+  void Answer(const absl::Status& status, bool final) override;
   HttpResponse BuildAnswer();
 
   bool Cancelled() const override { return client_gone_.load(std::memory_order_acquire); }
-  void Complete(absl::Status status, const ExecutionTiming& timing) override;
 
   void AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> shape,
                  ValueField field) override;

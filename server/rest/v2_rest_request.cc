@@ -1,8 +1,8 @@
-// Over 400 lines on purpose: the parser of a REST inference request is one class (a request's
-// parameters, inputs and outputs read in one pass over the JSON, each refusal naming the model
-// and the field), and cutting it would split one state machine across files. The parts that
-// stand alone live beside it: v2_rest_data.cc (a "data" array into typed fields) and
-// v2_rest_body.cc (the binary extension's split of the body).
+// The parser of a REST inference request is one class (a request's parameters, inputs and
+// outputs read in one pass over the JSON, each refusal naming the model and the field): one
+// state machine. The parts that stand alone live beside it: v2_rest_data.cc (a "data" array's
+// values into typed fields), v2_rest_data_shape.cc (its nesting) and v2_rest_body.cc (the
+// binary extension's split of the body).
 #include "server/rest/v2_rest_request.h"
 
 #include <limits>
@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "server/oip/v2_request_rules.h"
 #include "server/rest/v2_rest_data.h"
+#include "server/rest/v2_rest_data_shape.h"
 #include "server/shared_memory/shared_memory_reference.h"
 
 namespace neuronserve {
@@ -158,7 +159,6 @@ class Handler final : public nlohmann::json_sax<Json> {
           break;
         case Frame::kData:
           if (object) return FailInput("'data' holds an object; give numbers or booleans");
-          if (leaf_depth_ != 0 && data_depth_ + 1 > leaf_depth_) return Ragged();
           next = Frame::kData;
           break;
         case Frame::kShape:
@@ -189,12 +189,7 @@ class Handler final : public nlohmann::json_sax<Json> {
           break;
       }
     }
-    if (next == Frame::kData) {
-      ++data_depth_;
-      if (data_depth_ > data_lengths_.size()) data_lengths_.resize(data_depth_, 0);
-      data_lengths_[data_depth_ - 1] = 0;
-      max_data_depth_ = std::max(max_data_depth_, data_depth_);
-    }
+    if (next == Frame::kData && !data_shape_.OpenArray()) return Ragged();
     stack_.push_back({next, object});
     return true;
   }
@@ -203,24 +198,7 @@ class Handler final : public nlohmann::json_sax<Json> {
     const Frame closing = stack_.back().frame;
     stack_.pop_back();
     if (closing == Frame::kData) {
-      const size_t level = data_depth_ - 1;
-      const int64_t length = static_cast<int64_t>(data_lengths_[level]);
-      // Every array at one depth must have the same length: data is a regular array.
-      if (dims_.size() <= level) dims_.resize(level + 1, kUnset);
-      if (dims_[level] == kUnset) {
-        dims_[level] = length;
-      } else if (dims_[level] != length) {
-        return Ragged();
-      }
-      --data_depth_;
-      if (data_depth_ > 0) {
-        ++data_lengths_[data_depth_ - 1];
-      } else {
-        if (max_data_depth_ > 1) {
-          input().nested_dims.assign(dims_.begin(), dims_.end());
-          for (int64_t& dim : dims_) dim = kUnset;
-        }
-      }
+      if (!data_shape_.CloseArray(input().nested_dims)) return Ragged();
     } else if (closing == Frame::kInput) {
       if (!input().pending.empty() && !input().name.empty() &&
           RestDataField(input().datatype) != ValueField::kNone) {
@@ -235,10 +213,7 @@ class Handler final : public nlohmann::json_sax<Json> {
   }
 
   void StartData() {
-    data_depth_ = 0;
-    max_data_depth_ = 0;
-    leaf_depth_ = 0;
-    dims_.clear();
+    data_shape_.Reset();
     RestInput& in = input();
     // Straight into the typed buffer when the name and datatype came first (as clients write
     // them); otherwise the values wait (FinishRestInput).
@@ -336,9 +311,7 @@ class Handler final : public nlohmann::json_sax<Json> {
           return FailInput(absl::StrCat("data[", input().count + input().pending.size(),
                                         "] is null; give numbers or booleans"));
         }
-        if (leaf_depth_ == 0) leaf_depth_ = data_depth_;
-        if (leaf_depth_ != data_depth_) return Ragged();
-        ++data_lengths_[data_depth_ - 1];
+        if (!data_shape_.Value()) return Ragged();
         RestInput& in = input();
         if (in.field == ValueField::kNone) {
           in.pending.push_back(*scalar);
@@ -451,15 +424,7 @@ class Handler final : public nlohmann::json_sax<Json> {
   absl::Status status_;
   std::vector<Open_> stack_;
   std::string key_;
-  // The data array being read: its current depth (1 = the outer array), the deepest reached,
-  // the depth of its values (0: none yet), the element count of the open array at each depth,
-  // and each depth's array length (the first array closed at a depth sets it).
-  size_t data_depth_ = 0;
-  size_t max_data_depth_ = 0;
-  size_t leaf_depth_ = 0;
-  std::vector<size_t> data_lengths_;
-  static constexpr int64_t kUnset = -1;
-  std::vector<int64_t> dims_;
+  RestDataShape data_shape_;  // the nesting of the `data` array being read
 };
 
 }  // namespace

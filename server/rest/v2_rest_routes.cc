@@ -5,17 +5,16 @@
 #include <optional>
 #include <utility>
 
-#include "absl/strings/escaping.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "server/frontend/shared_memory_calls.h"
+#include "server/call/shared_memory_calls.h"
 #include "server/http/http_status.h"
 #include "server/logs/audit_log.h"
 #include "server/oip/v2_model_config.h"
-#include "server/repository/uploaded_model.h"
 #include "server/rest/triton_json.h"
+#include "server/rest/v2_rest_admin_bodies.h"
 #include "server/rest/v2_rest_infer_call.h"
+#include "server/rest/v2_rest_json.h"
 #include "server/security/rpc_scope.h"
 #include "server/shared_memory/shared_memory_registry.h"
 
@@ -29,18 +28,6 @@ Scope ScopeOf(std::string_view rpc) {
   return RequiredScope(absl::StrCat("/inference.GRPCInferenceService/", std::string(rpc)));
 }
 
-std::string Dump(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-HttpResponse JsonResponse(int status, const Json& json) {
-  HttpResponse response;
-  response.status = status;
-  response.content_type = "application/json";
-  response.body = Dump(json);
-  return response;
-}
-
 // A probe's answer: 200 with no body, or 400 saying why not (as KServe's v2 REST and Triton).
 HttpResponse ProbeResponse(bool yes, std::string_view why_not) {
   if (yes) {
@@ -49,58 +36,6 @@ HttpResponse ProbeResponse(bool yes, std::string_view why_not) {
     return response;
   }
   return HttpErrorResponse(400, why_not);
-}
-
-Json TensorsJson(
-    const google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>&
-        tensors) {
-  Json out = Json::array();
-  for (const auto& tensor : tensors) {
-    out.push_back(
-        Json{{"name", tensor.name()},
-             {"datatype", tensor.datatype()},
-             {"shape", std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end())}});
-  }
-  return out;
-}
-
-Json DurationJson(const inference::StatisticDuration& duration) {
-  return Json{{"count", duration.count()}, {"ns", duration.ns()}};
-}
-
-Json BatchStatisticsJson(const inference::ModelStatistics& stats) {
-  Json batches = Json::array();
-  for (const inference::InferBatchStatistics& batch : stats.batch_stats()) {
-    batches.push_back(Json{{"batch_size", batch.batch_size()},
-                           {"compute_input", DurationJson(batch.compute_input())},
-                           {"compute_infer", DurationJson(batch.compute_infer())},
-                           {"compute_output", DurationJson(batch.compute_output())}});
-  }
-  return batches;
-}
-
-// Triton's statistics layout.
-Json StatisticsJson(const inference::ModelStatisticsResponse& response) {
-  Json models = Json::array();
-  for (const inference::ModelStatistics& stats : response.model_stats()) {
-    const inference::InferStatistics& infer = stats.inference_stats();
-    models.push_back(
-        Json{{"name", stats.name()},
-             {"version", stats.version()},
-             {"last_inference", stats.last_inference()},
-             {"inference_count", stats.inference_count()},
-             {"execution_count", stats.execution_count()},
-             {"inference_stats", Json{{"success", DurationJson(infer.success())},
-                                      {"fail", DurationJson(infer.fail())},
-                                      {"queue", DurationJson(infer.queue())},
-                                      {"compute_input", DurationJson(infer.compute_input())},
-                                      {"compute_infer", DurationJson(infer.compute_infer())},
-                                      {"compute_output", DurationJson(infer.compute_output())},
-                                      {"cache_hit", DurationJson(infer.cache_hit())},
-                                      {"cache_miss", DurationJson(infer.cache_miss())}}},
-             {"batch_stats", BatchStatisticsJson(stats)}});
-  }
-  return Json{{"model_stats", std::move(models)}};
 }
 
 class Routes {
@@ -135,47 +70,24 @@ class Routes {
   void ServerMetadata(HttpExchange& exchange) const {
     inference::ServerMetadataResponse metadata;
     V2ServerMetadata(metadata);
-    exchange.Respond(JsonResponse(
-        200, Json{{"name", metadata.name()},
-                  {"version", metadata.version()},
-                  {"extensions", std::vector<std::string>(metadata.extensions().begin(),
-                                                          metadata.extensions().end())}}));
+    exchange.Respond(JsonResponse(200, ServerMetadataJson(metadata)));
   }
 
   void ModelMetadata(HttpExchange& exchange) const {
-    inference::ModelMetadataResponse metadata;
-    const absl::Status status =
-        V2ModelMetadata(*s_.loading.registry, std::string(exchange.param("name")),
-                        std::string(exchange.param("version")), metadata);
-    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    exchange.Respond(
-        JsonResponse(200, Json{{"name", metadata.name()},
-                               {"versions", std::vector<std::string>(metadata.versions().begin(),
-                                                                     metadata.versions().end())},
-                               {"platform", metadata.platform()},
-                               {"inputs", TensorsJson(metadata.inputs())},
-                               {"outputs", TensorsJson(metadata.outputs())}}));
+    AnswerModelQuery<inference::ModelMetadataResponse>(exchange, V2ModelMetadata,
+                                                       ModelMetadataJson);
   }
 
   void Statistics(HttpExchange& exchange) const {
-    inference::ModelStatisticsResponse statistics;
-    const absl::Status status =
-        V2ModelStatistics(*s_.loading.registry, std::string(exchange.param("name")),
-                          std::string(exchange.param("version")), statistics);
-    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    exchange.Respond(JsonResponse(200, StatisticsJson(statistics)));
+    AnswerModelQuery<inference::ModelStatisticsResponse>(exchange, V2ModelStatistics,
+                                                         StatisticsJson);
   }
 
   // Triton's configuration of the serving version, in Triton's JSON form
   // (server/rest/triton_json.h): the ModelConfig object itself, as Triton answers, not wrapped in a
   // response.
   void Config(HttpExchange& exchange) const {
-    inference::ModelConfig config;
-    const absl::Status status =
-        V2ModelConfig(*s_.loading.registry, std::string(exchange.param("name")),
-                      std::string(exchange.param("version")), config);
-    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    exchange.Respond(JsonResponse(200, TritonJson(config)));
+    AnswerModelQuery<inference::ModelConfig>(exchange, V2ModelConfig, TritonJson);
   }
 
   void Infer(HttpExchange& exchange) const { V2RestInferCall::Start(*s_.infer, exchange); }
@@ -186,59 +98,21 @@ class Routes {
     const std::string name(exchange.param("name"));
     auto regions = SharedMemoryRegions(*s_.infer, name);
     if (!regions.ok()) return exchange.Respond(HttpErrorResponse(regions.status()));
-    Json answer = Json::array();
-    for (const SharedMemoryRegionStatus& region : *regions) {
-      answer.push_back(Json{{"name", region.name},
-                            {"key", region.key},
-                            {"offset", region.offset},
-                            {"byte_size", region.byte_size}});
-    }
-    exchange.Respond(JsonResponse(200, answer));
+    exchange.Respond(JsonResponse(200, SharedMemoryRegionsJson(*regions)));
   }
 
   // Body: {"key": "...", "offset": N, "byte_size": N} (offset optional, 0).
   void SharedMemoryRegister(HttpExchange& exchange) const {
     constexpr std::string_view kRpc = "RestSystemSharedMemoryRegister";
     const std::string name(exchange.param("name"));
-    absl::Status status;
-    const Json body = Json::parse(exchange.body(), nullptr, /*allow_exceptions=*/false);
-    const auto unsigned_field = [&](const char* field, uint64_t& into, bool required) {
-      const auto found = body.find(field);
-      if (found == body.end()) {
-        if (required) {
-          status = absl::InvalidArgumentError(
-              absl::StrCat("shared memory region '", name, "': the body needs '", field, "'"));
-        }
-        return;
-      }
-      if (!found->is_number_unsigned()) {
-        status = absl::InvalidArgumentError(absl::StrCat("shared memory region '", name, "': '",
-                                                         field, "' must be a number of bytes"));
-        return;
-      }
-      into = found->get<uint64_t>();
-    };
-    std::string key;
-    uint64_t offset = 0;
-    uint64_t byte_size = 0;
-    if (body.is_discarded() || !body.is_object()) {
-      status =
-          absl::InvalidArgumentError(absl::StrCat("shared memory region '", name,
-                                                  "': the body must be a JSON object, {\"key\": "
-                                                  "..., \"offset\": ..., \"byte_size\": ...}"));
-    } else if (auto found = body.find("key"); found == body.end() || !found->is_string()) {
-      status = absl::InvalidArgumentError(
-          absl::StrCat("shared memory region '", name, "': the body needs 'key', a string"));
-    } else {
-      key = found->get<std::string>();
-      unsigned_field("offset", offset, /*required=*/false);
-      if (status.ok()) unsigned_field("byte_size", byte_size, /*required=*/true);
-    }
+    RestRegisterBody body;
+    absl::Status status = ParseRestRegisterBody(exchange.body(), name, body);
     const RegionAudit audit = [&](const absl::Status& result, std::string_view region) {
       Audit(exchange, kRpc, "", result, region);
     };
     if (status.ok()) {
-      status = RegisterSharedMemoryRegion(*s_.infer, audit, name, key, offset, byte_size);
+      status =
+          RegisterSharedMemoryRegion(*s_.infer, audit, name, body.key, body.offset, body.byte_size);
     } else {
       audit(status, name);
     }
@@ -278,34 +152,13 @@ class Routes {
   void RepositoryIndex(HttpExchange& exchange) const {
     constexpr std::string_view kRpc = "RestRepositoryIndex";
     if (Refused(exchange, kRpc, "")) return;
-    absl::Status status;
     bool ready_only = false;
-    if (!exchange.body().empty()) {
-      const Json body = Json::parse(exchange.body(), nullptr, /*allow_exceptions=*/false);
-      if (body.is_discarded() || !body.is_object()) {
-        status = absl::InvalidArgumentError(
-            "RepositoryIndex: the body must be a JSON object, {\"ready\": true|false}");
-      } else if (auto found = body.find("ready"); found != body.end()) {
-        if (!found->is_boolean()) {
-          status = absl::InvalidArgumentError("RepositoryIndex: 'ready' must be true or false");
-        } else {
-          ready_only = found->get<bool>();
-        }
-      }
-    }
+    absl::Status status = ParseRestIndexBody(exchange.body(), ready_only);
     inference::RepositoryIndexResponse index;
     if (status.ok()) status = V2RepositoryIndex(s_.loading, ready_only, index);
     Audit(exchange, kRpc, "", status);
     if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
-    Json models = Json::array();
-    for (const auto& entry : index.models()) {
-      Json model{{"name", entry.name()}};
-      if (!entry.version().empty()) model["version"] = entry.version();
-      if (!entry.state().empty()) model["state"] = entry.state();
-      if (!entry.reason().empty()) model["reason"] = entry.reason();
-      models.push_back(std::move(model));
-    }
-    exchange.Respond(JsonResponse(200, models));
+    exchange.Respond(JsonResponse(200, RepositoryIndexJson(index)));
   }
 
   void Load(HttpExchange& exchange) const {
@@ -313,7 +166,8 @@ class Routes {
     const std::string name(exchange.param("name"));
     if (Refused(exchange, kRpc, name)) return;
     google::protobuf::Map<std::string, inference::ModelRepositoryParameter> parameters;
-    if (absl::Status parsed = V2LoadRefusal(name, LoadParameters(exchange.body(), parameters));
+    if (absl::Status parsed =
+            V2LoadRefusal(name, ParseRestLoadParameters(exchange.body(), parameters));
         !parsed.ok()) {
       Audit(exchange, kRpc, name, parsed);
       return exchange.Respond(HttpErrorResponse(parsed));
@@ -332,6 +186,17 @@ class Routes {
   }
 
  private:
+  // A query about the path's model ({name}, and {version} when given): `answer` fills the gRPC
+  // call's message (V2ModelMetadata, ...), and `render` gives its JSON; an error is its own.
+  template <typename Response, typename Answer, typename Render>
+  void AnswerModelQuery(HttpExchange& exchange, Answer answer, Render render) const {
+    Response response;
+    const absl::Status status = answer(*s_.loading.registry, std::string(exchange.param("name")),
+                                       std::string(exchange.param("version")), response);
+    if (!status.ok()) return exchange.Respond(HttpErrorResponse(status));
+    exchange.Respond(JsonResponse(200, render(response)));
+  }
+
   void Audit(HttpExchange& exchange, std::string_view rpc, std::string_view model,
              const absl::Status& status, std::string_view region = {},
              std::optional<uint64_t> bytes = std::nullopt) const {
@@ -374,45 +239,6 @@ class Routes {
     };
   }
 
-  // {"parameters": {"config": "<JSON>", "file:<path>": "<base64>"}}: the body's parameters as
-  // the gRPC request's (a file's base64 decoded into its bytes_param, as tritonclient.http
-  // encodes it); an empty body has none. Errors get RepositoryModelLoad's prefix from the caller.
-  static absl::Status LoadParameters(
-      std::string_view body,
-      google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
-    if (body.empty()) return absl::OkStatus();
-    const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded() || !json.is_object()) {
-      return absl::InvalidArgumentError(
-          "the body must be a JSON object, {\"parameters\": {\"config\": \"<JSON>\"}}");
-    }
-    const auto found = json.find("parameters");
-    if (found == json.end()) return absl::OkStatus();
-    if (!found->is_object()) return absl::InvalidArgumentError("'parameters' must be an object");
-    for (const auto& [key, value] : found->items()) {
-      inference::ModelRepositoryParameter& parameter = parameters[key];
-      if (absl::StartsWith(key, kFileParameterPrefix)) {
-        std::string bytes;
-        if (!value.is_string() || !absl::Base64Unescape(value.get<std::string>(), &bytes)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("parameter '", absl::CEscape(key),
-                           "' must be a string holding the file's bytes in base64"));
-        }
-        parameter.set_bytes_param(std::move(bytes));
-      } else if (value.is_string()) {
-        parameter.set_string_param(value.get<std::string>());
-      } else if (value.is_boolean()) {
-        parameter.set_bool_param(value.get<bool>());
-      } else if (value.is_number_integer()) {
-        parameter.set_int64_param(value.get<int64_t>());
-      } else {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "parameter '", absl::CEscape(key), "' must be a string, a boolean or an integer"));
-      }
-    }
-    return absl::OkStatus();
-  }
-
   const V2RestSources s_;
 };
 
@@ -438,26 +264,21 @@ void AddV2RestRoutes(HttpRouteTable& routes, V2RestSources sources) {
     add("POST", model + "/infer", "ModelInfer", &Routes::Infer);
   }
   add("GET", "/v2/models/stats", "ModelStatistics", &Routes::Statistics);
-  add("GET", "/v2/systemsharedmemory/status", "SystemSharedMemoryStatus",
-      &Routes::SharedMemoryStatus);
-  add("GET", "/v2/systemsharedmemory/region/{name}/status", "SystemSharedMemoryStatus",
-      &Routes::SharedMemoryStatus);
+  // Status and unregister: of every region, or of the one the path names.
+  for (const std::string& region : {std::string(), std::string("/region/{name}")}) {
+    const std::string system = "/v2/systemsharedmemory" + region;
+    const std::string cuda = "/v2/cudasharedmemory" + region;
+    add("GET", system + "/status", "SystemSharedMemoryStatus", &Routes::SharedMemoryStatus);
+    add("POST", system + "/unregister", "SystemSharedMemoryUnregister",
+        &Routes::SharedMemoryUnregister);
+    add("GET", cuda + "/status", "CudaSharedMemoryStatus", &Routes::CudaSharedMemoryStatus);
+    add("POST", cuda + "/unregister", "CudaSharedMemoryUnregister",
+        &Routes::CudaSharedMemoryUnregister);
+  }
   add("POST", "/v2/systemsharedmemory/region/{name}/register", "SystemSharedMemoryRegister",
       &Routes::SharedMemoryRegister);
-  add("POST", "/v2/systemsharedmemory/unregister", "SystemSharedMemoryUnregister",
-      &Routes::SharedMemoryUnregister);
-  add("POST", "/v2/systemsharedmemory/region/{name}/unregister", "SystemSharedMemoryUnregister",
-      &Routes::SharedMemoryUnregister);
-  add("GET", "/v2/cudasharedmemory/status", "CudaSharedMemoryStatus",
-      &Routes::CudaSharedMemoryStatus);
-  add("GET", "/v2/cudasharedmemory/region/{name}/status", "CudaSharedMemoryStatus",
-      &Routes::CudaSharedMemoryStatus);
   add("POST", "/v2/cudasharedmemory/region/{name}/register", "CudaSharedMemoryRegister",
       &Routes::CudaSharedMemoryRegister);
-  add("POST", "/v2/cudasharedmemory/unregister", "CudaSharedMemoryUnregister",
-      &Routes::CudaSharedMemoryUnregister);
-  add("POST", "/v2/cudasharedmemory/region/{name}/unregister", "CudaSharedMemoryUnregister",
-      &Routes::CudaSharedMemoryUnregister);
   add("POST", "/v2/repository/index", "RepositoryIndex", &Routes::RepositoryIndex);
   add("POST", "/v2/repository/models/{name}/load", "RepositoryModelLoad", &Routes::Load);
   add("POST", "/v2/repository/models/{name}/unload", "RepositoryModelUnload", &Routes::Unload);

@@ -30,7 +30,7 @@
 
 #include <string>
 
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_context.h"
 #include "server/http/http_route_table.h"
 #include "server/oip/v2_answers.h"
 #include "server/repository/model_loading_context.h"

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/frontend/raw_message.h"
-#include "server/frontend/repeated_field_resize.h"
+#include "server/grpc/raw_message.h"
+#include "server/grpc/repeated_field_resize.h"
 #include "server/oip/v2_datatype.h"
 #include "server/oip/v2_request_rules.h"
 #include "server/shared_memory/shared_memory_reference.h"
@@ -270,7 +270,7 @@ void V2InferCall::AddOutput(const TensorSpec& spec, absl::Span<const uint32_t> s
 void* V2InferCall::OutputValues(int slot, ValueField /*field*/, size_t count) {
   // Every output is raw (Bind): its bytes go in its raw_output_contents entry, or in a buffer
   // spliced into the answer in its place.
-  if (char* detached = DetachedOutputBytes(slot, count); detached != nullptr) return detached;
+  if (char* detached = OutputBytesOutsideMessage(slot, count); detached != nullptr) return detached;
   return ResizeForOverwrite(*response_->mutable_raw_output_contents(slot), count);
 }
 
@@ -278,7 +278,8 @@ absl::Status V2InferCall::SerializeUnary(std::string_view rpc, Response& respons
                                          DetachedBytes& detached, grpc::ByteBuffer& raw) {
   if (detached.empty()) return SerializeMessage(rpc, response, raw);
   // The other fields first, then every raw_output_contents entry in order, the detached ones
-  // as slices (see detached_bytes.h). The entries are lent out of the message meanwhile.
+  // as slices (see server/grpc/detached_bytes.h). The entries are lent out of the message
+  // meanwhile.
   google::protobuf::RepeatedPtrField<std::string> contents;
   contents.Swap(response.mutable_raw_output_contents());
   SplicedMessageWriter writer;

@@ -1,4 +1,4 @@
-// V2InferCall: an InferCall (server/frontend/infer_call.h) whose request and response are the Open
+// V2InferCall: an InferCall (server/call/infer_call.h) whose request and response are the Open
 // Inference Protocol's inference.ModelInferRequest and ModelInferResponse (proto/inference).
 //
 // Decoding, on the gRPC thread, into the one request form:
@@ -25,12 +25,15 @@
 #define NEURON_SERVE_SERVER_V2_V2_INFER_CALL_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/container/inlined_vector.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "inference/grpc_service.pb.h"
-#include "server/frontend/infer_call.h"
+#include "server/call/infer_call.h"
+#include "server/grpc/detached_bytes.h"
+#include "server/grpc/rpc_paths.h"
 
 namespace neuronserve {
 
@@ -39,8 +42,12 @@ class V2InferCall : public InferCall {
   using Request = inference::ModelInferRequest;
   using Response = inference::ModelInferResponse;
   using StreamResponse = inference::ModelStreamInferResponse;
+  // As NativeInferCall's (server/native/native_infer_call.h).
+  static constexpr std::string_view kUnaryRpc = rpc::kModelInfer;
+  static constexpr std::string_view kStreamRpc = rpc::kModelStreamInfer;
   static constexpr std::string_view kUnaryMethod = "ModelInfer";
   static constexpr std::string_view kStreamMethod = "ModelStreamInfer";
+  static constexpr const std::string& (Request::*kModelName)() const = &Request::model_name;
 
   // As NativeInferCall::Bind and BeginUnbound (server/native/native_infer_call.h).
   absl::Status Bind(const InferContext& context, const Request& request, Response& response);
@@ -53,7 +60,7 @@ class V2InferCall : public InferCall {
   static void SetStreamError(StreamResponse& response, const absl::Status& status);
 
   // Serializes a unary answer into `raw`, splicing in the raw_output_contents `detached` holds
-  // (the call's DetachLargeOutputs); as SerializeMessage without any.
+  // (the call's PlaceOutputBytes); as SerializeMessage without any.
   static absl::Status SerializeUnary(std::string_view rpc, Response& response,
                                      DetachedBytes& detached, grpc::ByteBuffer& raw);
 

@@ -4,12 +4,12 @@
 // Served: the probes (ServerLive, ServerReady, ModelReady), ServerMetadata, ModelMetadata,
 // ModelConfig,
 // ModelInfer and ModelStreamInfer (the same InferCall as the native API,
-// server/frontend/infer_call.h, through its v2 front end V2InferCall), ModelStatistics, the
+// server/call/infer_call.h, through its v2 front end V2InferCall), ModelStatistics, the
 // repository extension (RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload) and the
 // shared memory extensions (system, and CUDA answered as a server without GPUs).
 //
-// Every handler first asks the CallGuard (server/frontend/call_guard.h), then parses its request
-// (server/frontend/raw_message.h), as NeuronServing's do: the probes need
+// Every handler first asks the CallGuard (server/grpc/call_guard.h), then parses its request
+// (server/grpc/raw_message.h), as NeuronServing's do: the probes need
 // no token, metadata and statistics the infer scope, the repository calls admin (and are
 // PERMISSION_DENIED on the main port when --admin-listen is set). The probes read the same
 // HealthReport the HealthMonitor publishes to grpc.health.v1 and /readyz, so the three agree at
@@ -27,9 +27,9 @@
 
 #include "core/health/health_evaluator.h"
 #include "inference/grpc_service.grpc.pb.h"
-#include "server/frontend/call_guard.h"
-#include "server/frontend/infer_context.h"
-#include "server/frontend/listener_policy.h"
+#include "server/call/infer_context.h"
+#include "server/grpc/call_guard.h"
+#include "server/grpc/listener_policy.h"
 #include "server/oip/v2_answers.h"
 #include "server/oip/v2_model_config.h"
 #include "server/repository/model_loading_context.h"
@@ -37,7 +37,7 @@
 namespace neuronserve {
 
 // Every method is raw (grpc::ByteBuffer in and out): the handlers parse the requests and
-// serialize the responses themselves (server/frontend/raw_message.h), after the CallGuard, so a
+// serialize the responses themselves (server/grpc/raw_message.h), after the CallGuard, so a
 // message that does not parse is INVALID_ARGUMENT naming the RPC (an in-stream error_message in
 // ModelStreamInfer) rather than gRPC's bare UNIMPLEMENTED.
 namespace v2_raw {

@@ -425,7 +425,7 @@ void AppendVarint(std::string& out, uint64_t value) {
 // does not parse.
 //
 // gRPC 1.51's callback API would answer it UNIMPLEMENTED with an empty message before any
-// handler runs; the services' raw methods (server/frontend/raw_message.h) parse it themselves and
+// handler runs; the services' raw methods (server/grpc/raw_message.h) parse it themselves and
 // answer INVALID_ARGUMENT naming the RPC. (The 200,000-deep REST JSON body is in
 // v2_rest_e2e_test.cc, MalformedRequests...)
 TEST_F(HostileInputE2ETest, TwoHundredThousandNestedGroupsInANativeInferRequest) {

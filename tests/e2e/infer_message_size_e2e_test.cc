@@ -68,7 +68,7 @@ TEST(InferMessageSizeE2ETest, A24MiBTensorPassesByDefaultUnaryAndStreamed) {
 }
 
 // The same over ModelInfer, raw: a large raw output travels outside the message, spliced into
-// the answer as a slice of its own (server/frontend/detached_bytes.h), and must arrive whole.
+// the answer as a slice of its own (server/grpc/detached_bytes.h), and must arrive whole.
 TEST(InferMessageSizeE2ETest, A24MiBTensorPassesOverModelInferRaw) {
   START_DAEMON(daemon, SimDaemonArgs());
   constexpr uint32_t kElements = 6u << 20;  // 24 MiB of float32

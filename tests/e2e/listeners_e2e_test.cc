@@ -19,12 +19,12 @@
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/neuronctl_runner.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/health_check.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "util/sha256.h"
-#include "tests/support/build_paths.h"
 
 namespace neuronserve::testing {
 namespace listeners_e2e_test {
@@ -318,7 +318,7 @@ TEST(ListenersE2ETest, MaxMetadataBytesRefusesLargeHeadersNamingTheFlag) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(status.error_message(), HasSubstr("--max-metadata-bytes=1024"));
   }
-  // Far past it, gRPC's own limit (server/frontend/metadata_limit.h: MetadataLimitFor) answers
+  // Far past it, gRPC's own limit (server/grpc/metadata_limit.h: MetadataLimitFor) answers
   // before the handler.
   const grpc::StatusCode far = list_with(64 * 1024, &message);
   EXPECT_EQ(far, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;

@@ -38,7 +38,7 @@ using ::testing::HasSubstr;
 // message type parses it (an unknown field still needs its length).
 const std::string kUnparsable("\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 11);
 
-// The methods of both services (the daemon's list: server/frontend/call_guard.h), by path and by
+// The methods of both services (the daemon's list: server/grpc/call_guard.h), by path and by
 // the name the errors use.
 struct Method {
   std::string_view path;

@@ -1,7 +1,7 @@
 // What the inference fuzz targets (native_infer_request, v2_infer_request) check of a bound
-// call, whatever protocol carried it: the promises of InferCall (server/frontend/infer_call.h) and
-// of request validation (core/serving/request/request_validation.h). Each check aborts when broken, so the
-// fuzzer reports it as a crash.
+// call, whatever protocol carried it: the promises of InferCall (server/call/infer_call.h) and
+// of request validation (core/serving/request/request_validation.h). Each check aborts when
+// broken, so the fuzzer reports it as a crash.
 //
 // Thread safety: plain functions of their arguments. Ownership: nothing is kept.
 #ifndef NEURON_SERVE_TESTS_FUZZ_BIND_CHECKS_H_
@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "server/frontend/infer_call.h"
+#include "server/call/infer_call.h"
 
 namespace neuronserve::fuzz {
 

@@ -24,13 +24,11 @@ namespace {
 using neuronserve::fuzz::AllBytesAre;
 using neuronserve::fuzz::Require;
 
-// Bind is all this target runs: the call is never queued, so nothing completes it.
+// Bind is all this target runs: the call is never queued, so nothing completes (and answers) it.
 class UnsubmittedCall final : public neuronserve::NativeInferCall {
  public:
   bool Cancelled() const override { return false; }
-  void Complete(absl::Status /*status*/, const neuronserve::ExecutionTiming& /*timing*/) override {
-    std::abort();
-  }
+  void Answer(const absl::Status& /*status*/, bool /*final*/) override { std::abort(); }
 };
 
 // The number of values `output` carries, requiring exactly one field to carry them; raw_data's

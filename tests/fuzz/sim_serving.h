@@ -21,7 +21,7 @@
 #include <string_view>
 
 #include "core/lifecycle/model_registry.h"
-#include "server/frontend/infer_context.h"
+#include "server/call/infer_context.h"
 
 namespace neuronserve::fuzz {
 

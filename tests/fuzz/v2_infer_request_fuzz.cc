@@ -30,13 +30,11 @@ namespace {
 using neuronserve::fuzz::AllBytesAre;
 using neuronserve::fuzz::Require;
 
-// Bind is all this target runs: the call is never queued, so nothing completes it.
+// Bind is all this target runs: the call is never queued, so nothing completes (and answers) it.
 class UnsubmittedCall final : public neuronserve::V2InferCall {
  public:
   bool Cancelled() const override { return false; }
-  void Complete(absl::Status /*status*/, const neuronserve::ExecutionTiming& /*timing*/) override {
-    std::abort();
-  }
+  void Answer(const absl::Status& /*status*/, bool /*final*/) override { std::abort(); }
 };
 
 // The number of values `contents` carries, 0 when none; more than one field filled aborts.

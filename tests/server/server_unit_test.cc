@@ -4,7 +4,7 @@
 #include "core/nrt/nrt_status.h"
 #include "gtest/gtest.h"
 #include "server/daemon/flags.h"
-#include "server/frontend/grpc_status.h"
+#include "server/grpc/grpc_status.h"
 
 namespace neuronserve {
 namespace {

@@ -5,7 +5,7 @@
 // neuronserve_requests_total{model, version, code}. All come from this one
 // call, made exactly once per request by the request's owner — the server's InferCall, in
 // FillResponse, through which every call's outcome passes exactly once (see
-// server/infer_call.h); a test's InferenceJob in its Complete() — while it still holds its
+// server/call/infer_call.h); a test's InferenceJob in its Complete() — while it still holds its
 // lease on the model.
 //
 // Why the owner and not core: core answers only some requests (the worker's outcomes, the

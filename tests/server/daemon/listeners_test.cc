@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "server/daemon/daemon_options.h"
 #include "server/daemon/host_port.h"
-#include "server/frontend/metadata_limit.h"
+#include "server/grpc/metadata_limit.h"
 
 namespace neuronserve {
 namespace {
