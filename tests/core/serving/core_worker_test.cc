@@ -398,7 +398,7 @@ TEST_F(CoreWorkerTest, OutputsNotWantedAreSkipped) {
 // on that core starts out of rotation.
 TEST_F(CoreWorkerTest, HardwareErrorOnTheOnlyReplicaTakesItsCoreOutOfRotation) {
   RegistryOptions options;
-  options.drain_timeout = absl::Seconds(1);  // only matters if a refused job was kept (a bug)
+  options.unload_timeout = absl::Seconds(1);  // only matters if a refused job was kept (a bug)
   auto registry = NewRegistry(options);
   LoadSpec spec =
       Spec("broken", MlpNeff(0, Faults(R"({"on_execution": 1, "status": "NRT_HW_ERROR"})")));
@@ -770,7 +770,7 @@ TEST_F(CoreWorkerTest, TransientErrorOnTheOnlyReplicaFailsTheRequest) {
 // answered exactly once, and the device memory comes back.
 TEST_F(CoreWorkerTest, UnloadAnswersQueuedJobsAndLetsTheExecutingOneFinish) {
   RegistryOptions options;
-  options.drain_timeout = absl::Milliseconds(50);
+  options.unload_timeout = absl::Milliseconds(50);
   // One unit in flight per replica: with more, the worker writes the next request while the
   // held one waits, and that one is then executing, not queued, when the unload begins.
   options.pipeline_depth = 1;
