@@ -21,8 +21,8 @@ ModelRegistry::ModelRegistry(const NrtRuntime& runtime, WorkerPool& workers, Mod
       workers_(workers),
       allocator_(workers.core_count()),
       loader_(runtime, allocator_, workers,
-              VersionLoaderOptions{options.drain_timeout, options.max_queue, options.pipeline_depth,
-                                   options.metrics, options.queued_bytes}),
+              VersionLoaderOptions{options.unload_timeout, options.max_queue,
+                                   options.pipeline_depth, options.metrics, options.queued_bytes}),
       executor_(std::make_unique<SerialExecutor>()) {}
 
 ModelRegistry::~ModelRegistry() {
@@ -197,7 +197,7 @@ void ModelRegistry::RunLoad(LoadSpec spec, Callback done) {
   // last reference is ordered after ours and would report the caller's free as a race.
   loaded = std::shared_ptr<LoadedModel>();
   AnnounceStateChange();
-  // Answer before draining the old version: the new one already serves.
+  // Answer before retiring the old version: the new one already serves.
   done(std::move(result));
   if (replaced != nullptr) {
     CrashPoint(kCrashReplaceOldVersionRetiring);
@@ -245,7 +245,7 @@ void ModelRegistry::RunUnload(const std::string& name, Callback done) {
   }
   spdlog::info("model '{}' unloading", name);
   if (model != nullptr) {
-    loader_.Drain(*model);
+    loader_.Detach(*model);
     {
       // The entry stays (UNLOADING) until the unload is done, but without its reference, so
       // that nrt_unload runs here, outside the registry's lock, and not in erase() below.

@@ -26,6 +26,7 @@
 #include "absl/time/time.h"
 #include "base/mutex.h"
 #include "core/lifecycle/core_allocator.h"
+#include "core/lifecycle/model_defaults.h"
 #include "core/lifecycle/version_loader.h"
 #include "core/serving/model/loaded_model.h"
 #include "core/serving/model/model_info.h"
@@ -44,12 +45,12 @@ class WorkerPool;
 struct RegistryOptions {
   // How long an unload (or a replaced version) waits for requests in flight before unloading.
   // After it, requests still queued get UNAVAILABLE; those executing always finish.
-  absl::Duration drain_timeout = absl::Seconds(30);
+  absl::Duration unload_timeout = kDefaultUnloadTimeout;
   // A model's request queue bound when its config does not set one.
-  uint32_t max_queue = 1024;
+  uint32_t max_queue = kDefaultMaxQueue;
   // Tensor sets per replica when a model's config does not set pipeline_depth (1: no
   // pipelining).
-  uint32_t pipeline_depth = 2;
+  uint32_t pipeline_depth = kDefaultPipelineDepth;
   // Told after every change of a model's state, with no registry lock held (nullable; must
   // outlive the registry). Cores taken out of rotation are told by the WorkerPool's own relay,
   // which its creator passes (the daemon passes this same one).
@@ -87,7 +88,7 @@ class ModelRegistry {
   // registry then keeps no entry for a name it did not know.
   void Load(LoadSpec spec, Callback done);
   // Stops the model taking requests (Acquire answers NOT_FOUND), waits for leases up to the
-  // drain timeout, unloads, forgets the store record. `done` gets the info as the unload began.
+  // unload timeout, unloads, forgets the store record. `done` gets the info as the unload began.
   void Unload(const std::string& name, Callback done);
 
   // Records a model that could not even be read (e.g. a repository folder with a broken

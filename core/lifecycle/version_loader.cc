@@ -333,7 +333,7 @@ absl::Status VersionLoader::BindTensors(const std::string& name,
 void VersionLoader::Attach(LoadedModel& model) { workers_.Attach(model); }
 
 void VersionLoader::Retire(std::shared_ptr<LoadedModel> model) {
-  Drain(*model);
+  Detach(*model);
   Unload(std::move(model));
 }
 
@@ -343,9 +343,9 @@ void VersionLoader::Unload(std::shared_ptr<LoadedModel> model) {
   allocator_.Release(placement_id);
 }
 
-void VersionLoader::Drain(LoadedModel& version) {
+void VersionLoader::Detach(LoadedModel& version) {
   LoadedModel* const model = &version;
-  if (!model->WaitUntilIdle(options_.drain_timeout)) {
+  if (!model->WaitUntilIdle(options_.unload_timeout)) {
     std::vector<JobRows> waiting;
     if (model->scheduler() != nullptr) {
       waiting = model->scheduler()->Close(
@@ -355,13 +355,13 @@ void VersionLoader::Drain(LoadedModel& version) {
     spdlog::warn("model {}: {} request(s) still in flight after {}; {} queued ones get "
                  "UNAVAILABLE, waiting for the executing ones to finish",
                  QuotedModel(model->identity()), model->leases(),
-                 absl::FormatDuration(options_.drain_timeout), waiting.size());
+                 absl::FormatDuration(options_.unload_timeout), waiting.size());
     for (const JobRows& rows : waiting) {
       // The job's owner counts the outcome (core/serving/model/request_outcome.h).
       AnswerRows(rows,
                  absl::UnavailableError(absl::StrCat(
                      "model ", QuotedModel(model->identity()), " was unloaded after waiting ",
-                     absl::FormatDuration(options_.drain_timeout),
+                     absl::FormatDuration(options_.unload_timeout),
                      " for earlier requests; this one did not run")),
                  ExecutionTiming{absl::Now() - rows.job->enqueued_at, absl::ZeroDuration()});
     }

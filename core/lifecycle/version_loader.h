@@ -8,8 +8,8 @@
 // then binds the replicas to the workers. A failed load leaves nothing behind: no replica stays
 // loaded and no core stays reserved.
 //
-// Unloading (Drain, then Unload; or Retire for both): wait for the version's leases up to the
-// drain timeout (then the requests still queued get UNAVAILABLE and those executing finish),
+// Unloading (Detach, then Unload; or Retire for both): wait for the version's leases up to the
+// unload timeout (then the requests still queued get UNAVAILABLE and those executing finish),
 // close its scheduler, detach it from the workers; then drop the last reference (nrt_unload of
 // every replica) and release its placement.
 //
@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "core/lifecycle/core_allocator.h"
 #include "core/lifecycle/declared_tensors.h"
+#include "core/lifecycle/model_defaults.h"
 #include "core/serving/model/loaded_model.h"
 #include "core/serving/scheduling/dynamic_batcher.h"
 
@@ -109,13 +110,12 @@ struct LoadSpec {
 };
 
 struct VersionLoaderOptions {
-  // How long Drain waits for requests in flight before answering the queued ones UNAVAILABLE.
-  absl::Duration drain_timeout = absl::Seconds(30);
+  // How long Detach waits for requests in flight before answering the queued ones UNAVAILABLE.
+  absl::Duration unload_timeout = kDefaultUnloadTimeout;
   // A version's request queue bound when its LoadSpec does not set one.
-  uint32_t max_queue = 1024;
-  // Tensor sets per replica when a LoadSpec does not set pipeline_depth: 2 lets a core execute
-  // one unit while the copies of the next and the last run beside it.
-  uint32_t pipeline_depth = 2;
+  uint32_t max_queue = kDefaultMaxQueue;
+  // Tensor sets per replica when a LoadSpec does not set pipeline_depth.
+  uint32_t pipeline_depth = kDefaultPipelineDepth;
   // Where each loaded version's requests are counted (nullable).
   ServingMetrics* metrics = nullptr;
   // Bounds the input bytes queued for every version together (nullable: no bound).
@@ -137,14 +137,14 @@ class VersionLoader {
   // takes its requests.
   void Attach(LoadedModel& model);
 
-  // Waits until no lease of `model` is out (see the top of this file), then detaches it from
-  // the workers. Its queue refuses new requests afterwards. Blocks for up to the drain timeout
-  // plus the longest execution in progress.
-  void Drain(LoadedModel& model);
-  // Drops `model`, which must be the last reference to a drained version (nrt_unload of every
+  // Attach's reverse, the first step of an unload: waits until no lease of `model` is out (see
+  // the top of this file), then detaches it from the workers. Its queue refuses new requests
+  // afterwards. Blocks for up to the unload timeout plus the longest execution in progress.
+  void Detach(LoadedModel& model);
+  // Drops `model`, which must be the last reference to a detached version (nrt_unload of every
   // replica), and releases its cores.
   void Unload(std::shared_ptr<LoadedModel> model);
-  // Drain, then Unload.
+  // Detach, then Unload.
   void Retire(std::shared_ptr<LoadedModel> model);
 
  private:

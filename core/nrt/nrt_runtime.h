@@ -25,7 +25,7 @@
 //     nrt_allocate_tensor_set, nrt_add_tensor_to_tensor_set and, for a version it retires,
 //     nrt_destroy_tensor_set, nrt_tensor_free and nrt_unload, while the workers execute other
 //     models, on the same cores or others. It never touches a model a worker may use: a version is detached from the
-//     workers and has no request in flight (VersionLoader::Drain) before its handles are freed,
+//     workers and has no request in flight (VersionLoader::Detach) before its handles are freed,
 //     and is attached to them only after all its handles exist. Before attaching a batched
 //     version it also warms it up: nrt_tensor_write and nrt_execute on that version's own, not
 //     yet attached handles, which may share a core with a worker's execution of another model

@@ -86,7 +86,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& optio
     daemon->audit_log_ = *std::move(audit_log);
   }
   RegistryOptions registry_options;
-  registry_options.drain_timeout = options.unload_timeout;
+  registry_options.unload_timeout = options.unload_timeout;
   registry_options.max_queue = options.max_queue;
   daemon->queued_bytes_ = std::make_unique<QueuedBytesBudget>(options.max_queued_bytes);
   registry_options.queued_bytes = daemon->queued_bytes_.get();

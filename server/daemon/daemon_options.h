@@ -2,6 +2,10 @@
 // (flags.h). Its own header so that the units Daemon::Start wires (listeners.h, the logs) can
 // take the options without seeing the Daemon that owns them.
 //
+// The defaults are named once: a model's (unload timeout, queue bound, pipeline depth) in
+// core/lifecycle/model_defaults.h, the daemon's own below; DaemonOptions' members and the flags
+// (flags.cc, defaults and help) take them from there.
+//
 // Thread safety: a plain value, copied or read by one thread at a time. Ownership: owns its
 // strings; every path names a file, secrets are never held here.
 #ifndef NEURON_SERVE_SERVER_DAEMON_DAEMON_OPTIONS_H_
@@ -11,14 +15,28 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "core/lifecycle/model_defaults.h"
 #include "core/metrics/serving_metrics.h"
 #include "server/logs/logging.h"
 #include "server/shared_memory/shared_memory_registry.h"
 
 namespace neuronserve {
 
+// The gRPC listener's address (--listen): loopback, Triton's gRPC port.
+inline constexpr char kDefaultListenAddress[] = "127.0.0.1:8001";
+// Largest NEFF a load accepts, and the most bytes one RepositoryModelLoad upload carries
+// (--max-model-bytes).
+inline constexpr uint64_t kDefaultMaxModelBytes = uint64_t{2} << 30;
+// Input bytes queued for every model together (--max-queued-bytes).
+inline constexpr uint64_t kDefaultMaxQueuedBytes = uint64_t{2} << 30;
+// Largest message or HTTP body received (--max-message-bytes).
+inline constexpr int kDefaultMaxMessageBytes = 64 << 20;
+// How long SIGTERM/SIGINT lets the open inference calls finish before the rest are cancelled
+// (--drain-timeout, Daemon::Drain's deadline).
+inline constexpr absl::Duration kDefaultDrainTimeout = absl::Seconds(30);
+
 struct DaemonOptions {
-  std::string listen_address = "127.0.0.1:8001";
+  std::string listen_address = kDefaultListenAddress;
   std::string nrt_library;       // empty: the runtime's default names
   std::string model_repository;  // empty: none
   std::string load_models;       // "", "all", or "NAME,NAME"
@@ -28,20 +46,20 @@ struct DaemonOptions {
   std::string model_dir;
   std::string model_name;
   std::string state_dir;  // empty: API loads are not persisted
-  uint64_t max_model_bytes = uint64_t{2} << 30;
-  absl::Duration unload_timeout = absl::Seconds(30);
-  uint32_t max_queue = 1024;
+  uint64_t max_model_bytes = kDefaultMaxModelBytes;
+  absl::Duration unload_timeout = kDefaultUnloadTimeout;
+  uint32_t max_queue = kDefaultMaxQueue;
   // Input bytes queued for every model together (QueuedBytesBudget); 0: no limit.
-  uint64_t max_queued_bytes = uint64_t{2} << 30;
+  uint64_t max_queued_bytes = kDefaultMaxQueuedBytes;
   // Retired model versions whose metric series wait for a scrape (ServingMetrics).
   uint32_t max_retired_metric_versions =
       static_cast<uint32_t>(ServingMetrics::kMaxRetiredVersions);
   // Tensor sets per replica and variant when a model's config sets no pipeline_depth (1 to
   // kMaxPipelineDepth; main.cc refuses others).
-  uint32_t pipeline_depth = 2;
+  uint32_t pipeline_depth = kDefaultPipelineDepth;
   // Largest message received (an Infer request carries all its tensors in one). Responses
   // are not capped: their size is the model's, and the client sets what it accepts.
-  int max_message_bytes = 64 << 20;
+  int max_message_bytes = kDefaultMaxMessageBytes;
   std::string http_listen;    // empty: no HTTP endpoint
   std::string http_tls_cert;  // with http_tls_key: the HTTP endpoint speaks HTTPS
   std::string http_tls_key;

@@ -6,9 +6,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "core/lifecycle/model_defaults.h"
 #include "core/metrics/serving_metrics.h"
+#include "server/daemon/daemon_options.h"
 
-ABSL_FLAG(std::string, listen, "127.0.0.1:8001",
+ABSL_FLAG(std::string, listen, neuronserve::kDefaultListenAddress,
           "Address the gRPC server listens on, HOST:PORT (port 0 picks a free port; "
           "0.0.0.0:PORT or [::]:PORT for every interface).");
 ABSL_FLAG(std::string, nrt_library, "",
@@ -33,9 +36,11 @@ ABSL_FLAG(std::string, http_tls_cert, "",
           "new connections, a bad one is refused (logged) and the previous one keeps serving. "
           "May name the same files as --tls-cert.");
 ABSL_FLAG(std::string, http_tls_key, "", "PEM private key of --http-tls-cert.");
-ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(30),
-          "On SIGTERM/SIGINT, how long queued and executing requests may take to finish before "
-          "the rest are cancelled, e.g. 30s. A second signal ends the wait at once.");
+ABSL_FLAG(absl::Duration, drain_timeout, neuronserve::kDefaultDrainTimeout,
+          absl::StrCat("On SIGTERM/SIGINT, how long queued and executing requests may take to "
+                       "finish before the rest are cancelled, e.g. ",
+                       absl::FormatDuration(neuronserve::kDefaultDrainTimeout),
+                       ". A second signal ends the wait at once."));
 ABSL_FLAG(absl::Duration, execution_timeout, absl::Minutes(2),
           "Watchdog: a core worker inside one execution for longer than this marks the daemon "
           "not live (gRPC health 'neuronserve/liveness', /livez), so a liveness probe restarts "
@@ -60,14 +65,14 @@ ABSL_FLAG(std::string, model_name, "",
 ABSL_FLAG(std::string, state_dir, "",
           "Directory where models loaded through the API are recorded, so that they load again "
           "after a restart. Empty: not recorded.");
-ABSL_FLAG(uint64_t, max_model_bytes, uint64_t{2} << 30,
+ABSL_FLAG(uint64_t, max_model_bytes, neuronserve::kDefaultMaxModelBytes,
           "Largest NEFF LoadModel accepts, in bytes (RESOURCE_EXHAUSTED past it), and the most "
           "bytes the file: parameters of one v2 RepositoryModelLoad upload carry together.");
-ABSL_FLAG(uint32_t, max_queue, 1024,
+ABSL_FLAG(uint32_t, max_queue, neuronserve::kDefaultMaxQueue,
           "Most requests waiting for one model at once (a model's config.pbtxt max_queue, or "
           "dynamic_batching.default_queue_policy.max_queue_size, overrides it); past it Infer "
           "answers UNAVAILABLE (HTTP 503, Retry-After) at once");
-ABSL_FLAG(uint64_t, max_queued_bytes, uint64_t{2} << 30,
+ABSL_FLAG(uint64_t, max_queued_bytes, neuronserve::kDefaultMaxQueuedBytes,
           "Most bytes of request inputs waiting in the queues of every model together; a "
           "request whose inputs would go past it is answered UNAVAILABLE (HTTP 503, "
           "Retry-After) at once, so that a flood of large requests cannot exhaust memory. 0: no "
@@ -80,12 +85,12 @@ ABSL_FLAG(uint32_t, max_retired_metric_versions,
           "first and are counted in neuronserve_retired_versions_unscraped_total. Bounds the "
           "metrics' memory under version churn whatever the scrape interval (about 1 kB a "
           "version). 0: a version's series go when it is retired.");
-ABSL_FLAG(uint32_t, pipeline_depth, 2,
+ABSL_FLAG(uint32_t, pipeline_depth, neuronserve::kDefaultPipelineDepth,
           "Input/output tensor sets each replica binds per compiled variant, 1 to 8: while a core "
           "executes one unit, the next one's inputs are written and the last one's outputs read, "
           "each in a set of its own. 1 turns pipelining off (one unit at a time per replica). "
           "Device memory for tensors grows with it. A model's config.pbtxt pipeline_depth wins.");
-ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20,
+ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{neuronserve::kDefaultMaxMessageBytes},
           "Largest gRPC message the daemon accepts, in bytes (an Infer request with all its "
           "tensors, a RepositoryModelLoad with its files), and largest HTTP body; past it the "
           "call fails with RESOURCE_EXHAUSTED (HTTP 413). At most 2147483647.");
@@ -100,8 +105,10 @@ ABSL_FLAG(absl::Duration, malloc_trim_interval, absl::Seconds(10),
           "(malloc_trim), so that its RSS follows the memory in use rather than each arena's "
           "high-water mark; the pages a request reuses are faulted in once per interval. 0: "
           "never.");
-ABSL_FLAG(absl::Duration, unload_timeout, absl::Seconds(30),
-          "How long an unload (or a replaced version) waits for requests in flight, e.g. 30s.");
+ABSL_FLAG(absl::Duration, unload_timeout, neuronserve::kDefaultUnloadTimeout,
+          absl::StrCat("How long an unload (or a replaced version) waits for requests in flight, "
+                       "e.g. ",
+                       absl::FormatDuration(neuronserve::kDefaultUnloadTimeout), "."));
 
 // Exposure: transport security, tokens, the admin and probe listeners, limits, the audit log.
 // Secrets are only ever named by file here, never given as values: flags and the environment

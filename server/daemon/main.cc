@@ -12,11 +12,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "core/lifecycle/model_name.h"
 #include "core/serving/model/loaded_model.h"
 #include "server/daemon/daemon.h"
+#include "server/daemon/daemon_options.h"
 #include "server/daemon/flags.h"
 #include "server/daemon/shutdown_signal.h"
 #include "server/logs/logging.h"
@@ -42,7 +44,7 @@ int main(int argc, char** argv) {
   // Before anything can start a thread: every thread inherits the blocked mask.
   neuronserve::BlockShutdownSignals();
 
-  absl::SetProgramUsageMessage(
+  absl::SetProgramUsageMessage(absl::StrCat(
       "Serves compiled Neuron models (NEFF) on NeuronCores over gRPC.\n"
       "Every flag can also be set as NEURON_SERVE_<FLAG> in the environment "
       "(e.g. NEURON_SERVE_NRT_LIBRARY); the command line wins.\n"
@@ -52,11 +54,12 @@ int main(int argc, char** argv) {
       "Usage: neuron-serve [--listen=HOST:PORT] [--nrt-library=PATH] [--model-repository=DIR "
       "--load-models=all|NAME,... | --model-dir=DIR [--model-name=NAME]] [--state-dir=DIR] "
       "[--http-listen=HOST:PORT] "
-      "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=30s] "
+      "[--log-level=LEVEL] [--log-format=text|json] [--access-log=FILE] [--drain-timeout=",
+      absl::FormatDuration(neuronserve::kDefaultDrainTimeout), "] "
       "[--malloc=tuned|default] "
       "[--tls-cert=PEM --tls-key=PEM [--tls-client-ca=PEM]] [--infer-token-file=FILE] "
       "[--admin-token-file=FILE] [--admin-listen=unix:PATH] [--health-listen=HOST:PORT] "
-      "[--audit-log=FILE] [--allow-client-shared-memory [--shared-memory-key-prefix=PREFIX]]");
+      "[--audit-log=FILE] [--allow-client-shared-memory [--shared-memory-key-prefix=PREFIX]]"));
   if (absl::Status status = neuronserve::ApplyFlagsFromEnvironment(); !status.ok()) {
     fprintf(stderr, "neuron-serve: %s\n", std::string(status.message()).c_str());
     return kExitUsage;

@@ -18,7 +18,7 @@
 #include "server/repository/load_spec.h"
 #include "server/repository/model_repository.h"
 #include "server/repository/model_upload.h"
-#include "server/repository/triton_config.h"
+#include "server/repository/model_config_schema.h"
 #include "server/repository/uploaded_model.h"
 
 namespace neuronserve {
@@ -121,7 +121,7 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// RepositoryModelLoad's parameters: `config` (JSON in either schema: triton_config.h), absent
+// RepositoryModelLoad's parameters: `config` (JSON in either schema: model_config_schema.h), absent
 // when not given, and the `file:` parameters of an upload, their bytes borrowed from
 // `parameters`.
 struct LoadParameters {
@@ -396,7 +396,7 @@ void V2RepositoryLoad(
   v1::ModelConfig overrides;
   if (given->config.has_value()) {
     // The folder's own configuration decides, with the JSON merged over it, which schema the
-    // JSON is (triton_config.h); a folder that does not resolve leaves that to the JSON alone.
+    // JSON is (model_config_schema.h); a folder that does not resolve leaves that to the JSON alone.
     absl::StatusOr<RepositoryModel> folder = loading.repository->Resolve(name);
     absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfigJson(
         *given->config, folder.ok() ? folder->config : v1::ModelConfig(), "parameter 'config'");

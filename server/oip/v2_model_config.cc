@@ -8,7 +8,7 @@
 #include "core/serving/model/model_info.h"
 #include "core/serving/scheduling/dynamic_batcher.h"
 #include "core/serving/scheduling/scheduler.h"
-#include "server/repository/triton_config.h"
+#include "server/repository/triton_data_type.h"
 
 namespace neuronserve {
 namespace {

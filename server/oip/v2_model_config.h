@@ -6,7 +6,7 @@
 //   max_batch_size                    0 without a batch dimension; else the most rows a request
 //                                     may carry, and every tensor's dims leave the batch out
 //                                     (ModelMetadata reports dim 0 as -1 then)
-//   input, output                     name, data_type (TritonDataType, triton_config.h: fp8,
+//   input, output                     name, data_type (TritonDataType, triton_data_type.h: fp8,
 //                                     fp32r and unknown dtypes are TYPE_INVALID), dims
 //   dynamic_batching                  for a model with batch variants: its preferred sizes,
 //                                     delay and queue policy

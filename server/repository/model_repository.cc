@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
+#include "server/repository/model_config_schema.h"
 #include "server/repository/triton_config.h"
 #include "util/posix_file.h"
 
@@ -19,7 +20,7 @@ namespace {
 constexpr char kDefaultNeffName[] = "model.neff";
 
 // A folder whose NEFFs sit in version folders, with a configuration (or none) that names no NEFF
-// of its own: Triton's layout (triton_config.h, rule 1's exception).
+// of its own: Triton's layout (model_config_schema.h, rule 1's exception).
 bool LaidOutAsTriton(const v1::ModelConfig& config, const std::string& folder,
                      const std::string& default_file) {
   return config.file().empty() && config.variant().empty() &&

@@ -14,10 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
-#include "google/protobuf/util/json_util.h"
-#include "server/repository/load_spec.h"
+#include "server/repository/triton_data_type.h"
 
 namespace neuronserve {
 namespace {
@@ -58,25 +55,6 @@ const std::set<std::string>& ReadFields() {
                                                         "parameters",
                                                         "model_transaction_policy"};
   return *fields;
-}
-
-// The first error a text-format parse reports, as "line:column: message".
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (text.empty()) text = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-  }
-  std::string text;
-};
-
-bool ParseText(const std::string& text, google::protobuf::Message* message, std::string* error) {
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (parser.ParseFromString(text, message)) return true;
-  *error = errors.text;
-  return false;
 }
 
 absl::Status Refuse(const std::string& where, const std::string& what) {
@@ -404,55 +382,6 @@ std::vector<int64_t> VersionFolders(const std::string& folder) {
   return versions;
 }
 
-bool BatchesWithoutVariants(const v1::ModelConfig& config) {
-  return config.variant().empty() &&
-         (config.max_batch_size() != 0 || config.has_dynamic_batching());
-}
-
-absl::StatusOr<ParsedModelConfig> ParseModelConfigText(const std::string& text,
-                                                       const std::string& where) {
-  ParsedModelConfig parsed;
-  v1::ModelConfig own;
-  std::string own_error;
-  if (ParseText(text, &own, &own_error) && !BatchesWithoutVariants(own)) {
-    parsed.own = std::move(own);
-    return parsed;
-  }
-  inference::ModelConfig triton;
-  std::string triton_error;
-  if (ParseText(text, &triton, &triton_error)) {
-    parsed.triton = std::move(triton);
-    return parsed;
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      where, " is neither a neuronserve.v1.ModelConfig (",
-      own_error.empty() ? "it sets max_batch_size or dynamic_batching without variant" : own_error,
-      ") nor a Triton inference.ModelConfig (", triton_error, ") in protobuf text format"));
-}
-
-absl::StatusOr<ParsedModelConfig> ParseModelConfigJson(const std::string& json,
-                                                       const v1::ModelConfig& base,
-                                                       const std::string& where) {
-  ParsedModelConfig parsed;
-  v1::ModelConfig own;
-  const auto own_status = google::protobuf::util::JsonStringToMessage(json, &own);
-  if (own_status.ok() && !BatchesWithoutVariants(MergeConfig(base, own))) {
-    parsed.own = std::move(own);
-    return parsed;
-  }
-  inference::ModelConfig triton;
-  const auto triton_status = google::protobuf::util::JsonStringToMessage(json, &triton);
-  if (triton_status.ok()) {
-    parsed.triton = std::move(triton);
-    return parsed;
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      where, " is neither a neuronserve.v1.ModelConfig (",
-      own_status.ok() ? "it sets max_batch_size or dynamic_batching without variant"
-                      : std::string(own_status.message()),
-      ") nor a Triton inference.ModelConfig (", std::string(triton_status.message()), ") in JSON"));
-}
-
 absl::StatusOr<TritonModelConfig> FromTritonConfig(const inference::ModelConfig& triton,
                                                    const std::string& folder,
                                                    const std::string& where) {
@@ -495,48 +424,4 @@ absl::StatusOr<TritonModelConfig> FromTritonConfig(const inference::ModelConfig&
   }
   return out;
 }
-
-inference::DataType TritonDataType(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32:
-      return inference::TYPE_FP32;
-    case DataType::kFloat16:
-      return inference::TYPE_FP16;
-    case DataType::kBFloat16:
-      return inference::TYPE_BF16;
-    case DataType::kInt8:
-      return inference::TYPE_INT8;
-    case DataType::kUInt8:
-      return inference::TYPE_UINT8;
-    case DataType::kInt16:
-      return inference::TYPE_INT16;
-    case DataType::kUInt16:
-      return inference::TYPE_UINT16;
-    case DataType::kInt32:
-      return inference::TYPE_INT32;
-    case DataType::kUInt32:
-      return inference::TYPE_UINT32;
-    case DataType::kInt64:
-      return inference::TYPE_INT64;
-    case DataType::kUInt64:
-      return inference::TYPE_UINT64;
-    case DataType::kUnknown:
-    case DataType::kFp32R:
-    case DataType::kFp8E3:
-    case DataType::kFp8E4:
-    case DataType::kFp8E5:
-      break;
-  }
-  return inference::TYPE_INVALID;
-}
-
-std::optional<DataType> DataTypeFromTriton(inference::DataType type) {
-  // Fifteen dtypes: a scan cannot disagree with TritonDataType.
-  for (int i = 0; i <= static_cast<int>(DataType::kUInt64); ++i) {
-    const DataType dtype = static_cast<DataType>(i);
-    if (type != inference::TYPE_INVALID && TritonDataType(dtype) == type) return dtype;
-  }
-  return std::nullopt;
-}
-
 }  // namespace neuronserve

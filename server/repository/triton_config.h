@@ -1,19 +1,7 @@
 // Triton's model configuration (inference.ModelConfig, proto/inference/model_config.proto) as
 // neuron-serve loads it: a model folder laid out as Triton lays it out, with a config.pbtxt in
-// Triton's schema, loads unchanged; and the rule that tells Triton's schema from neuron-serve's
-// own (neuronserve.v1.ModelConfig), for a config.pbtxt and for RepositoryModelLoad's `config`.
-//
-// The rule, exact (README, "Two configuration schemas"):
-//   1. A configuration that parses as neuron-serve's schema is neuron-serve's, unless it (merged
-//      with the folder's, for RepositoryModelLoad) sets `max_batch_size` or `dynamic_batching`
-//      without `variant` - which neuron-serve's schema refuses and Triton's means.
-//      A config.pbtxt is also Triton's when it names no `file` and no `variant`, no NEFF sits
-//      beside it under the default name, and the folder has version folders (`1/`): Triton's
-//      layout, with only fields both schemas have (a `name`).
-//   2. Otherwise one that parses as Triton's schema is Triton's.
-//   3. Otherwise it is refused, with each parser's first error.
-// A field only Triton has (`backend`, `platform`, `input`, `instance_group`, ...) makes rule 1
-// fail to parse; a field only neuron-serve has (`file`, `replicas`, `variant`, ...) rule 2.
+// Triton's schema, loads unchanged. Which of the two schemas a configuration is in is told by
+// model_config_schema.h; Triton's data types map to neuron-serve's by triton_data_type.h.
 //
 // What a Triton configuration means here (FromTritonConfig):
 //   - `backend`/`platform`/`runtime`: empty or "neuron"; anything else refuses the load.
@@ -43,12 +31,10 @@
 #define NEURON_SERVE_SERVER_REPOSITORY_TRITON_CONFIG_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "base/dtype.h"
 #include "core/lifecycle/declared_tensors.h"
 #include "inference/model_config.pb.h"
 #include "neuronserve/v1/model_config.pb.h"
@@ -58,27 +44,8 @@ namespace neuronserve {
 // The parameter that lists a Triton configuration's compiled variants, "SIZE:FILE,SIZE:FILE".
 inline constexpr char kTritonBatchVariantsParameter[] = "neuron_batch_variants";
 
-// One configuration, read by the rule above: exactly one of the two is set.
-struct ParsedModelConfig {
-  std::optional<v1::ModelConfig> own;
-  std::optional<inference::ModelConfig> triton;
-};
-
-// A config.pbtxt's text. `where` names it in errors ("'mlp/config.pbtxt'").
-absl::StatusOr<ParsedModelConfig> ParseModelConfigText(const std::string& text,
-                                                       const std::string& where);
-
-// RepositoryModelLoad's `config` (JSON), to be merged over `base` (the folder's configuration as
-// neuron-serve's schema, converted when the folder's is Triton's) when it is neuron-serve's.
-absl::StatusOr<ParsedModelConfig> ParseModelConfigJson(const std::string& json,
-                                                       const v1::ModelConfig& base,
-                                                       const std::string& where);
-
 // Triton's version folders of the model folder `folder`: its numeric subfolders, ascending.
 std::vector<int64_t> VersionFolders(const std::string& folder);
-
-// True when `config` sets max_batch_size or dynamic_batching without variant (rule 1).
-bool BatchesWithoutVariants(const v1::ModelConfig& config);
 
 struct TritonModelConfig {
   // What neuron-serve loads: name, version (the version folder's number), file or variants
@@ -95,12 +62,6 @@ struct TritonModelConfig {
 absl::StatusOr<TritonModelConfig> FromTritonConfig(const inference::ModelConfig& triton,
                                                    const std::string& folder,
                                                    const std::string& where);
-
-// Triton's TYPE_ of a tensor dtype: TYPE_FP32, TYPE_FP16, TYPE_BF16, TYPE_INT8 .. TYPE_UINT64.
-// The dtypes Triton has no type for (fp8_e3, fp8_e4, fp8_e5, fp32r, unknown) are TYPE_INVALID.
-inference::DataType TritonDataType(DataType dtype);
-// The inverse; nullopt for TYPE_INVALID and the types no NEFF tensor holds (BOOL, FP64, STRING).
-std::optional<DataType> DataTypeFromTriton(inference::DataType type);
 
 }  // namespace neuronserve
 

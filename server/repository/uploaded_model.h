@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/lifecycle/version_loader.h"
-#include "server/repository/triton_config.h"
+#include "server/repository/model_config_schema.h"
 
 namespace neuronserve {
 

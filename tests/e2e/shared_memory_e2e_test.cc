@@ -1,24 +1,20 @@
 // Shared memory through the real daemon, on the Open Inference Protocol over gRPC (Triton's
-// system shared memory extension) and on the native API: regions made as tritonclient's helpers
-// make them (shm_open of a key with a
-// leading '/', mode 0600), registered, used for inputs and outputs of every dtype (the same
-// answers as the byte path), the bounds a client can get wrong, a client that truncates its
-// object, unregistering while a request uses the region, the key prefix, the feature being off
-// by default, the CUDA extension answered as a server without GPUs, the audit log, the infer
-// scope with tokens on, and one registry behind both APIs. (REST: v2_rest_e2e_test.cc.)
+// system shared memory extension): regions made as tritonclient's helpers make them (shm_open of
+// a key with a leading '/', mode 0600), registered, used for inputs and outputs of every dtype
+// (the same answers as the byte path), the bounds a client can get wrong, a client that
+// truncates its object, unregistering while a request uses the region, the key prefix, the
+// feature being off by default, the CUDA extension answered as a server without GPUs, and the
+// audit log. The native API: shared_memory_native_e2e_test.cc. (REST:
+// v2_rest_shared_memory_e2e_test.cc.)
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -31,6 +27,7 @@
 #include "tests/e2e/dtype_samples.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/e2e/shared_memory_e2e_support.h"
 #include "tests/support/shm_object.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/temp_dir.h"
@@ -38,88 +35,6 @@
 namespace neuronserve::testing {
 // Named, not anonymous: the e2e target compiles its files in unity batches.
 namespace shared_memory_e2e {
-
-using inference::GRPCInferenceService;
-using inference::ModelInferRequest;
-using inference::ModelInferResponse;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
-constexpr char kAllow[] = "--allow-client-shared-memory";
-
-std::unique_ptr<GRPCInferenceService::Stub> V2Stub(const RunningDaemon& daemon) {
-  return GRPCInferenceService::NewStub(daemon.channel);
-}
-
-grpc::ClientContext* WithDeadline(grpc::ClientContext& context) {
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  return &context;
-}
-
-grpc::Status Register(GRPCInferenceService::Stub& stub, const std::string& name,
-                      const std::string& key, uint64_t offset, uint64_t byte_size) {
-  inference::SystemSharedMemoryRegisterRequest request;
-  request.set_name(name);
-  request.set_key(key);
-  request.set_offset(offset);
-  request.set_byte_size(byte_size);
-  inference::SystemSharedMemoryRegisterResponse response;
-  grpc::ClientContext context;
-  return stub.SystemSharedMemoryRegister(WithDeadline(context), request, &response);
-}
-
-grpc::Status Unregister(GRPCInferenceService::Stub& stub, const std::string& name) {
-  inference::SystemSharedMemoryUnregisterRequest request;
-  request.set_name(name);
-  inference::SystemSharedMemoryUnregisterResponse response;
-  grpc::ClientContext context;
-  return stub.SystemSharedMemoryUnregister(WithDeadline(context), request, &response);
-}
-
-grpc::Status Status(GRPCInferenceService::Stub& stub, const std::string& name,
-                    inference::SystemSharedMemoryStatusResponse* response) {
-  inference::SystemSharedMemoryStatusRequest request;
-  request.set_name(name);
-  grpc::ClientContext context;
-  return stub.SystemSharedMemoryStatus(WithDeadline(context), request, response);
-}
-
-grpc::Status ModelInfer(GRPCInferenceService::Stub& stub, const ModelInferRequest& request,
-                        ModelInferResponse* response) {
-  grpc::ClientContext context;
-  return stub.ModelInfer(WithDeadline(context), request, response);
-}
-
-// The three parameters, as tritonclient's set_shared_memory sets them (int64 sizes).
-void NameRegion(google::protobuf::Map<std::string, inference::InferParameter>& parameters,
-                const std::string& region, int64_t byte_size, int64_t offset = -1) {
-  parameters["shared_memory_region"].set_string_param(region);
-  parameters["shared_memory_byte_size"].set_int64_param(byte_size);
-  if (offset >= 0) parameters["shared_memory_offset"].set_int64_param(offset);
-}
-
-// An identity request for `model` whose input is `region` at `offset`, `bytes` long; its output
-// goes to `out_region` when given.
-ModelInferRequest SharedRequest(const std::string& model, const std::string& datatype,
-                                const std::string& region, int64_t offset, int64_t bytes,
-                                const std::string& out_region = "", int64_t out_offset = 0,
-                                int64_t out_bytes = 0) {
-  ModelInferRequest request;
-  request.set_model_name(model);
-  auto* input = request.add_inputs();
-  input->set_name("input");
-  input->set_datatype(datatype);
-  input->add_shape(2);
-  input->add_shape(3);
-  NameRegion(*input->mutable_parameters(), region, bytes, offset);
-  if (!out_region.empty()) {
-    auto* output = request.add_outputs();
-    output->set_name("output");
-    NameRegion(*output->mutable_parameters(), out_region, out_bytes, out_offset);
-  }
-  return request;
-}
 
 TEST(SharedMemoryE2ETest, OffByDefaultTheRefusalNamesTheFlag) {
   START_DAEMON(daemon, SimDaemonArgs());
@@ -446,165 +361,6 @@ TEST(SharedMemoryE2ETest, RegisterAndUnregisterAreAuditedByRegionNameNeverByKey)
   EXPECT_THAT(text, HasSubstr("rpc=SystemSharedMemoryUnregister"));
   EXPECT_THAT(text, HasSubstr("region=* code=OK"));
   EXPECT_THAT(text, Not(HasSubstr(object.key().substr(1))));
-}
-
-// ---- The native API
-
-grpc::Status NativeRegister(v1::NeuronServing::Stub& stub, const std::string& name,
-                            const std::string& key, uint64_t offset, uint64_t byte_size,
-                            const std::string& token = "") {
-  v1::RegisterSharedMemoryRequest request;
-  request.set_name(name);
-  request.set_key(key);
-  request.set_offset(offset);
-  request.set_byte_size(byte_size);
-  v1::RegisterSharedMemoryResponse response;
-  grpc::ClientContext context;
-  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
-  return stub.RegisterSharedMemory(WithDeadline(context), request, &response);
-}
-
-v1::SharedMemoryRef Ref(const std::string& region, uint64_t offset, uint64_t byte_size) {
-  v1::SharedMemoryRef ref;
-  ref.set_region(region);
-  ref.set_offset(offset);
-  ref.set_byte_size(byte_size);
-  return ref;
-}
-
-grpc::Status NativeInfer(v1::NeuronServing::Stub& stub, const v1::InferRequest& request,
-                         v1::InferResponse* response) {
-  grpc::ClientContext context;
-  return stub.Infer(WithDeadline(context), request, response);
-}
-
-TEST(SharedMemoryE2ETest, NativeApiEveryDtypeThroughSharedMemoryAndOneRegistryForBothApis) {
-  START_DAEMON(daemon, SimDaemonArgs({kAllow}));
-  auto v2 = V2Stub(*daemon);
-  ShmObject object(64 * 1024);
-  ASSERT_TRUE(object.ok());
-  ASSERT_TRUE(NativeRegister(*daemon->stub, "in", object.key(), 1, 16 * 1024).ok());
-  // Registered over the v2 service, used over the native API: one registry.
-  ASSERT_TRUE(Register(*v2, "out", object.key(), 32 * 1024, 16 * 1024).ok());
-  {
-    v1::SharedMemoryStatusRequest request;
-    v1::SharedMemoryStatusResponse response;
-    grpc::ClientContext context;
-    ASSERT_TRUE(daemon->stub->SharedMemoryStatus(WithDeadline(context), request, &response).ok());
-    ASSERT_EQ(response.regions_size(), 2);
-    EXPECT_EQ(response.regions(0).name(), "in");
-    EXPECT_EQ(response.regions(0).key(), object.key());
-    EXPECT_EQ(response.regions(0).offset(), 1u);
-    EXPECT_EQ(response.regions(1).name(), "out");
-  }
-  uint64_t at = 0;
-  for (DataType dtype : kEveryDtype) {  // the native-only dtypes (fp8, fp32r) included
-    LoadIdentity(*daemon->stub, dtype, {2, 3});
-    const std::string bytes = ElementBytes(dtype, SampleValues(dtype));
-    std::memcpy(object.bytes() + 1 + at, bytes.data(), bytes.size());
-    v1::InferRequest request;
-    request.set_model(ModelNameFor(dtype));
-    v1::InputTensor* input = request.add_inputs();
-    input->set_name("input");
-    *input->mutable_shared_memory() = Ref("in", at, bytes.size());
-    v1::OutputSharedMemory* output = request.add_output_shared_memory();
-    output->set_name("output");
-    *output->mutable_shared_memory() = Ref("out", at, bytes.size() + 8);  // room to spare
-    v1::InferResponse response;
-    const grpc::Status status = NativeInfer(*daemon->stub, request, &response);
-    ASSERT_TRUE(status.ok()) << DataTypeName(dtype) << ": " << status.error_message();
-    ASSERT_EQ(response.outputs_size(), 1);
-    const v1::OutputTensor& answered = response.outputs(0);
-    EXPECT_EQ(answered.name(), "output");
-    EXPECT_TRUE(answered.raw_data().empty());
-    EXPECT_EQ(answered.float_data_size() + answered.int32_data_size() + answered.int64_data_size() +
-                  answered.uint32_data_size() + answered.uint64_data_size(),
-              0);
-    EXPECT_EQ(answered.shared_memory().region(), "out");
-    const std::string written(reinterpret_cast<const char*>(object.bytes() + 32 * 1024 + at),
-                              bytes.size());
-    EXPECT_EQ(written, bytes) << DataTypeName(dtype);
-
-    // The byte path gives the same bytes.
-    v1::InferRequest direct;
-    direct.set_model(ModelNameFor(dtype));
-    direct.add_inputs()->set_name("input");
-    direct.mutable_inputs(0)->set_raw_data(bytes);
-    direct.set_response_form(v1::TENSOR_FORM_RAW);
-    v1::InferResponse direct_response;
-    ASSERT_TRUE(NativeInfer(*daemon->stub, direct, &direct_response).ok());
-    EXPECT_EQ(direct_response.outputs(0).raw_data(), written) << DataTypeName(dtype);
-    at += 64;
-  }
-
-  // Refusals name the model, the tensor and the region.
-  const std::string model = ModelNameFor(DataType::kFloat32);
-  struct Case {
-    v1::InferRequest request;
-    std::string says;
-  };
-  std::vector<Case> cases;
-  v1::InferRequest base;
-  base.set_model(model);
-  base.add_inputs()->set_name("input");
-  *base.mutable_inputs(0)->mutable_shared_memory() = Ref("in", 0, 24);
-  {
-    Case c{base, "shared memory region 'in': model '" + model + "' input 'input''s offset"};
-    *c.request.mutable_inputs(0)->mutable_shared_memory() = Ref("in", 16 * 1024 - 8, 24);
-    cases.push_back(c);
-  }
-  {
-    Case c{base, "and also carries raw_data"};
-    c.request.mutable_inputs(0)->set_raw_data(std::string(24, '\0'));
-    cases.push_back(c);
-  }
-  {
-    Case c{base, "too large for any byte count"};
-    *c.request.mutable_inputs(0)->mutable_shared_memory() = Ref("in", 0, ~uint64_t{0});
-    cases.push_back(c);
-  }
-  {
-    Case c{base, "output 'output' has 24 bytes, more than the 16"};
-    v1::OutputSharedMemory* output = c.request.add_output_shared_memory();
-    output->set_name("output");
-    *output->mutable_shared_memory() = Ref("out", 0, 16);
-    cases.push_back(c);
-  }
-  {
-    Case c{base, "no such output is returned"};
-    v1::OutputSharedMemory* output = c.request.add_output_shared_memory();
-    output->set_name("nope");
-    *output->mutable_shared_memory() = Ref("out", 0, 64);
-    cases.push_back(c);
-  }
-  for (const Case& c : cases) {
-    v1::InferResponse response;
-    const grpc::Status status = NativeInfer(*daemon->stub, c.request, &response);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.says;
-    EXPECT_THAT(status.error_message(), HasSubstr(c.says));
-    EXPECT_THAT(status.error_message(), HasSubstr("model '" + model + "'"));
-  }
-
-  v1::UnregisterSharedMemoryRequest unregister;
-  v1::UnregisterSharedMemoryResponse unregistered;
-  grpc::ClientContext context;
-  ASSERT_TRUE(
-      daemon->stub->UnregisterSharedMemory(WithDeadline(context), unregister, &unregistered).ok());
-  inference::SystemSharedMemoryStatusResponse left;
-  ASSERT_TRUE(Status(*v2, "", &left).ok());
-  EXPECT_TRUE(left.regions().empty());
-}
-
-TEST(SharedMemoryE2ETest, WithTokensOnRegisteringNeedsTheInferScope) {
-  TempDir dir;
-  const std::string tokens = dir.Write("infer-tokens", "app:shm-infer-token-0123456789\n");
-  START_DAEMON(daemon, SimDaemonArgs({kAllow, "--infer-token-file=" + tokens}));
-  ShmObject object(4096);
-  ASSERT_TRUE(object.ok());
-  const grpc::Status anonymous = NativeRegister(*daemon->stub, "r", object.key(), 0, 4096);
-  EXPECT_EQ(anonymous.error_code(), grpc::StatusCode::UNAUTHENTICATED) << anonymous.error_message();
-  EXPECT_TRUE(
-      NativeRegister(*daemon->stub, "r", object.key(), 0, 4096, "shm-infer-token-0123456789").ok());
 }
 
 }  // namespace shared_memory_e2e

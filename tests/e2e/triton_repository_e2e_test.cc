@@ -3,23 +3,11 @@
 // config.pbtxt in Triton's schema, inference.ModelConfig) serve the version the policy picks with
 // the replicas, batching and tensors the configuration gives, and the fields without effect here
 // are named in one warning; batched models through neuron_batch_variants or one NEFF compiled for
-// max_batch_size rows; each refusal (a field neuron-serve does not implement, a declared tensor
-// that disagrees with the NEFF) names the field or the tensor while the daemon keeps serving the
-// others; RepositoryModelLoad's `config` in Triton's JSON replaces the folder's configuration;
-// and neuron-serve's own config.pbtxt keeps loading beside Triton folders
-// (server/repository/triton_config.h has the rule telling the schemas apart).
-//
-// The shipped example models (deploy/models/mlp and deploy/models/classifier) are written here
-// with the builders their README names (neuronctl sim-model --mlp 16,32,8 --softmax --seed 1, and
-// --classifier 512,16,32,4 --seed 1): the client tests
-// client.neuronctl_example_{mlp,classifier}_model_is_current keep those files byte-identical to
-// what the builders produce, so these are the shipped NEFFs.
-#include <chrono>
+// max_batch_size rows; RepositoryModelLoad's `config` in Triton's JSON replaces the folder's
+// configuration; and neuron-serve's own config.pbtxt keeps loading beside Triton folders
+// (server/repository/model_config_schema.h has the rule telling the schemas apart). Refusals:
+// triton_repository_refusals_e2e_test.cc.
 #include <cstdint>
-#include <cstring>
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,158 +21,15 @@
 #include "inference/grpc_service.grpc.pb.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
+#include "tests/e2e/triton_client.h"
 #include "tests/support/sim_model_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve::testing::triton_repository_e2e {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using TritonStub = inference::GRPCInferenceService::Stub;
-
-// The shipped example MLP (deploy/models/mlp/model.neff): float32 "input" [1,16] -> softmax
-// "output" [1,8].
-std::string ShippedMlpNeff() {
-  simmodel::MlpOptions options;
-  options.layer_sizes = {16, 32, 8};
-  options.softmax = true;
-  options.seed = 1;
-  return EncodeNeff(MlpModel(options));
-}
-
 // The shipped example classifier (deploy/models/classifier/model.neff): int64 input_ids and
 // attention_mask [1,16] -> float32 logits and float16 logits_fp16 [1,4].
 std::string ShippedClassifierNeff() { return EncodeNeff(ExampleClassifier()); }
-
-// The mlp's input as a Triton configuration declares it.
-constexpr char kMlpInput[] = R"(name: "input" data_type: TYPE_FP32 dims: [ 1, 16 ])";
-
-// The shipped mlp's folder as Triton lays it out: the NEFF in each of `versions`, and the
-// config.pbtxt Triton's documentation would have for it, with `input` as the input's fields,
-// `backend`, and `more` appended.
-void WriteTritonMlp(const TempDir& repo, const std::string& name,
-                    const std::vector<std::string>& versions, const std::string& more = "",
-                    const std::string& input = kMlpInput, const std::string& backend = "neuron") {
-  for (const std::string& version : versions) {
-    WriteFile(repo.Join(absl::StrCat(name, "/", version, "/model.neff")), ShippedMlpNeff());
-  }
-  WriteFile(
-      repo.Join(name + "/config.pbtxt"),
-      absl::StrCat(
-          "name: \"", name, "\"\nbackend: \"", backend, "\"\nmax_batch_size: 0\ninput [ { ", input,
-          " } ]\noutput [ { name: \"output\" data_type: TYPE_FP32 dims: [ 1, 8 ] } ]\n", more));
-}
-
-// A client of the daemon's inference.GRPCInferenceService, each call with a deadline.
-class TritonClient {
- public:
-  explicit TritonClient(const std::shared_ptr<grpc::Channel>& channel)
-      : stub_(inference::GRPCInferenceService::NewStub(channel)) {}
-
-  template <typename Request, typename Response>
-  grpc::Status Call(grpc::Status (TritonStub::*method)(grpc::ClientContext*, const Request&,
-                                                       Response*),
-                    const Request& request, Response* response) const {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(kRpcDeadlineSeconds));
-    return (stub_.get()->*method)(&context, request, response);
-  }
-
-  // RepositoryModelLoad of `model`, with parameter `config` (a string_param) when given.
-  grpc::Status Load(const std::string& model,
-                    const std::optional<std::string>& config = std::nullopt) const {
-    inference::RepositoryModelLoadRequest request;
-    request.set_model_name(model);
-    if (config.has_value()) (*request.mutable_parameters())["config"].set_string_param(*config);
-    inference::RepositoryModelLoadResponse response;
-    return Call(&TritonStub::RepositoryModelLoad, request, &response);
-  }
-
-  grpc::Status Unload(const std::string& model) const {
-    inference::RepositoryModelUnloadRequest request;
-    request.set_model_name(model);
-    inference::RepositoryModelUnloadResponse response;
-    return Call(&TritonStub::RepositoryModelUnload, request, &response);
-  }
-
-  inference::RepositoryIndexResponse Index() const {
-    inference::RepositoryIndexResponse response;
-    const grpc::Status status = Call(&TritonStub::RepositoryIndex, {}, &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return response;
-  }
-
-  // The model's configuration (ModelConfig); a test failure and an empty one when the call fails.
-  inference::ModelConfig Config(const std::string& model) const {
-    inference::ModelConfigRequest request;
-    request.set_name(model);
-    inference::ModelConfigResponse response;
-    const grpc::Status status = Call(&TritonStub::ModelConfig, request, &response);
-    EXPECT_TRUE(status.ok()) << model << ": " << status.error_message();
-    return response.config();
-  }
-
-  inference::ModelMetadataResponse Metadata(const std::string& model) const {
-    inference::ModelMetadataRequest request;
-    request.set_name(model);
-    inference::ModelMetadataResponse response;
-    const grpc::Status status = Call(&TritonStub::ModelMetadata, request, &response);
-    EXPECT_TRUE(status.ok()) << model << ": " << status.error_message();
-    return response;
-  }
-
-  std::optional<bool> Ready(const std::string& model) const {
-    inference::ModelReadyRequest request;
-    request.set_name(model);
-    inference::ModelReadyResponse response;
-    if (!Call(&TritonStub::ModelReady, request, &response).ok()) return std::nullopt;
-    return response.ready();
-  }
-
-  // A ModelInfer of one float32 input `input` of `shape` holding `values`: the status, and the
-  // first output's shape and values.
-  struct FloatAnswer {
-    grpc::Status status;
-    std::vector<int64_t> shape;
-    std::vector<float> values;
-  };
-  FloatAnswer InferFloats(const std::string& model, const std::vector<int64_t>& shape,
-                          const std::vector<float>& values) const {
-    inference::ModelInferRequest request;
-    request.set_model_name(model);
-    inference::ModelInferRequest::InferInputTensor* input = request.add_inputs();
-    input->set_name("input");
-    input->set_datatype("FP32");
-    for (int64_t dim : shape) input->add_shape(dim);
-    for (float value : values) input->mutable_contents()->add_fp32_contents(value);
-    inference::ModelInferResponse response;
-    FloatAnswer answer{
-        .status = Call(&TritonStub::ModelInfer, request, &response), .shape = {}, .values = {}};
-    if (!answer.status.ok()) return answer;
-    if (response.outputs_size() < 1 || response.raw_output_contents_size() < 1) {
-      ADD_FAILURE() << model << ": the answer has no output";
-      return answer;
-    }
-    answer.shape.assign(response.outputs(0).shape().begin(), response.outputs(0).shape().end());
-    const std::string& bytes = response.raw_output_contents(0);
-    answer.values.resize(bytes.size() / sizeof(float));
-    std::memcpy(answer.values.data(), bytes.data(), answer.values.size() * sizeof(float));
-    return answer;
-  }
-
- private:
-  std::unique_ptr<TritonStub> stub_;
-};
-
-const inference::RepositoryIndexResponse::ModelIndex* FindInIndex(
-    const inference::RepositoryIndexResponse& index, const std::string& name) {
-  for (const auto& model : index.models()) {
-    if (model.name() == name) return &model;
-  }
-  return nullptr;
-}
 
 // "name:version:STATE" for each model of an index, in its order.
 std::vector<std::string> IndexEntries(const inference::RepositoryIndexResponse& index) {
@@ -207,13 +52,6 @@ std::vector<std::string> LinesWith(const std::string& log, const std::string& te
 // The warning RepositoryModelLoadSpec logs for a Triton configuration's fields without effect.
 std::string IgnoredFieldsWarning(const std::string& model) {
   return absl::StrCat("model '", model, "': its Triton configuration sets ");
-}
-
-// 16 float32 values for the mlp's input.
-std::vector<float> MlpInput() {
-  std::vector<float> values;
-  for (int i = 0; i < 16; ++i) values.push_back(0.125f * static_cast<float>(i - 8));
-  return values;
 }
 
 // The identity model (float32 "input" -> "output", 4 columns) compiled for `rows` rows.
@@ -424,83 +262,6 @@ parameters {
   // More rows than max_batch_size are refused.
   const TritonClient::FloatAnswer too_many = triton.InferFloats("ids", {5, 4}, Rows(5));
   EXPECT_FALSE(too_many.status.ok());
-}
-
-// Each refused load names what is wrong: the field when the configuration is read, the model,
-// the tensor and both values when the NEFF disagrees with it; the other models keep serving.
-TEST(TritonRepositoryE2ETest, RefusalsNameTheFieldOrTheTensor) {
-  TempDir repo;
-  WriteTritonMlp(repo, "mlp", {"1"});
-  // Refused when the configuration is read.
-  WriteTritonMlp(repo, "onnx", {"1"}, "", kMlpInput, "onnxruntime");
-  WriteTritonMlp(repo, "sequence", {"1"}, "sequence_batching { }\n");
-  WriteTritonMlp(repo, "ensemble", {"1"}, R"(ensemble_scheduling {
-  step [
-    {
-      model_name: "mlp"
-      model_version: -1
-      input_map { key: "input" value: "input" }
-      output_map { key: "output" value: "output" }
-    }
-  ]
-}
-)");
-  WriteTritonMlp(repo, "gpu", {"1"}, "instance_group [ { kind: KIND_GPU } ]\n");
-  WriteTritonMlp(repo, "every", {"1", "2"}, "version_policy { all { } }\n");
-  // Refused once the NEFF is loaded and its tensors are listed.
-  WriteTritonMlp(repo, "dims", {"1"}, "", R"(name: "input" data_type: TYPE_FP32 dims: [ 1, 15 ])");
-  WriteTritonMlp(repo, "dtype", {"1"}, "",
-                 R"(name: "input" data_type: TYPE_INT32 dims: [ 1, 16 ])");
-  WriteTritonMlp(repo, "named", {"1"}, "", R"(name: "x" data_type: TYPE_FP32 dims: [ 1, 16 ])");
-  START_DAEMON(daemon, SimDaemonArgs({"--model-repository=" + repo.path(), "--load-models=mlp"}));
-  const TritonClient triton(daemon->channel);
-  ASSERT_TRUE(WaitUntil([&] { return triton.Ready("mlp") == true; })) << daemon->process->Stderr();
-
-  struct Refusal {
-    std::string model;
-    std::vector<std::string> message;  // each a substring of the load's answer and the reason
-  };
-  const std::vector<Refusal> refusals = {
-      {.model = "onnx",
-       .message = {"'onnx/config.pbtxt'", "backend 'onnxruntime' is not served here"}},
-      {.model = "sequence",
-       .message = {"'sequence/config.pbtxt'", "sequence_batching is not supported"}},
-      {.model = "ensemble",
-       .message = {"'ensemble/config.pbtxt'", "ensemble_scheduling is not supported"}},
-      {.model = "gpu", .message = {"'gpu/config.pbtxt'", "instance_group kind KIND_GPU"}},
-      {.model = "every",
-       .message = {"'every/config.pbtxt'", "version_policy all would serve the versions '1', '2'"}},
-      {.model = "dims",
-       .message = {"model 'dims'", "input 'input' has dims [1, 15], but the NEFF's are [1, 16]"}},
-      {.model = "dtype",
-       .message = {"model 'dtype'", "input 'input' is declared TYPE_INT32",
-                   "the NEFF's is float32"}},
-      {.model = "named",
-       .message = {"model 'named'", "input 'x' is not in the NEFF, whose inputs are 'input'"}},
-  };
-  for (const Refusal& refusal : refusals) {
-    SCOPED_TRACE(refusal.model);
-    const grpc::Status status = triton.Load(refusal.model);
-    EXPECT_FALSE(status.ok());
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-    for (const std::string& part : refusal.message) {
-      EXPECT_THAT(status.error_message(), HasSubstr(part));
-    }
-    EXPECT_EQ(triton.Ready(refusal.model), false);
-    // The index says the same.
-    const inference::RepositoryIndexResponse index = triton.Index();
-    const inference::RepositoryIndexResponse::ModelIndex* entry = FindInIndex(index, refusal.model);
-    ASSERT_NE(entry, nullptr);
-    EXPECT_EQ(entry->state(), "UNAVAILABLE");
-    for (const std::string& part : refusal.message) EXPECT_THAT(entry->reason(), HasSubstr(part));
-    // The daemon keeps serving the model it has.
-    const TritonClient::FloatAnswer answer = triton.InferFloats("mlp", {1, 16}, MlpInput());
-    EXPECT_TRUE(answer.status.ok()) << answer.status.error_message();
-  }
-  EXPECT_EQ(triton.Ready("mlp"), true);
-  const inference::RepositoryIndexResponse index = triton.Index();
-  ASSERT_NE(FindInIndex(index, "mlp"), nullptr);
-  EXPECT_EQ(FindInIndex(index, "mlp")->state(), "READY");
 }
 
 // RepositoryModelLoad's `config` in Triton's JSON replaces the folder's configuration (with or

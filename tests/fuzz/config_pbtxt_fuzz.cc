@@ -1,7 +1,7 @@
 // libFuzzer target: a model folder's config.pbtxt as the daemon reads it, in either schema
-// (server/repository/triton_config.h: neuron-serve's ModelConfig, or Triton's converted for a
-// model folder with the version folders 1/ and 2/), merged with LoadModel's overrides and made
-// into a LoadSpec (server/repository/load_spec.h). Checks, besides the sanitizers: a text is read
+// (server/repository/model_config_schema.h: neuron-serve's ModelConfig, or Triton's converted by
+// triton_config.h for a model folder with the version folders 1/ and 2/), merged with LoadModel's
+// overrides and made into a LoadSpec (server/repository/load_spec.h). Checks, besides the sanitizers: a text is read
 // as exactly one schema or refused naming both; a refused Triton configuration is
 // INVALID_ARGUMENT (NOT_FOUND for a version without a folder) naming the file; a refused config
 // is INVALID_ARGUMENT naming the model; an accepted one keeps every variant, and the config text
@@ -17,6 +17,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "server/repository/load_spec.h"
+#include "server/repository/model_config_schema.h"
 #include "server/repository/triton_config.h"
 #include "tests/support/temp_dir.h"
 

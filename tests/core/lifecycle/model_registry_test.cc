@@ -141,7 +141,7 @@ TEST_F(ModelRegistryTest, ReplacementSwitchesOnlyWhenReadyAndDrainsTheOldVersion
   auto v2 = LoadSync(registry, Spec("m", "2"));
   ASSERT_TRUE(v2.ok()) << v2.status();
   EXPECT_EQ(registry.Acquire("m").value()->identity().version, "2");
-  // The old version is still loaded while its lease is out (the registry drains it in the
+  // The old version is still loaded while its lease is out (the registry retires it in the
   // background), on the same core as the new one: a model may share with its own versions.
   EXPECT_EQ(old_lease->identity().version, "1");
   EXPECT_EQ(v2->replicas[0].cores.start, 0u);

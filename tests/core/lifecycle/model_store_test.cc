@@ -1,11 +1,8 @@
+// ModelStore (core/lifecycle/model_store.h): saving, listing, reading back and removing models,
+// the record's format, given digests, names, batched models and concurrency. What a crash
+// leaves behind: model_store_recovery_test.cc.
 #include "core/lifecycle/model_store.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -16,108 +13,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/core/lifecycle/model_store_fixture.h"
 #include "util/sha256.h"
 
-namespace neuronserve {
+namespace neuronserve::model_store_test {
 namespace {
-
-namespace fs = std::filesystem;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
-
-std::vector<uint8_t> Bytes(const std::string& text) {
-  return std::vector<uint8_t>(text.begin(), text.end());
-}
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteAll(const fs::path& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-// File names directly in `dir`, sorted.
-std::vector<std::string> Entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::vector<std::string> NeffFiles(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const std::string& name : Entries(dir)) {
-    if (name.size() > 5 && name.ends_with(".neff")) names.push_back(name);
-  }
-  return names;
-}
-
-// The bytes of a model of one NEFF, read back through the store.
-absl::StatusOr<std::string> ReadOne(const ModelStore& store, const StoredModel& model) {
-  absl::StatusOr<std::vector<std::string>> neffs = store.ReadNeffs(model);
-  if (!neffs.ok()) return neffs.status();
-  EXPECT_EQ(neffs->size(), 1u);
-  return neffs->at(0);
-}
-
-std::vector<std::string> Names(const std::vector<StoredModel>& models) {
-  std::vector<std::string> names;
-  for (const StoredModel& model : models) names.push_back(model.name);
-  return names;
-}
-
-class ModelStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/model_store_test.XXXXXX");
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
-    root_ = pattern;
-    state_ = root_ / "state";
-  }
-
-  void TearDown() override {
-    store_.reset();
-    std::error_code error;
-    fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, error);
-    fs::remove_all(root_, error);
-  }
-
-  // Opens (or reopens) the store under test.
-  void OpenStore() {
-    store_.reset();
-    absl::StatusOr<std::unique_ptr<ModelStore>> store = ModelStore::Open(state_.string());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
-  }
-
-  void Save(const std::string& name, const std::string& version, const std::string& neff,
-            const std::string& config = "config") {
-    absl::Status saved = store_->Save(name, version, Bytes(neff), config);
-    ASSERT_TRUE(saved.ok()) << saved;
-  }
-
-  std::vector<StoredModel> List(std::vector<std::string>* problems = nullptr) {
-    absl::StatusOr<std::vector<StoredModel>> models = store_->List(problems);
-    EXPECT_TRUE(models.ok()) << models.status();
-    return models.ok() ? *std::move(models) : std::vector<StoredModel>{};
-  }
-
-  fs::path ModelDir(const std::string& name) const { return state_ / "models" / name; }
-
-  fs::path root_;
-  fs::path state_;
-  std::unique_ptr<ModelStore> store_;
-};
 
 TEST_F(ModelStoreTest, SaveListReadRoundTrip) {
   OpenStore();
@@ -324,151 +224,6 @@ TEST_F(ModelStoreTest, DirIsAbsoluteAndNormalized) {
   EXPECT_TRUE(fs::is_directory(root_ / "a" / "state" / "models"));
 }
 
-// Crash leftovers (a): temp files of an interrupted write and NEFFs no record points to.
-TEST_F(ModelStoreTest, OpenRemovesTempFilesAndOrphanNeffs) {
-  OpenStore();
-  Save("mlp", "1", "mlp bytes");
-  store_.reset();
-
-  fs::path mlp = ModelDir("mlp");
-  std::string kept_neff = NeffFiles(mlp).at(0);
-  WriteAll(mlp / ".record.json.17-1-3.tmp", "{\"half\": ");
-  WriteAll(mlp / ".0123456789abcdef-17-1-2.neff.17-1-4.tmp", "half a NEF");
-  WriteAll(mlp / "0123456789abcdef-17-1-2.neff", "an orphan");
-  WriteAll(mlp / "notes.txt", "not the store's: left alone");
-  // A model whose first save died before its record: only a NEFF and a temp file.
-  fs::create_directories(ModelDir("ghost"));
-  WriteAll(ModelDir("ghost") / "fedcba9876543210-1-1-0.neff", "ghost");
-  WriteAll(ModelDir("ghost") / ".record.json.1-1-1.tmp", "");
-  // An empty model directory (a save that died right after mkdir).
-  fs::create_directories(ModelDir("empty"));
-
-  OpenStore();
-  EXPECT_THAT(Entries(mlp), ElementsAre(kept_neff, "notes.txt", "record.json"));
-  EXPECT_FALSE(fs::exists(ModelDir("ghost")));
-  EXPECT_FALSE(fs::exists(ModelDir("empty")));
-
-  std::vector<std::string> problems;
-  std::vector<StoredModel> models = List(&problems);
-  EXPECT_THAT(problems, IsEmpty());
-  ASSERT_THAT(Names(models), ElementsAre("mlp"));
-  EXPECT_EQ(*ReadOne(*store_, models[0]), "mlp bytes");
-}
-
-// Crash leftovers (b): records whose NEFF is missing or damaged are skipped and reported.
-TEST_F(ModelStoreTest, RecordsWithMissingOrDamagedNeffsAreSkippedAndReported) {
-  OpenStore();
-  for (const char* name : {"good", "missing", "resized", "altered", "garbled", "impostor"}) {
-    Save(name, "", absl::StrCat(name, " neff bytes"));
-  }
-  fs::remove(ModelDir("missing") / NeffFiles(ModelDir("missing")).at(0));
-  WriteAll(ModelDir("resized") / NeffFiles(ModelDir("resized")).at(0), "short");
-  std::string altered = ModelDir("altered") / NeffFiles(ModelDir("altered")).at(0);
-  std::string contents = ReadAll(altered);
-  contents[0] ^= 1;  // same size, different digest
-  WriteAll(altered, contents);
-  WriteAll(ModelDir("garbled") / "record.json", "{\"format\": 1, \"name\": ");
-  // A record copied under another name: it names "good", not "impostor".
-  fs::copy_file(ModelDir("good") / "record.json", ModelDir("impostor") / "record.json",
-                fs::copy_options::overwrite_existing);
-
-  std::vector<std::string> problems;
-  std::vector<StoredModel> models = List(&problems);
-  EXPECT_THAT(Names(models), ElementsAre("good"));
-  ASSERT_THAT(problems, SizeIs(5));
-  // Sorted by model name: altered, garbled, impostor, missing, resized.
-  EXPECT_THAT(problems[0], HasSubstr("model altered: NEFF "));
-  EXPECT_THAT(problems[0], HasSubstr("has SHA-256"));
-  EXPECT_THAT(problems[1], HasSubstr("model garbled: bad record "));
-  EXPECT_THAT(problems[1], HasSubstr("not valid JSON"));
-  EXPECT_THAT(problems[2], HasSubstr("names the model 'good'"));
-  EXPECT_THAT(problems[3], HasSubstr("model missing: cannot open "));
-  EXPECT_THAT(problems[3], HasSubstr("No such file or directory"));
-  EXPECT_THAT(problems[4], HasSubstr("is 5 bytes, its record says 18"));
-
-  // problems is optional.
-  absl::StatusOr<std::vector<StoredModel>> without = store_->List();
-  ASSERT_TRUE(without.ok());
-  EXPECT_THAT(Names(*without), ElementsAre("good"));
-
-  // Open keeps everything a record might still need: the NEFFs beside a damaged or foreign
-  // record included.
-  OpenStore();
-  EXPECT_THAT(NeffFiles(ModelDir("garbled")), SizeIs(1));
-  EXPECT_THAT(NeffFiles(ModelDir("impostor")), SizeIs(1));
-  EXPECT_THAT(Names(List()), ElementsAre("good"));
-}
-
-TEST_F(ModelStoreTest, ReadNeffNoticesDamageAfterList) {
-  OpenStore();
-  Save("mlp", "", "mlp bytes");
-  StoredModel model = List().at(0);
-  std::string contents = ReadAll(model.neffs.at(0).path);
-  contents.back() ^= 1;
-  WriteAll(model.neffs.at(0).path, contents);
-  absl::StatusOr<std::string> read = ReadOne(*store_, model);
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(read.status().message(), HasSubstr(model.neffs.at(0).path));
-}
-
-// Crash leftovers (c): the new NEFF is on disk but the new record never replaced the old one.
-TEST_F(ModelStoreTest, CrashBetweenNewNeffAndNewRecordKeepsTheOldModel) {
-  OpenStore();
-  Save("mlp", "1", "old bytes", "old config");
-  fs::path mlp = ModelDir("mlp");
-  std::string old_neff = NeffFiles(mlp).at(0);
-
-  // What Save leaves if killed after step 1 (NEFF renamed into place) and during step 2 (record
-  // temp file written, not yet renamed).
-  std::string new_neff = absl::StrCat(Sha256Hex("new bytes").substr(0, 16), "-99-1-7.neff");
-  WriteAll(mlp / new_neff, "new bytes");
-  WriteAll(mlp / ".record.json.99-1-8.tmp", "{\"format\": 1, \"name\": \"mlp\", \"vers");
-  store_.reset();
-
-  OpenStore();
-  std::vector<std::string> problems;
-  std::vector<StoredModel> models = List(&problems);
-  EXPECT_THAT(problems, IsEmpty());
-  ASSERT_THAT(models, SizeIs(1));
-  EXPECT_EQ(models[0].version, "1");
-  EXPECT_EQ(models[0].config_text, "old config");
-  EXPECT_EQ(*ReadOne(*store_, models[0]), "old bytes");
-  // Open removed the orphan and the temp file.
-  EXPECT_THAT(Entries(mlp), ElementsAre(old_neff, "record.json"));
-}
-
-TEST_F(ModelStoreTest, ListBeforeTheSweepSeesTheOldModelToo) {
-  OpenStore();
-  Save("mlp", "1", "old bytes", "old config");
-  fs::path mlp = ModelDir("mlp");
-  // The orphan appears while the store is open (as if written by a save that crashed in a
-  // process whose store we now play); List ignores files no record points to.
-  WriteAll(mlp / absl::StrCat(Sha256Hex("new").substr(0, 16), "-1-1-1.neff"), "new");
-  std::vector<StoredModel> models = List();
-  ASSERT_THAT(models, SizeIs(1));
-  EXPECT_EQ(*ReadOne(*store_, models[0]), "old bytes");
-}
-
-// Crash leftovers (d): the new record is in place but the old NEFF was not deleted yet.
-TEST_F(ModelStoreTest, CrashAfterTheNewRecordKeepsTheNewModel) {
-  OpenStore();
-  Save("mlp", "1", "old bytes");
-  fs::path mlp = ModelDir("mlp");
-  std::string old_neff = NeffFiles(mlp).at(0);
-  fs::copy_file(mlp / old_neff, root_ / "saved.neff");
-  Save("mlp", "2", "new bytes");
-  std::string new_neff = NeffFiles(mlp).at(0);
-  fs::copy_file(root_ / "saved.neff", mlp / old_neff);  // as if the delete never happened
-  store_.reset();
-
-  OpenStore();
-  EXPECT_THAT(Entries(mlp), ElementsAre(new_neff, "record.json"));
-  std::vector<StoredModel> models = List();
-  ASSERT_THAT(models, SizeIs(1));
-  EXPECT_EQ(models[0].version, "2");
-  EXPECT_EQ(*ReadOne(*store_, models[0]), "new bytes");
-}
-
 TEST_F(ModelStoreTest, InvalidNamesAreRejected) {
   OpenStore();
   for (const std::string& name :
@@ -650,4 +405,4 @@ TEST_F(ModelStoreTest, AFormatOneRecordFromBeforeBatchingStillLoads) {
 }
 
 }  // namespace
-}  // namespace neuronserve
+}  // namespace neuronserve::model_store_test

@@ -1,6 +1,6 @@
 // VersionLoader on its own, without the registry: placement, the replicas and their tensors on
 // the simulated runtime (through the real binding), failed loads that leave nothing behind, and
-// draining and unloading a version.
+// detaching and unloading a version.
 #include "core/lifecycle/version_loader.h"
 
 #include <atomic>
@@ -208,7 +208,7 @@ TEST_F(VersionLoaderTest, PipelineDepthBindsThatManyTensorSetsPerVariant) {
   EXPECT_EQ(SimStats().device_bytes_used, before);
 }
 
-// Past the drain timeout, Drain still waits for the leases that are out (their requests may be
+// Past the unload timeout, Detach still waits for the leases that are out (their requests may be
 // executing, and an execution on the device cannot be cut short), then closes the queue.
 TEST_F(VersionLoaderTest, DrainWaitsForEveryLeaseEvenPastTheTimeoutThenClosesTheQueue) {
   VersionLoader loader = NewLoader({absl::Milliseconds(20), 1024, 2, nullptr});
@@ -219,16 +219,16 @@ TEST_F(VersionLoaderTest, DrainWaitsForEveryLeaseEvenPastTheTimeoutThenClosesThe
   std::atomic<bool> released{false};
   auto lease = std::make_unique<LoadedModel::Lease>(*model);
   std::thread holder([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the drain timeout
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the unload timeout
     released = true;
     lease.reset();
   });
-  loader.Drain(**model);
-  // Whatever the scheduling, Drain cannot have returned before the lease was let go.
+  loader.Detach(**model);
+  // Whatever the scheduling, Detach cannot have returned before the lease was let go.
   EXPECT_TRUE(released.load());
   holder.join();
   EXPECT_TRUE((*model)->scheduler()->closed());
-  EXPECT_EQ(SimStats().live_models, 1u);  // drained, not yet unloaded
+  EXPECT_EQ(SimStats().live_models, 1u);  // detached, not yet unloaded
 
   loader.Unload(*std::move(model));
   EXPECT_EQ(SimStats().live_models, 0u);

@@ -5,6 +5,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "server/repository/model_config_schema.h"
+#include "server/repository/triton_data_type.h"
 #include "tests/support/temp_dir.h"
 
 namespace neuronserve {

@@ -14,7 +14,7 @@ namespace {
 
 TEST_F(CoreWorkerTest, HardwareErrorOnTheOnlyReplicaTakesItsCoreOutOfRotation) {
   RegistryOptions options;
-  options.drain_timeout = absl::Seconds(1);  // only matters if a refused job was kept (a bug)
+  options.unload_timeout = absl::Seconds(1);  // only matters if a refused job was kept (a bug)
   auto registry = NewRegistry(options);
   LoadSpec spec =
       Spec("broken", MlpNeff(0, Faults(R"({"on_execution": 1, "status": "NRT_HW_ERROR"})")));

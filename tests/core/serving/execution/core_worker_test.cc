@@ -164,7 +164,7 @@ TEST_F(CoreWorkerTest, OutputsNotWantedAreSkipped) {
 
 TEST_F(CoreWorkerTest, UnloadAnswersQueuedJobsAndLetsTheExecutingOneFinish) {
   RegistryOptions options;
-  options.drain_timeout = absl::Milliseconds(50);
+  options.unload_timeout = absl::Milliseconds(50);
   // One unit in flight per replica: with more, the worker writes the next request while the
   // held one waits, and that one is then executing, not queued, when the unload begins.
   options.pipeline_depth = 1;
