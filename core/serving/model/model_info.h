@@ -2,9 +2,9 @@
 //
 // The lifecycle of a name (ModelRegistry keeps it):
 //
-//   (none) --Load--> LOADING --ok--> READY --Unload--> UNLOADING --drained--> (none)
+//   (none) --Load--> LOADING --ok--> READY --Unload--> UNLOADING --unloaded--> (none)
 //                       \--error--> FAILED --Load--> LOADING ...; FAILED --Unload--> (none)
-//   READY --Load(new version)--> READY (old keeps serving) --new ok--> READY (new), old drains
+//   READY --Load(new version)--> READY (old keeps serving) --new ok--> READY (new), old unloads
 //                                                          \--new error--> READY (old)
 #ifndef NEURON_SERVE_CORE_SERVING_MODEL_MODEL_INFO_H_
 #define NEURON_SERVE_CORE_SERVING_MODEL_MODEL_INFO_H_

@@ -9,7 +9,7 @@
 // lease on the model.
 //
 // Why the owner and not core: core answers only some requests (the worker's outcomes, the
-// pool's stranded jobs, a drain past its timeout), while the server answers the rest itself
+// pool's stranded jobs, an unload past its timeout), while the server answers the rest itself
 // (a request refused before a model was found, a failed validation, a full queue). Only the
 // owner sees every outcome, so core code that completes a job never counts it: Complete() is
 // where the outcome is recorded. This keeps core free of gRPC (the owner passes an

@@ -28,8 +28,9 @@
 // Threads. Submit: any thread (the front ends); it never blocks beyond the scheduler's own
 // mutex. Next, Executed, Requeue: the worker threads of the replica's first core (Executed
 // also the loader, warming a batched version up before it is attached). Close: the loader
-// thread, when it drains or unloads. ReplicaLost: whoever takes a replica out of rotation (a worker
-// after a hardware error, or the loader attaching a replica to a failed core). Any two may overlap.
+// thread, when it unloads the version. ReplicaLost: whoever takes a replica out of rotation (a
+// worker after a hardware error, or the loader attaching a replica to a failed core). Any two
+// may overlap.
 //
 // Waking. The scheduler rings the doorbells of the workers that serve it whenever work may
 // have become ready (a submit, a requeue), with its lock held (lock order: scheduler, then the
