@@ -28,7 +28,7 @@ struct BenchFlags {
   std::vector<int> concurrency = {1, 8, 64};
   std::string grid = "default";
   // What the requests in flight of one cell may hold, all processes together (8 x size per
-  // request: see kTensorCopiesPerRequestInFlight in bench_main.cc). A cell above it is skipped
+  // request: see kTensorCopiesPerRequestInFlight in bench_support.h). A cell above it is skipped
   // with a line saying so: 16 GiB leaves a 24 GiB machine room for the processes themselves.
   uint64_t memory_budget = uint64_t{16} << 30;
   // Tensor forms to send: "raw" (raw_data bytes) and/or "float" (packed float_data).
