@@ -183,8 +183,9 @@ void StartLoad(const ModelLoadingContext& loading, absl::StatusOr<LoadSpec> spec
       [done = std::move(done)](absl::StatusOr<ModelInfo> result) { done(result.status()); });
 }
 
-// The model `name` uploaded in `given.files` (README, "Model upload through RepositoryModelLoad"):
-// an upload slot held until the load ends, the files checked and staged, the load started.
+// The model `name` uploaded in `given.files` (docs/triton.md, "Model upload through
+// RepositoryModelLoad"): an upload slot held until the load ends, the files checked and staged,
+// the load started.
 void LoadUploaded(const ModelLoadingContext& loading, const std::string& name,
                   const LoadParameters& given, V2Done done) {
   if (!given.config.has_value()) {

@@ -130,7 +130,8 @@ absl::StatusOr<RepositoryModel> ModelRepository::ResolveTriton(
   }
   // The folder's own configuration names the NEFFs it holds and the rows each was compiled for;
   // an override that lists no variants of its own keeps them, and its max_batch_size is then the
-  // rows one request may carry, split over those variants (README, "Two configuration schemas").
+  // rows one request may carry, split over those variants (docs/triton.md, "Two configuration
+  // schemas").
   std::optional<RepositoryModel> compiled;
   if (config.max_batch_size() > 0 && !config.parameters().contains(kTritonBatchVariantsParameter)) {
     absl::StatusOr<RepositoryModel> folder = Resolve(relative);

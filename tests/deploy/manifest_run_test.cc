@@ -118,7 +118,8 @@ TEST_P(ManifestRunTest, TheKubeletsProbesFindTheDaemonServing) {
   const int metrics_port = std::stoi(annotations["prometheus.io/port"].as<std::string>("0"));
   ASSERT_TRUE(pod->address_for_port.contains(metrics_port));
   // With token files /metrics needs an infer token, as ListModels does (it names the models):
-  // Prometheus then scrapes with `authorization: credentials_file:` (README "HTTP endpoint").
+  // Prometheus then scrapes with `authorization: credentials_file:` (docs/operations.md, the
+  // HTTP endpoint).
   const std::string metrics_url = absl::StrCat("http://", pod->address_for_port[metrics_port],
                                                annotations["prometheus.io/path"].as<std::string>());
   const bool tokens = absl::StrContains(absl::StrJoin(pod->daemon_argv, " "), "--infer-token-file=");

@@ -212,7 +212,7 @@ void AddAll(google::protobuf::RepeatedField<T>& field, std::initializer_list<std
 
 // ---- Identity models of every dtype ----
 
-// The field each dtype travels in besides raw_data, as the README's table says.
+// The field each dtype travels in besides raw_data, as docs/native-api.md's table says.
 enum class Field { kRaw, kFloat, kInt32, kUInt32, kInt64, kUInt64 };
 
 Field TypedField(DataType dtype) {

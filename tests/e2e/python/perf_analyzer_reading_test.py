@@ -61,7 +61,7 @@ INT64_RANGE = (-(2**63), 2**63 - 1)
 
 
 def label_number(label):
-    """The v2 version of a label that is not a plain decimal (README, "Versions are numbers on
+    """The v2 version of a label that is not a plain decimal (docs/v2-protocol.md, "Versions are numbers on
     this protocol"; core/serving/model/version_number.h)."""
     digest = hashlib.sha256(label.encode()).digest()
     return str(10**15 + int.from_bytes(digest[:8], "big") % (8 * 10**15))

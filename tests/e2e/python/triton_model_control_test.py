@@ -9,7 +9,7 @@
    file in a bytes_param over gRPC, and in the JSON body's "parameters", the file base64-encoded,
    over HTTP), asserting what the scripts assert. Lines cited are the scripts' at that commit.
    Two places differ from what the script at that commit checks, both decided and documented
-   (README, "Model upload through RepositoryModelLoad"):
+   (docs/triton.md, "Model upload through RepositoryModelLoad"):
    - the repository counts (8 models for the gRPC script, line 65; 7 for the HTTP one, line 65)
      are those of Triton's own test repository: this test builds a repository of 8 folders for
      the gRPC exchange and removes one before the HTTP exchange, so the same counts hold;
@@ -488,7 +488,7 @@ class ModelControl:
         c.expect("after a restart: the REST upload serves",
                  poll(lambda: self.http_ready("up_rest")) and self.http_upload_serves("up_rest"),
                  "not serving")
-        # A plain load of an uploaded name loads the repository's folder of that name (README);
+        # A plain load of an uploaded name loads the repository's folder of that name (docs/triton.md);
         # there is none, so it is refused and the kept upload goes on serving.
         error = self.load_error("up_grpc")
         c.expect("a plain load of an upload without a repository folder: NOT_FOUND, "
