@@ -5,9 +5,8 @@
 // sizing the std::string fills it with zeros, and serializing the message copies it into gRPC's
 // buffer. A raw output of kMinBytes or more is instead read by the core worker into a buffer
 // that DetachedBytes allocates without filling, and the serialized answer hands that buffer to
-// gRPC as a slice that owns it. At 1 MiB and up those two passes were about a tenth of the
-// daemon's samples (perf, 1 MiB identity at 8 in flight: memset 5 %, the serialization's copy
-// about as much).
+// gRPC as a slice that owns it. At 1 MiB and up those two passes were a large share of the
+// daemon's profile (tests/bench/README.md, "Detached outputs").
 //
 // SplicedMessageWriter writes such an answer: protobuf serializes the message's other fields as
 // usual, and each detached field is written as its tag and length followed by its slice. A
