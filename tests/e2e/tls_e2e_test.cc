@@ -23,6 +23,7 @@
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/daemon_process.h"
+#include "tests/e2e/grpc_blocking_shutdown.h"
 #include "tests/e2e/lifecycle_client.h"
 #include "tests/e2e/ops_client.h"
 #include "tests/support/sim_model_files.h"
@@ -49,7 +50,11 @@ constexpr absl::Duration kTlsRotationDeadline = absl::Seconds(5);
 
 class TlsE2ETest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { certs_ = &SharedTestCertificates(); }
+  static void SetUpTestSuite() {
+    GrpcBlockingShutdown::Begin();  // the TLS channels' cleanup ends before the exit
+    certs_ = &SharedTestCertificates();
+  }
+  static void TearDownTestSuite() { GrpcBlockingShutdown::End(); }
 
   // Client options for `address` trusting the test CA, with `identity` as client certificate
   // when given.
